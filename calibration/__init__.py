@@ -1,0 +1,1 @@
+"""Camera calibration: lens, table geometry and deck templates for the card recognizer."""

@@ -1,0 +1,1 @@
+"""Hardware drivers: card shoes and cameras, turning raw readings into table inputs."""

@@ -1,0 +1,1 @@
+"""Subcommands of the `studio` command line, one module each (see `studio.cli`)."""

@@ -1,0 +1,84 @@
+"""Ultimate Texas Hold'em as data: variant `live` (seed 002) with Ante, Blind, Trips and Play.
+
+Two cards up to the player and two down to the dealer, then three decision windows (pre-flop
+play 4x/3x or check, flop play 2x or check, river play 1x or fold), then the dealer's reveal.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from studio.games.model import (
+    BetSpec,
+    DealCard,
+    DecisionWindow,
+    Face,
+    GameRules,
+    PayKind,
+    Paytable,
+    Reveal,
+    Step,
+)
+from studio.hands import Category as C
+
+GAME = "ultimate-holdem"
+PLAYER = ("player-1", "player-2")
+DEALER = ("dealer-1", "dealer-2")
+FLOP = ("flop-1", "flop-2", "flop-3")
+BOARD = (*FLOP, "turn", "river")
+PREFLOP = DecisionWindow("preflop", ("play4x", "play3x", "check"), automatic="check")
+FLOP_WINDOW = DecisionWindow(
+    "flop", ("play2x", "check"), automatic="check", eligible_after=frozenset({"check"})
+)
+RIVER = DecisionWindow(
+    "river", ("play1x", "fold"), automatic="fold", eligible_after=frozenset({"check"})
+)
+PLAY_MULTIPLE = {"play4x": 4, "play3x": 3, "play2x": 2, "play1x": 1}
+"""Play bet size, in Antes, for each play decision."""
+
+F = Fraction
+BLIND = Paytable("blind", PayKind.ODDS, {
+    C.ROYAL_FLUSH: F(500), C.STRAIGHT_FLUSH: F(50), C.FOUR_OF_A_KIND: F(10),
+    C.FULL_HOUSE: F(3), C.FLUSH: F(3, 2), C.STRAIGHT: F(1),
+})  # fmt: skip
+TRIPS = Paytable("trips", PayKind.ODDS, {
+    C.ROYAL_FLUSH: F(50), C.STRAIGHT_FLUSH: F(40), C.FOUR_OF_A_KIND: F(30),
+    C.FULL_HOUSE: F(8), C.FLUSH: F(7), C.STRAIGHT: F(4), C.THREE_OF_A_KIND: F(3),
+})  # fmt: skip
+
+SCRIPT: tuple[Step, ...] = (
+    *(DealCard(p, Face.UP) for p in PLAYER),
+    *(DealCard(p, Face.DOWN) for p in DEALER),
+    PREFLOP,
+    *(DealCard(p, Face.UP) for p in FLOP),
+    FLOP_WINDOW,
+    DealCard("turn", Face.UP),
+    DealCard("river", Face.UP),
+    RIVER,
+    Reveal(DEALER),
+)
+
+
+def rules(variant: str = "live") -> GameRules:
+    """The rules of variant `live`."""
+    if variant != "live":
+        raise ValueError(f"unknown {GAME} variant {variant!r} (expected live)")
+    return GameRules(
+        game=GAME,
+        variant=variant,
+        title="Ultimate Texas Hold'em (live: Blind and Trips)",
+        positions=PLAYER + DEALER + BOARD,
+        script=SCRIPT,
+        bets=(
+            BetSpec("ante", "required"),
+            BetSpec("blind", "automatic"),
+            BetSpec("trips", "optional"),
+            BetSpec("play", "decision"),
+        ),
+        paytables={"blind": BLIND, "trips": TRIPS},
+        published_returns={
+            "main/ante": F("0.9782"),
+            "main/total": F("0.9947"),
+            "trips/bet": F("0.9650"),
+        },
+    )
