@@ -23,3 +23,11 @@ class CardError(InputError):
 
 class RuleError(StudioError):
     """A request breaks the game's rules: an unknown bet, an illegal decision, a limit exceeded."""
+
+
+class JournalError(StudioError):
+    """A journal cannot be opened or written, is damaged, or disagrees with its own replay."""
+
+
+class ReplayMismatchError(JournalError):
+    """Replaying a journal's inputs rebuilt events that differ from the events it stored."""
