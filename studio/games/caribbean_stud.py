@@ -11,8 +11,21 @@ procedures, chosen per table with the option `procedure`:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 
+from studio.cards import Card, Rank
+from studio.games.judgement import (
+    LOSE,
+    PUSH,
+    WIN_EVEN,
+    Judgement,
+    Resolution,
+    paytable_resolution,
+    qualifies,
+    refused_paths,
+    seated_cards,
+)
 from studio.games.model import (
     BetSpec,
     DealCard,
@@ -25,12 +38,16 @@ from studio.games.model import (
     Step,
 )
 from studio.hands import Category as C
+from studio.hands import HandValue, evaluate, pack
 
 GAME = "caribbean-stud"
 PROCEDURES = ("hidden", "late")
 PLAYER = tuple(f"player-{i}" for i in range(1, 6))
 DEALER = tuple(f"dealer-{i}" for i in range(1, 6))
 DECISION = DecisionWindow("decision", ("call", "fold"), automatic="fold")
+QUALIFIER = HandValue(pack(C.HIGH_CARD, [Rank.ACE, Rank.KING, Rank.FOUR, Rank.THREE, Rank.TWO]))
+"""The dealer's lowest qualifying hand: A-K-4-3-2 (any pair or better also qualifies)."""
+CALL_MULTIPLE = {"call": Fraction(2)}
 
 F = Fraction
 CALL_LIVE = Paytable("call-live", PayKind.ODDS, {
@@ -74,6 +91,8 @@ def rules(variant: str = "live", procedure: str = "hidden") -> GameRules:
         "positions": PLAYER + DEALER,
         "script": script(procedure),
         "options": {"procedure": procedure},
+        "qualifier": QUALIFIER,
+        "stake_multiples": CALL_MULTIPLE,
     }
     if variant == "live":
         return GameRules(
@@ -104,6 +123,46 @@ def rules(variant: str = "live", procedure: str = "hidden") -> GameRules:
             paytables={"call": CALL_CLASSIC, "bonus": BONUS},
             published_returns={"main/total": F("0.9745"), "bonus/bet": F("0.9144")},
             round_win_cap=F(120500),
+            refused={"fold": frozenset({C.ROYAL_FLUSH})},
             **common,  # type: ignore[arg-type]
         )
     raise ValueError(f"unknown {GAME} variant {variant!r} (expected live or classic)")
+
+
+def judge(rules: GameRules, cards: Mapping[str, Card]) -> Judgement:
+    """Judge a round of Caribbean Stud: five cards against five, plus the side bets.
+
+    `cards` maps every position (`player-1..5`, `dealer-1..5`; `dealer-1` is the face-up card
+    the 5+1 Bonus uses) to its card. Raises `CardError` for a missing or unknown position or a
+    card given twice.
+    """
+    seated_cards(rules, cards)
+    mine = [cards[p] for p in PLAYER]
+    player, dealer = evaluate(mine), evaluate([cards[p] for p in DEALER])
+    qualified = qualifies(rules, dealer)
+    side: dict[str, Resolution] = {}
+    if "bonus" in rules.paytables:
+        six = evaluate([*mine, cards[DEALER[0]]])
+        won = paytable_resolution(rules.paytables["bonus"], six)
+        side["bonus"] = Resolution(won.outcome, won.returned, hand=six)
+    if "jackpot" in rules.paytables:
+        side["jackpot"] = paytable_resolution(rules.paytables["jackpot"], player)
+    if not qualified:
+        called = {"ante": WIN_EVEN, "call": PUSH}
+    elif player > dealer:
+        odds = rules.paytables["call"].pay(player.category)
+        called = {"ante": WIN_EVEN, "call": Resolution("win", 1 + (odds or F(1)))}
+    elif player < dealer:
+        called = {"ante": LOSE, "call": LOSE}
+    else:
+        called = {"ante": PUSH, "call": PUSH}
+    return Judgement(
+        game=rules.game,
+        variant=rules.variant,
+        player=player,
+        dealer=dealer,
+        dealer_qualifies=qualified,
+        side_bets=side,
+        paths={"call": called, "fold": {"ante": LOSE}},
+        refused=refused_paths(rules, player),
+    )

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 
-from studio.hands import Category
+from studio.hands import Category, HandValue
 
 
 class Face(StrEnum):
@@ -110,6 +110,12 @@ class GameRules:
     published_returns: Mapping[str, Fraction] = field(default_factory=dict)
     round_win_cap: Fraction | None = None
     options: Mapping[str, str] = field(default_factory=dict)
+    qualifier: HandValue | None = None
+    """The dealer's lowest qualifying hand (None: the dealer always qualifies)."""
+    stake_multiples: Mapping[str, Fraction] = field(default_factory=dict)
+    """Decision option -> size of the decision bet it places, in Antes (call: 2, play4x: 4)."""
+    refused: Mapping[str, frozenset[Category]] = field(default_factory=dict)
+    """Decision option -> the player's hand categories for which the option is refused."""
 
     @property
     def windows(self) -> tuple[DecisionWindow, ...]:

@@ -6,8 +6,23 @@ play 4x/3x or check, flop play 2x or check, river play 1x or fold), then the dea
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 
+from studio.cards import Card
+from studio.games.judgement import (
+    LOSE,
+    PUSH,
+    WIN_EVEN,
+    Judgement,
+    Resolution,
+    decision_paths,
+    decision_stake,
+    paytable_resolution,
+    qualifies,
+    refused_paths,
+    seated_cards,
+)
 from studio.games.model import (
     BetSpec,
     DealCard,
@@ -20,6 +35,7 @@ from studio.games.model import (
     Step,
 )
 from studio.hands import Category as C
+from studio.hands import HandValue, evaluate, pack
 
 GAME = "ultimate-holdem"
 PLAYER = ("player-1", "player-2")
@@ -35,6 +51,8 @@ RIVER = DecisionWindow(
 )
 PLAY_MULTIPLE = {"play4x": 4, "play3x": 3, "play2x": 2, "play1x": 1}
 """Play bet size, in Antes, for each play decision."""
+QUALIFIER = HandValue(pack(C.ONE_PAIR, []))
+"""The dealer qualifies with any pair or better."""
 
 F = Fraction
 BLIND = Paytable("blind", PayKind.ODDS, {
@@ -81,4 +99,42 @@ def rules(variant: str = "live") -> GameRules:
             "main/total": F("0.9947"),
             "trips/bet": F("0.9650"),
         },
+        qualifier=QUALIFIER,
+        stake_multiples={option: F(n) for option, n in PLAY_MULTIPLE.items()},
+    )
+
+
+def judge(rules: GameRules, cards: Mapping[str, Card]) -> Judgement:
+    """Judge a round of Ultimate Texas Hold'em: each side's best five of seven, plus Trips.
+
+    `cards` maps every position (`player-1..2`, `dealer-1..2`, `flop-1..3`, `turn`, `river`) to
+    its card. Raises `CardError` for a missing or unknown position or a card given twice.
+    """
+    seated_cards(rules, cards)
+    board = [cards[p] for p in BOARD]
+    player = evaluate([*(cards[p] for p in PLAYER), *board])
+    dealer = evaluate([*(cards[p] for p in DEALER), *board])
+    qualified = qualifies(rules, dealer)
+    if player > dealer:
+        blind_pay = rules.paytables["blind"].pay(player.category)
+        # The Blind pushes on a winning hand below the table (three of a kind or lower).
+        blind = PUSH if blind_pay is None else Resolution("win", 1 + blind_pay)
+        played = {"ante": WIN_EVEN if qualified else PUSH, "blind": blind, "play": WIN_EVEN}
+    elif player < dealer:
+        played = {"ante": LOSE if qualified else PUSH, "blind": LOSE, "play": LOSE}
+    else:
+        played = {"ante": PUSH, "blind": PUSH, "play": PUSH}
+    folded = {"ante": LOSE, "blind": LOSE}
+    return Judgement(
+        game=rules.game,
+        variant=rules.variant,
+        player=player,
+        dealer=dealer,
+        dealer_qualifies=qualified,
+        side_bets={"trips": paytable_resolution(rules.paytables["trips"], player)},
+        paths={
+            path: dict(played) if decision_stake(rules, path) else folded
+            for path in decision_paths(rules)
+        },
+        refused=refused_paths(rules, player),
     )
