@@ -1,0 +1,296 @@
+"""Event bodies: what the table publishes, one pydantic model per event type.
+
+Each body model names its `TYPE` (the envelope's `type`) and the `AUDIENCES` it may be published
+to. A restricted-only body can never go out publicly (`body_json` refuses it), and the bodies that
+exist in both audiences (a dealt or corrected card) are built in pairs by the controller so that the
+public one of a face-down card has no card value at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict
+
+from studio.messages.envelope import Audience
+from studio.messages.inputs import CommandName, Device, Role
+
+IncidentKind = Literal[
+    "duplicate_card",
+    "card_out_of_turn",
+    "unreadable_card",
+    "camera_mismatch",
+    "device_fault",
+    "device_silent",
+    "manager_called",
+    "deal_timeout",
+    "controller_restarted",
+]
+"""Why a round was paused."""
+
+PUBLIC_NOTICE = "round under investigation"
+"""What every player is told when a round pauses (GAMES.md: Malfunction)."""
+
+
+class EventBody(BaseModel):
+    """Base of every event body: unknown fields refused, immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    TYPE: ClassVar[str] = ""
+    AUDIENCES: ClassVar[tuple[Audience, ...]] = ("public",)
+
+
+class RoundOpened(EventBody):
+    """A round began: its game number, the game, and when betting turns yellow and closes."""
+
+    TYPE: ClassVar[str] = "round_opened"
+    game_number: str
+    game: str
+    variant: str
+    procedure: str | None
+    yellow_at: AwareDatetime
+    closes_at: AwareDatetime
+
+
+class BettingLightChanged(EventBody):
+    """The betting light changed: green (bets accepted), yellow (nearly over), red (closed)."""
+
+    TYPE: ClassVar[str] = "betting_light_changed"
+    light: Literal["green", "yellow", "red"]
+    closes_at: AwareDatetime
+
+
+class BettingClosed(EventBody):
+    """No more bets: the platform must refuse every bet for this round from `at` on."""
+
+    TYPE: ClassVar[str] = "betting_closed"
+    at: AwareDatetime
+
+
+class CardDealt(EventBody):
+    """A card went to `position`, lying `face` up or down; `number` counts the round's cards.
+
+    The public event of a face-down card has `card` None; the restricted one always has it.
+    """
+
+    TYPE: ClassVar[str] = "card_dealt"
+    AUDIENCES: ClassVar[tuple[Audience, ...]] = ("public", "restricted")
+    position: str
+    face: Literal["up", "down"]
+    number: int
+    card: str | None
+
+
+class DecisionWindowOpened(EventBody):
+    """A decision window opened; players with no decision at `closes_at` get `automatic`."""
+
+    TYPE: ClassVar[str] = "decision_window_opened"
+    window: str
+    options: list[str]
+    automatic: str
+    eligible_after: list[str]
+    closes_at: AwareDatetime
+
+
+class DecisionWindowClosed(EventBody):
+    """A decision window closed; every player without a decision gets `automatic`."""
+
+    TYPE: ClassVar[str] = "decision_window_closed"
+    window: str
+    automatic: str
+    at: AwareDatetime
+
+
+class CardRevealed(EventBody):
+    """The dealer turned the face-down card at `position`: its value is public from now on."""
+
+    TYPE: ClassVar[str] = "card_revealed"
+    position: str
+    card: str
+
+
+class RoundResult(EventBody):
+    """The round's cards by position and its judgement (`studio.games.Judgement.to_json()`)."""
+
+    TYPE: ClassVar[str] = "round_result"
+    positions: dict[str, str]
+    judgement: dict[str, Any]
+
+
+class RoundPaused(EventBody):
+    """A fault paused the round (or the idle table): the public notice, without any detail."""
+
+    TYPE: ClassVar[str] = "round_paused"
+    incident: int
+    kind: IncidentKind
+    notice: str = PUBLIC_NOTICE
+
+
+class IncidentReported(EventBody):
+    """The detail of a fault for the shift manager: position, cards involved, raw device data."""
+
+    TYPE: ClassVar[str] = "incident_reported"
+    AUDIENCES: ClassVar[tuple[Audience, ...]] = ("restricted",)
+    incident: int
+    kind: IncidentKind
+    position: str | None
+    cards: list[str]
+    device: Device | None
+    raw: str
+    detail: str
+
+
+class RoundResumed(EventBody):
+    """A shift manager resumed: the round continues where it stopped, timers where they froze."""
+
+    TYPE: ClassVar[str] = "round_resumed"
+    incidents: list[int]
+
+
+class RoundVoided(EventBody):
+    """The round is void: every initial bet is refunded; nothing of it pays or plays.
+
+    `jackpot_compensation` flags a round whose player hand would have won a Jackpot prize, for a
+    manual compensation decision (GAMES.md).
+    """
+
+    TYPE: ClassVar[str] = "round_voided"
+    refund: Literal["initial_bets"] = "initial_bets"
+    jackpot_compensation: bool
+    incidents: list[int]
+    reason: str
+
+
+class CommandAccepted(EventBody):
+    """A command passed its checks and applied: who gave it, in which role, with what arguments."""
+
+    TYPE: ClassVar[str] = "command_accepted"
+    AUDIENCES: ClassVar[tuple[Audience, ...]] = ("restricted",)
+    command: CommandName
+    actor: str
+    role: Role
+    position: str | None
+    card: str | None
+    note: str
+
+
+class CommandRejected(EventBody):
+    """A command failed a check and changed nothing; `reason` says which check, in one line."""
+
+    TYPE: ClassVar[str] = "command_rejected"
+    AUDIENCES: ClassVar[tuple[Audience, ...]] = ("restricted",)
+    command: CommandName
+    actor: str
+    role: Role
+    reason: str
+
+
+class DeviceHealthChanged(EventBody):
+    """A device's health changed: ok, fault (it said so) or silent (it stopped answering)."""
+
+    TYPE: ClassVar[str] = "device_health_changed"
+    AUDIENCES: ClassVar[tuple[Audience, ...]] = ("restricted",)
+    device: Device
+    status: Literal["ok", "fault", "silent"]
+    detail: str
+
+
+class CardCorrected(EventBody):
+    """A shift manager corrected the card record of `position`.
+
+    Public: `card` only when the position's card is already public, `previous` never.
+    """
+
+    TYPE: ClassVar[str] = "card_corrected"
+    AUDIENCES: ClassVar[tuple[Audience, ...]] = ("public", "restricted")
+    position: str
+    face: Literal["up", "down"]
+    card: str | None
+    previous: str | None
+
+
+class CardDiscarded(EventBody):
+    """The last card drawn was taken away: `position` is free again (None: a stray card).
+
+    Public: `card` only when it was public.
+    """
+
+    TYPE: ClassVar[str] = "card_discarded"
+    AUDIENCES: ClassVar[tuple[Audience, ...]] = ("public", "restricted")
+    position: str | None
+    card: str | None
+
+
+class RescanStarted(EventBody):
+    """A re-scan began: the next `cards` drawn re-read the round's cards in dealing order."""
+
+    TYPE: ClassVar[str] = "rescan_started"
+    AUDIENCES: ClassVar[tuple[Audience, ...]] = ("restricted",)
+    positions: list[str]
+
+
+class CardRescanned(EventBody):
+    """A card re-read during a re-scan, against the record of its position."""
+
+    TYPE: ClassVar[str] = "card_rescanned"
+    AUDIENCES: ClassVar[tuple[Audience, ...]] = ("restricted",)
+    position: str
+    recorded: str | None
+    read: str | None
+    matched: bool
+
+
+class RescanFinished(EventBody):
+    """A re-scan ended: `matched` when every card agreed with (or filled) its record."""
+
+    TYPE: ClassVar[str] = "rescan_finished"
+    AUDIENCES: ClassVar[tuple[Audience, ...]] = ("restricted",)
+    matched: bool
+    detail: str
+
+
+class DeckChanged(EventBody):
+    """The dealer loaded a new deck into the shoe between rounds."""
+
+    TYPE: ClassVar[str] = "deck_changed"
+
+
+EVENT_BODIES: tuple[type[EventBody], ...] = (
+    RoundOpened,
+    BettingLightChanged,
+    BettingClosed,
+    CardDealt,
+    DecisionWindowOpened,
+    DecisionWindowClosed,
+    CardRevealed,
+    RoundResult,
+    RoundPaused,
+    IncidentReported,
+    RoundResumed,
+    RoundVoided,
+    CommandAccepted,
+    CommandRejected,
+    DeviceHealthChanged,
+    CardCorrected,
+    CardDiscarded,
+    RescanStarted,
+    CardRescanned,
+    RescanFinished,
+    DeckChanged,
+)
+"""Every event body model, in schema order."""
+
+EVENT_TYPES: dict[str, type[EventBody]] = {body.TYPE: body for body in EVENT_BODIES}
+"""Event type name -> its body model."""
+
+
+def body_json(body: EventBody, audience: Audience) -> dict[str, Any]:
+    """The body as JSON types for an envelope to `audience`.
+
+    Raises `ValueError` when the body's type may not go to that audience: a programming error
+    that must never publish.
+    """
+    if audience not in body.AUDIENCES:
+        raise ValueError(f"{body.TYPE} events may not be {audience}")
+    return body.model_dump(mode="json")

@@ -1,0 +1,184 @@
+"""Inputs: everything that can happen to a table, each with the UTC time it happened.
+
+The shell turns hardware readings, commands from the bus and its clock into these models, journals
+each one (`model_dump_json()` is its journal form) and hands it to the controller. The `kind` field
+tells them apart; `parse_input` reads one back from JSON.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from studio.cards import Card
+from studio.errors import CardError, InputError
+from studio.messages.envelope import SCHEMA_VERSION, utc
+
+Role = Literal["dealer", "shift_manager", "settlement", "observer"]
+"""The roles a command can carry; the bus authenticates them, the controller checks them."""
+
+CommandName = Literal[
+    "start_round",
+    "call_manager",
+    "resume",
+    "correct_card",
+    "discard_last_card",
+    "rescan",
+    "void",
+    "new_deck",
+]
+"""Every command the controller knows."""
+
+Device = Literal["shoe", "camera"]
+"""The devices a table has: the card shoe (always) and the camera (when the table has one)."""
+
+
+def _card_code(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return Card.parse(value).code
+    except CardError as err:
+        raise ValueError(str(err)) from err
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ts: AwareDatetime
+    schema_version: int = SCHEMA_VERSION
+
+    @field_validator("ts")
+    @classmethod
+    def _in_utc(cls, value: datetime) -> datetime:
+        return utc(value)
+
+
+class CardDrawn(_Input):
+    """The shoe read a card as it was drawn.
+
+    `card` is the canonical code, or None when the shoe could not read it (an unreadable card is a
+    reading, not a missing input). `raw` keeps the device's own frame for incident reports.
+    """
+
+    kind: Literal["card_drawn"] = "card_drawn"
+    card: str | None
+    raw: str = ""
+
+    @field_validator("card")
+    @classmethod
+    def _canonical(cls, value: str | None) -> str | None:
+        return _card_code(value)
+
+
+class CardSeen(_Input):
+    """The camera saw what lies at a zone (a position name).
+
+    `face` is "up" (then `card` is the code it recognised), "down" (a card back: the camera cannot
+    read it, `card` is None) or "none" (nothing there, `card` is None).
+    """
+
+    kind: Literal["card_seen"] = "card_seen"
+    zone: str = Field(min_length=1)
+    face: Literal["up", "down", "none"]
+    card: str | None = None
+    raw: str = ""
+
+    @field_validator("card")
+    @classmethod
+    def _canonical(cls, value: str | None) -> str | None:
+        return _card_code(value)
+
+    @model_validator(mode="after")
+    def _card_only_face_up(self) -> CardSeen:
+        if (self.face == "up") != (self.card is not None):
+            raise ValueError("a card code is given exactly when the face is up")
+        return self
+
+
+class DeviceStatus(_Input):
+    """A device reported its health: "ok" (also its heartbeat) or "fault" with the detail."""
+
+    kind: Literal["device_status"] = "device_status"
+    device: Device
+    status: Literal["ok", "fault"]
+    detail: str = ""
+    raw: str = ""
+
+
+class Command(_Input):
+    """A person's command from the bus: who (`actor`, authenticated `role`), what and arguments.
+
+    Arguments are checked by the controller, not here, so a bad argument is journalled and
+    answered with a `command_rejected` event naming the reason.
+    """
+
+    kind: Literal["command"] = "command"
+    actor: str = Field(min_length=1)
+    role: Role
+    command: CommandName
+    position: str | None = None
+    card: str | None = None
+    note: str = ""
+
+
+class Tick(_Input):
+    """The shell's clock: lets timers expire when nothing else happens."""
+
+    kind: Literal["tick"] = "tick"
+
+
+class Restarted(_Input):
+    """The runtime recovered from its journal and restarted; a round in progress gets paused."""
+
+    kind: Literal["restarted"] = "restarted"
+
+
+Input = Annotated[
+    CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted,
+    Field(discriminator="kind"),
+]
+"""Any input, told apart by its `kind`."""
+
+INPUT_TYPES: tuple[type[BaseModel], ...] = (
+    CardDrawn,
+    CardSeen,
+    DeviceStatus,
+    Command,
+    Tick,
+    Restarted,
+)
+"""Every input model, in schema order."""
+
+_ADAPTER: TypeAdapter[CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted] = (
+    TypeAdapter(Input)
+)
+
+
+def parse_input(
+    data: str | bytes,
+) -> CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted:
+    """Read one input from its JSON form.
+
+    Raises `InputError` with one line naming the problem for malformed JSON, an unknown `kind`,
+    an unknown or missing field, or a bad value (a card code, a naive timestamp).
+    """
+    try:
+        return _ADAPTER.validate_json(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "input"
+        raise InputError(
+            f"bad input at {where}: {first['msg']} ({err.error_count()} error(s))"
+        ) from err
