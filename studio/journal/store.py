@@ -1,0 +1,305 @@
+"""The append-only SQLite file behind a table's journal.
+
+One table `records` holds the hash chain (see `studio.journal.chain`): every input, appended in
+its own durable transaction before the controller sees it, and every event the controller
+published, with its gapless sequence number. A `meta` table holds the file format, the table's
+settings (so a later process can rebuild the same controller) and the chain's head, updated in
+the same transaction as each append so that cutting records off the end is detected too.
+
+The database runs in WAL mode with `synchronous=FULL`: a commit returns only after the WAL is
+on disk, so an input that was applied can never be missing after a crash or power loss.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from os import PathLike
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from studio.errors import JournalError
+from studio.journal.chain import GENESIS, Record, RecordKind, canonical_json, record_hash
+
+log = logging.getLogger(__name__)
+
+FORMAT = "studio-journal/1"
+"""The value of `meta.format` in every journal this module writes."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS records (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('input', 'event')),
+    seq INTEGER NOT NULL,
+    game_number TEXT,
+    body TEXT NOT NULL,
+    prev TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS records_kind_seq ON records (kind, seq);
+CREATE INDEX IF NOT EXISTS records_game ON records (game_number);
+"""
+_COLUMNS = "id, kind, seq, game_number, body, prev, hash"
+
+
+def _row(row: tuple[Any, ...]) -> Record:
+    return Record(*row)
+
+
+class Journal:
+    """An open journal file: append inputs and events, read records back.
+
+    `Journal(path)` opens or creates the file for writing; `Journal(path, readonly=True)` opens
+    an existing file for reading only (recall, verify) and never creates one. One process
+    writes a journal at a time; a second writer is detected at its first append. Use it as a
+    context manager; `close()` is idempotent.
+
+    Raises `JournalError` when the file is missing (read-only), is not a journal, or cannot be
+    opened.
+    """
+
+    def __init__(self, path: str | PathLike[str], *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        self.readonly = readonly
+        self._conn: sqlite3.Connection | None = None
+        if readonly and not self.path.is_file():
+            raise JournalError(f"{self.path}: no such journal file")
+        try:
+            if readonly:
+                conn = sqlite3.connect(
+                    f"{self.path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None
+                )
+            else:
+                conn = sqlite3.connect(self.path, isolation_level=None)
+            self._conn = conn
+            if not readonly:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+                conn.executescript(_SCHEMA)
+                conn.executemany(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                    [("format", FORMAT), ("head", f"0:{GENESIS}")],
+                )
+            fmt = self.meta("format")
+            if fmt != FORMAT:
+                raise JournalError(f"{self.path}: not a studio journal (format {fmt!r})")
+            head = conn.execute(
+                f"SELECT {_COLUMNS} FROM records ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+            counts = dict(
+                conn.execute("SELECT kind, MAX(seq) FROM records GROUP BY kind").fetchall()
+            )
+        except sqlite3.Error as err:
+            self.close()
+            raise JournalError(f"{self.path}: cannot open journal: {err}") from err
+        except JournalError:
+            self.close()
+            raise
+        last = _row(head) if head is not None else None
+        self._head_id = last.id if last else 0
+        self._head_hash = last.hash if last else GENESIS
+        self._inputs: int = counts.get("input") or 0
+        self._events: int = counts.get("event") or 0
+
+    # -- context management -------------------------------------------------------------------
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the file; calling it again does nothing."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close()` has been called."""
+        return self._conn is None
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise JournalError(f"{self.path}: journal is closed")
+        return self._conn
+
+    # -- state ----------------------------------------------------------------------------------
+
+    @property
+    def head_id(self) -> int:
+        """The id of the last record (0 for an empty journal)."""
+        return self._head_id
+
+    @property
+    def head_hash(self) -> str:
+        """The hash of the last record (`GENESIS` for an empty journal)."""
+        return self._head_hash
+
+    @property
+    def input_count(self) -> int:
+        """How many inputs the journal holds (the last input's number)."""
+        return self._inputs
+
+    @property
+    def last_event_seq(self) -> int:
+        """The sequence number of the last stored event (0 when none)."""
+        return self._events
+
+    def meta(self, key: str) -> str | None:
+        """The metadata value stored under `key`, or None."""
+        row = self._db().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store `value` under `key` durably (not part of the chain: settings and the head)."""
+        with self._transaction():
+            self._db().execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    # -- appending ------------------------------------------------------------------------------
+
+    def append_input(self, data: Mapping[str, Any]) -> Record:
+        """Append one input (its JSON form) in its own durable transaction; return its record.
+
+        When this returns the input is on disk. Raises `JournalError` when the write fails or
+        another process has appended to the journal since it was opened.
+        """
+        record = self._chain(
+            self._head_id + 1, "input", self._inputs + 1, None, data, self._head_hash
+        )
+        self._write([record])
+        self._inputs = record.seq
+        return record
+
+    def append_events(self, events: Sequence[Mapping[str, Any]]) -> list[Record]:
+        """Append the events one input caused, in one durable transaction; return their records.
+
+        Each event is an envelope's JSON form; its `seq` must continue the stored events without
+        a gap. Raises `JournalError` for a gap or duplicate, or when the write fails.
+        """
+        records: list[Record] = []
+        head_id, head_hash, seq = self._head_id, self._head_hash, self._events
+        for data in events:
+            got = data.get("seq")
+            if got != seq + 1:
+                raise JournalError(f"event seq {got!r} does not follow stored seq {seq}")
+            game = data.get("game_number")
+            record = self._chain(head_id + 1, "event", got, game, data, head_hash)
+            records.append(record)
+            head_id, head_hash, seq = record.id, record.hash, got
+        if records:
+            self._write(records)
+            self._events = seq
+        return records
+
+    @staticmethod
+    def _chain(
+        record_id: int,
+        kind: RecordKind,
+        seq: int,
+        game_number: Any,
+        data: Mapping[str, Any],
+        prev: str,
+    ) -> Record:
+        try:
+            body = canonical_json(data)
+        except (TypeError, ValueError) as err:
+            raise JournalError(f"{kind} {seq} cannot be stored as JSON: {err}") from err
+        game = game_number if isinstance(game_number, str) else None
+        return Record(
+            record_id, kind, seq, game, body, prev, record_hash(record_id, kind, seq, prev, body)
+        )
+
+    def _write(self, records: list[Record]) -> None:
+        if self.readonly:
+            raise JournalError(f"{self.path}: journal is open read-only")
+        db = self._db()
+        old = f"{self._head_id}:{self._head_hash}"
+        new = f"{records[-1].id}:{records[-1].hash}"
+        with self._transaction():
+            # Move the head first, so a second writer fails on the head, not on an id.
+            moved = db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'head' AND value = ?", (new, old)
+            ).rowcount
+            if moved != 1:
+                raise JournalError(
+                    f"{self.path}: the journal's head moved: another process is writing it"
+                )
+            db.executemany(
+                f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(r.id, r.kind, r.seq, r.game_number, r.body, r.prev, r.hash) for r in records],
+            )
+        self._head_id, self._head_hash = records[-1].id, records[-1].hash
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        db = self._db()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as err:
+            raise JournalError(f"{self.path}: cannot write: {err}") from err
+        try:
+            yield
+            db.execute("COMMIT")
+        except BaseException as err:
+            db.execute("ROLLBACK")
+            if isinstance(err, sqlite3.Error):
+                raise JournalError(f"{self.path}: cannot write: {err}") from err
+            raise
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def records(self, after: int = 0) -> Iterator[Record]:
+        """Every record with an id above `after`, in chain order.
+
+        Raises `JournalError` when the file cannot be read.
+        """
+        try:
+            cursor = self._db().execute(
+                f"SELECT {_COLUMNS} FROM records WHERE id > ? ORDER BY id", (after,)
+            )
+            for row in cursor:
+                yield _row(row)
+        except sqlite3.Error as err:
+            raise JournalError(f"{self.path}: cannot read: {err}") from err
+
+    def last_input(self) -> Record | None:
+        """The most recent input record, or None for a journal without inputs."""
+        row = (
+            self._db()
+            .execute(
+                f"SELECT {_COLUMNS} FROM records WHERE kind = 'input' ORDER BY id DESC LIMIT 1"
+            )
+            .fetchone()
+        )
+        return None if row is None else _row(row)
+
+    def game_numbers(self) -> list[str]:
+        """The game numbers that have events, in the order their rounds began."""
+        rows = self._db().execute(
+            "SELECT game_number FROM records WHERE kind = 'event' AND game_number IS NOT NULL "
+            "GROUP BY game_number ORDER BY MIN(id)"
+        )
+        return [str(r[0]) for r in rows]
+
+    def round_events(self, game_number: str) -> list[Record]:
+        """The stored events of the round `game_number`, in order (empty for an unknown one)."""
+        rows = self._db().execute(
+            f"SELECT {_COLUMNS} FROM records WHERE kind = 'event' AND game_number = ? ORDER BY id",
+            (game_number,),
+        )
+        return [_row(r) for r in rows]

@@ -1,0 +1,176 @@
+"""The journal file: durable appends, a gapless chain, and `studio journal verify`."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from studio.cli import main
+from studio.errors import JournalError
+from studio.journal import GENESIS, Journal, canonical_json, record_hash, verify
+
+
+def _fill(path: Path, rounds: int = 3) -> None:
+    with Journal(path) as journal:
+        for i in range(rounds):
+            journal.append_input({"kind": "tick", "ts": f"2026-11-29T10:00:0{i}Z"})
+            seq = journal.last_event_seq
+            journal.append_events(
+                [
+                    {"seq": seq + 1, "game_number": f"T01-{i}", "type": "round_opened", "body": {}},
+                    {"seq": seq + 2, "game_number": f"T01-{i}", "type": "card_dealt", "body": {}},
+                ]
+            )
+
+
+@pytest.fixture
+def journal_path(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "table.journal"
+    _fill(path)
+    yield path
+
+
+def _sql(path: Path, statement: str, *args: object) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute(statement, args)
+    db.close()
+
+
+def test_canonical_form_and_hash_are_stable() -> None:
+    assert canonical_json({"b": 1, "a": "é"}) == '{"a":"é","b":1}'
+    digest = record_hash(1, "input", 1, GENESIS, '{"a":1}')
+    assert digest == record_hash(1, "input", 1, GENESIS, '{"a":1}')
+    assert digest != record_hash(1, "input", 1, GENESIS, '{"a":2}')
+    assert len(digest) == 64
+
+
+def test_appends_chain_and_survive_reopening(journal_path: Path) -> None:
+    with Journal(journal_path) as journal:
+        assert (journal.head_id, journal.input_count, journal.last_event_seq) == (9, 3, 6)
+        records = list(journal.records())
+        assert [r.id for r in records] == list(range(1, 10))
+        assert records[0].prev == GENESIS
+        assert all(b.prev == a.hash for a, b in pairwise(records))
+        journal.append_input({"kind": "tick", "ts": "2026-11-29T10:00:09Z"})
+        assert journal.input_count == 4
+        assert journal.game_numbers() == ["T01-0", "T01-1", "T01-2"]
+        assert [r.seq for r in journal.round_events("T01-1")] == [3, 4]
+    with Journal(journal_path, readonly=True) as journal:
+        report = verify(journal)
+    assert report.ok, report.problem
+    assert (report.records, report.inputs, report.events, report.rounds) == (10, 4, 6, 3)
+
+
+def test_durability_settings(journal_path: Path) -> None:
+    with Journal(journal_path) as journal:
+        db = journal._db()
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_event_gaps_and_duplicates_are_refused(journal_path: Path) -> None:
+    with Journal(journal_path) as journal:
+        with pytest.raises(JournalError, match="does not follow"):
+            journal.append_events([{"seq": 8, "game_number": None, "type": "x", "body": {}}])
+        with pytest.raises(JournalError, match="does not follow"):
+            journal.append_events([{"seq": 6, "game_number": None, "type": "x", "body": {}}])
+        assert journal.last_event_seq == 6
+        assert journal.head_id == 9
+
+
+def test_a_second_writer_is_detected(journal_path: Path) -> None:
+    with Journal(journal_path) as first, Journal(journal_path) as second:
+        first.append_input({"kind": "tick", "ts": "2026-11-29T10:00:09Z"})
+        with pytest.raises(JournalError, match="another process"):
+            second.append_input({"kind": "tick", "ts": "2026-11-29T10:00:10Z"})
+
+
+def test_readonly_and_closing(tmp_path: Path, journal_path: Path) -> None:
+    with pytest.raises(JournalError, match="no such journal"):
+        Journal(tmp_path / "missing", readonly=True)
+    journal = Journal(journal_path, readonly=True)
+    with pytest.raises(JournalError, match="read-only"):
+        journal.append_input({"kind": "tick", "ts": "2026-11-29T10:00:09Z"})
+    journal.close()
+    journal.close()
+    assert journal.closed
+    with pytest.raises(JournalError, match="closed"):
+        journal.meta("format")
+    not_sqlite = tmp_path / "garbage"
+    not_sqlite.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(JournalError, match="cannot open"):
+        Journal(not_sqlite, readonly=True)
+
+
+TAMPERING = [
+    pytest.param(
+        "UPDATE records SET body = replace(body, 'card_dealt', 'card_burnt') WHERE id = 6",
+        6,
+        "edited",
+        id="edited-body",
+    ),
+    pytest.param("DELETE FROM records WHERE id = 5", 6, "deleted", id="deleted"),
+    pytest.param(
+        "UPDATE records SET seq = 9 WHERE id = 3", 3, "does not match its hash", id="renumbered"
+    ),
+    pytest.param("DELETE FROM records WHERE id = 9", None, "cut off the end", id="truncated"),
+]
+
+
+@pytest.mark.parametrize(("statement", "bad", "words"), TAMPERING)
+def test_verify_names_the_first_bad_record(
+    journal_path: Path,
+    statement: str,
+    bad: int | None,
+    words: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _sql(journal_path, statement)
+    with Journal(journal_path, readonly=True) as journal:
+        report = verify(journal)
+    assert not report.ok
+    assert report.bad_record == bad
+    assert words in (report.problem or "")
+    assert main(["journal", "verify", str(journal_path)]) == 1
+    out = capsys.readouterr().out
+    assert "BAD:" in out
+    if bad is not None:
+        assert f"record {bad} " in out
+
+
+def test_an_inserted_record_with_a_recomputed_hash_breaks_the_link(journal_path: Path) -> None:
+    # A forger who recomputes the inserted record's own hash still cannot fix the next link.
+    _sql(journal_path, "UPDATE records SET id = id + 100 WHERE id >= 5")
+    _sql(journal_path, "UPDATE records SET id = id - 99 WHERE id >= 105")
+    _sql(journal_path, "UPDATE records SET seq = seq + 100 WHERE kind = 'input' AND id >= 6")
+    _sql(journal_path, "UPDATE records SET seq = seq - 99 WHERE kind = 'input' AND seq > 100")
+    with Journal(journal_path, readonly=True) as journal:
+        prev = next(r for r in journal.records() if r.id == 4).hash
+    body = canonical_json({"kind": "tick", "ts": "2026-11-29T10:00:05Z"})
+    digest = record_hash(5, "input", 3, prev, body)
+    _sql(
+        journal_path,
+        "INSERT INTO records (id, kind, seq, game_number, body, prev, hash) VALUES (5, 'input', "
+        "3, NULL, ?, ?, ?)",
+        body,
+        prev,
+        digest,
+    )
+    with Journal(journal_path, readonly=True) as journal:
+        report = verify(journal)
+    assert report.bad_record == 6
+
+
+def test_verify_command_exit_statuses(
+    journal_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["journal", "verify", str(journal_path)]) == 0
+    out = capsys.readouterr().out.strip()
+    assert out.endswith("rounds), chain head " + out[-16:])
+    assert "OK: 9 records (3 inputs, 6 events, 3 rounds)" in out
+    assert main(["journal", "verify", str(tmp_path / "nothing")]) == 2
+    assert "no such journal file" in capsys.readouterr().err
