@@ -1,0 +1,228 @@
+"""Caribbean Stud: how every dealer hand ends against every player hand, for each dealer up card.
+
+The player decides after seeing their five cards and the dealer's one face-up card, so the exact
+optimal-strategy return needs, for every (player hand, up card) pair, how many of the C(46, 4) =
+163,185 ways to complete the dealer's hand end in each `DealerOutcome`. These counts do not depend
+on any paytable; `studio.returns.caribbean` turns them into returns for every variant.
+
+Method (no hand is ever compared with another one by one):
+
+* Every 5-card value is replaced by its dense rank `g` among the 7,462 distinct values, so "dealer
+  below the player" is `g(D) < g(P)` and "dealer not qualifying" is `g(D) < q`, where `q` is the
+  rank of A-K-4-3-2.
+* For a player hand P, an up card u and a threshold t, the number of dealer hands D with u in D,
+  D disjoint from P and g(D) < t is, by inclusion-exclusion over the subsets S of P,
+  sum_S (-1)^|S| B_S(t)[u], where B_S(t)[u] counts the hands with g < t that contain S and u.
+  (S = P never contributes: no five-card hand holds six cards.)
+* One sweep over t = 0..7462 adds the hands of rank t - 1 to every B_S[u] (31 subsets, each with
+  the hand's other cards as u) and, at each t, answers every player hand whose threshold is t.
+* Only the 134,459 classes of player hands under the 24 suit permutations are computed; each
+  class is stored in its canonical form and weighted by its number of hands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from itertools import combinations, permutations
+from math import comb
+
+import numpy as np
+import numpy.typing as npt
+
+from studio.cards import Card, require_distinct
+from studio.errors import CardError
+from studio.hands import Category, pack
+from studio.ranker import Progress, combinations_array, iter_all_values
+
+IntArray = npt.NDArray[np.int64]
+CountArray = npt.NDArray[np.int32]
+
+DEALER_COMPLETIONS = comb(46, 4)
+"""Ways to deal the dealer's four other cards once the player's five and the up card are out."""
+
+_LOWEST_QUALIFIER = pack(Category.HIGH_CARD, [12, 11, 2, 1, 0])  # A-K-4-3-2, per GAMES.md
+_PERMS = np.array(list(permutations(range(4))), dtype=np.int64)
+_CARD = np.arange(52, dtype=np.int64)
+# _PERM_CARD[p, c]: card c with its suit renamed by permutation p (ranks unchanged).
+_PERM_CARD = (_CARD // 4)[None, :] * 4 + _PERMS[:, _CARD % 4]
+_BINOM = np.array([[comb(n, r) for r in range(6)] for n in range(53)], dtype=np.int64)
+# Every subset of a hand's five positions with at most four of them, smallest first.
+_SUBSETS = [s for k in range(5) for s in combinations(range(5), k)]
+_SIGNS = np.array([(-1) ** len(s) for s in _SUBSETS], dtype=np.int32)
+# The table of all card sets of one size starts after those of smaller sizes.
+_ROW_BASE = np.array([sum(comb(52, j) for j in range(len(s))) for s in _SUBSETS], dtype=np.int64)
+_ROWS = sum(comb(52, j) for j in range(5))
+# A hand's (subset, other card) pairs: the cells of the table that the hand adds one to.
+_PAIR_SUBSET = np.array([j for j, s in enumerate(_SUBSETS) for p in range(5) if p not in s])
+_PAIR_CARD = np.array([p for s in _SUBSETS for p in range(5) if p not in s])
+_SWEEP_REPORTS = 64
+
+
+class DealerOutcome(IntEnum):
+    """How the dealer's hand ends against the player's (the last axis of the counts)."""
+
+    NOT_QUALIFYING = 0
+    QUALIFYING_LOWER = 1
+    QUALIFYING_TIE = 2
+    QUALIFYING_HIGHER = 3
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DealerCounts:
+    """Dealer outcome counts for every class of player hands and every dealer up card.
+
+    `hands[i]` is the canonical hand (five sorted card indices) of class i, `weights[i]` the
+    number of player hands in the class (they sum to C(52, 5)), `values[i]` the hand's value code
+    and `masks[i]` its 52-bit card mask (bit = card index), ascending so that it can be searched.
+    `counts[i, u, o]` is the number of dealer completions with up card index u ending in outcome
+    o (a `DealerOutcome`); for each u not in the hand the four counts sum to `DEALER_COMPLETIONS`,
+    and the row of a card in the hand is all zero.
+    """
+
+    hands: npt.NDArray[np.int8]
+    weights: IntArray
+    values: npt.NDArray[np.int32]
+    counts: CountArray
+    masks: IntArray
+
+    def counts_for(self, player: Sequence[Card], upcard: Card) -> tuple[int, int, int, int]:
+        """The four outcome counts for this player hand and dealer up card.
+
+        Raises `CardError` unless `player` is five distinct cards and `upcard` is not among them.
+        """
+        if len(player) != 5:
+            raise CardError(f"a Caribbean Stud hand has five cards, got {len(player)}")
+        require_distinct([*player, upcard])
+        moved = _PERM_CARD[:, [card.index for card in player]]
+        masks = (np.int64(1) << moved).sum(axis=1)
+        perm = int(np.argmin(masks))
+        klass = int(np.searchsorted(self.masks, masks[perm]))
+        row = self.counts[klass, _PERM_CARD[perm, upcard.index]]
+        return int(row[0]), int(row[1]), int(row[2]), int(row[3])
+
+
+_cached: list[DealerCounts] = []
+
+
+def dealer_counts(progress: Progress | None = None) -> DealerCounts:
+    """The dealer outcome counts, computed on the first call and shared afterwards.
+
+    `progress(done, total)` is called while the first computation runs (never on later calls).
+    """
+    if not _cached:
+        _cached.append(compute_dealer_counts(progress))
+    return _cached[0]
+
+
+def compute_dealer_counts(progress: Progress | None = None) -> DealerCounts:
+    """Compute the dealer outcome counts from scratch (see the module docstring for the method).
+
+    Takes a few seconds and about 1 GB of memory at its peak; `progress(done, total)` is called
+    as the sweep advances.
+    """
+    values = next(iter_all_values(5))
+    hands = combinations_array(52, 5).astype(np.int64)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    rank = inverse.astype(np.int64)
+    qualifier = int(np.searchsorted(distinct, _LOWEST_QUALIFIER))
+    masks, first, weights = _suit_classes(hands)
+    players = _cards_of(masks)
+    player_rank = rank[first]
+    below = _sweep(hands, rank, len(distinct), players, player_rank, qualifier, progress)
+    counts = np.empty((len(players), 52, 4), dtype=np.int32)
+    counts[..., 0] = below[:, 0]
+    counts[..., 1] = below[:, 1] - below[:, 0]
+    counts[..., 2] = below[:, 2] - below[:, 1]
+    counts[..., 3] = DEALER_COMPLETIONS - below[:, 2]
+    np.put_along_axis(counts, players[:, :, None], 0, axis=1)
+    return DealerCounts(
+        hands=players.astype(np.int8),
+        weights=weights.astype(np.int64),
+        values=values[first],
+        counts=counts,
+        masks=masks,
+    )
+
+
+def _suit_classes(hands: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+    """Canonical masks (sorted), one member's index and the size of each suit-permutation class.
+
+    A hand's canonical mask is the least, over the 24 suit permutations, of the 52-bit mask of
+    its permuted cards.
+    """
+    bits = np.int64(1) << _PERM_CARD
+    least = bits[0][hands].sum(axis=1)
+    for perm_bits in bits[1:]:
+        np.minimum(least, perm_bits[hands].sum(axis=1), out=least)
+    masks, first, weights = np.unique(least, return_index=True, return_counts=True)
+    return masks, first, weights
+
+
+def _cards_of(masks: IntArray) -> IntArray:
+    """The five card indices of each 52-bit mask, ascending."""
+    bits = (masks[:, None] >> _CARD[None, :]) & 1
+    return np.nonzero(bits)[1].reshape(len(masks), 5).astype(np.int64)
+
+
+def _subset_rows(hands: IntArray) -> IntArray:
+    """Table row of each of the 31 subsets (at most four cards) of each sorted hand.
+
+    Sets of one size are numbered by the colexicographic rank sum C(c_i, i + 1).
+    """
+    rows = np.empty((len(hands), len(_SUBSETS)), dtype=np.int64)
+    for j, subset in enumerate(_SUBSETS):
+        rows[:, j] = _ROW_BASE[j]
+        for i, pos in enumerate(subset):
+            rows[:, j] += _BINOM[hands[:, pos], i + 1]
+    return rows
+
+
+def _sweep(
+    hands: IntArray,
+    rank: IntArray,
+    ranks: int,
+    players: IntArray,
+    player_rank: IntArray,
+    qualifier: int,
+    progress: Progress | None,
+) -> CountArray:
+    """Per player class and up card, dealer completions below each of three rank thresholds.
+
+    Returns an array (classes, 3, 52): thresholds q (the qualifier), max(g(P), q) and
+    max(g(P) + 1, q), so that consecutive differences give the four outcomes.
+    """
+    n = len(players)
+    above = np.flatnonzero(player_rank >= qualifier)
+    query_class = np.concatenate([np.arange(n), above, above])
+    query_slot = np.repeat([0, 1, 2], [n, len(above), len(above)])
+    query_rank = np.concatenate([np.full(n, qualifier), player_rank[above], player_rank[above] + 1])
+    order = np.argsort(query_rank, kind="stable")
+    query_class, query_slot = query_class[order], query_slot[order]
+    query_start = np.searchsorted(query_rank[order], np.arange(ranks + 2))
+    by_rank = np.argsort(rank, kind="stable")
+    hand_start = np.searchsorted(rank[by_rank], np.arange(ranks + 1))
+    player_rows = _subset_rows(players)
+    table = np.zeros(_ROWS * 52, dtype=np.int32)
+    grid = table.reshape(_ROWS, 52)
+    below = np.zeros((n, 3, 52), dtype=np.int32)
+    for t in range(ranks + 1):
+        for lo in range(query_start[t], query_start[t + 1], 8192):
+            hi = min(query_start[t + 1], lo + 8192)
+            klass = query_class[lo:hi]
+            below[klass, query_slot[lo:hi]] = np.einsum(
+                "mjs,j->ms", grid[player_rows[klass]], _SIGNS
+            )
+        if t == ranks:
+            break
+        group = hands[by_rank[hand_start[t] : hand_start[t + 1]]]
+        cells = _subset_rows(group)[:, _PAIR_SUBSET] * 52 + group[:, _PAIR_CARD]
+        np.add.at(table, cells.ravel(), 1)
+        if progress and (t % _SWEEP_REPORTS == 0 or t == ranks - 1):
+            progress(t + 1, ranks)
+    # A player below the qualifier beats no qualifying dealer: all three thresholds are q.
+    low = player_rank < qualifier
+    below[low, 1] = below[low, 0]
+    below[low, 2] = below[low, 0]
+    return below
