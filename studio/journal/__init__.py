@@ -1,11 +1,14 @@
 """The table's journal: an append-only, hash-chained SQLite record of every input and event.
 
 `Journal` is the file (`studio.journal.store`), `verify` checks its chain
-(`studio.journal.verify`). The journal is an adapter: it knows the message shapes but never
-decides anything about a round; the controller does.
+(`studio.journal.verify`), `RecordedTable` journals every input before a controller applies it
+and `recover` rebuilds a controller by replay (`studio.journal.recorder`), and
+`studio.journal.recall` rebuilds whole rounds for game recall. The journal is an adapter: it
+knows the message shapes but never decides anything about a round; the controller does.
 """
 
 from studio.journal.chain import GENESIS, Record, canonical_json, record_hash
+from studio.journal.recorder import RecordedTable, RecoveryReport, recover
 from studio.journal.store import FORMAT, Journal
 from studio.journal.verify import VerifyReport, verify
 
@@ -14,8 +17,11 @@ __all__ = [
     "GENESIS",
     "Journal",
     "Record",
+    "RecordedTable",
+    "RecoveryReport",
     "VerifyReport",
     "canonical_json",
     "record_hash",
+    "recover",
     "verify",
 ]

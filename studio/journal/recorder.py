@@ -1,0 +1,186 @@
+"""Journal-before-apply, and recovery by replay.
+
+`RecordedTable` wraps a controller so that every input is durably journalled before the
+controller sees it and every event it returns is stored right after. `recover` rebuilds a fresh
+controller from a journal: it replays the stored inputs in order, checks that the rebuilt events
+equal the stored ones field for field, stores the events a crash kept from being stored (the
+process died between journalling an input and storing its events), and finally journals and
+applies a `Restarted` input so that a round in progress comes back paused.
+
+The journal never builds a controller itself: the shell passes in a fresh one, so this adapter
+depends only on the message shapes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from pydantic import ValidationError
+
+from studio.errors import ConfigurationError, InputError, JournalError, ReplayMismatchError
+from studio.journal.chain import Record, canonical_json
+from studio.journal.store import Journal
+from studio.journal.verify import verify
+from studio.messages import Envelope, Input, Restarted, TableSettings, parse_input
+
+log = logging.getLogger(__name__)
+
+
+class Controller(Protocol):
+    """What the journal needs of a controller: a deterministic `handle(input) -> events`."""
+
+    def handle(self, inp: Input, /) -> list[Envelope]:
+        """Apply one input; return the events it causes, numbered after the previous ones."""
+        ...
+
+
+def event_json(event: Envelope) -> str:
+    """An event's canonical JSON text, as the journal stores and compares it."""
+    return canonical_json(event.model_dump(mode="json"))
+
+
+def bind_settings(journal: Journal, settings: TableSettings | None) -> TableSettings:
+    """The settings the journal's table runs with, storing `settings` in a new journal.
+
+    A journal remembers the settings it was first written with, since only the same settings
+    replay to the same events. Raises `ConfigurationError` when `settings` differ from the stored
+    ones, and `JournalError` when neither exist or the stored ones are unreadable.
+    """
+    stored = journal.meta("settings")
+    if stored is None:
+        if settings is None:
+            raise JournalError(f"{journal.path}: the journal holds no table settings")
+        journal.set_meta("settings", settings.model_dump_json())
+        return settings
+    try:
+        known = TableSettings.model_validate_json(stored)
+    except ValidationError as err:
+        raise JournalError(f"{journal.path}: stored table settings are unreadable") from err
+    if settings is not None and settings != known:
+        raise ConfigurationError(
+            f"{journal.path} was written by a table with other settings "
+            f"({known.game} {known.variant}, table {known.table}); use a new journal"
+        )
+    return known
+
+
+class RecordedTable:
+    """A controller whose inputs are journalled before they apply and whose events are stored.
+
+    `submit(inp)` appends the input durably, applies it, stores the events and returns them. If
+    the process dies anywhere inside `submit`, `recover` restores exactly the same history.
+    """
+
+    def __init__(self, journal: Journal, controller: Controller) -> None:
+        self.journal = journal
+        self.controller = controller
+
+    def submit(self, inp: Input) -> list[Envelope]:
+        """Journal `inp`, apply it, store and return its events.
+
+        Raises `JournalError` when the journal cannot be written; then the input was not applied
+        (if the input append failed) or its events will be rebuilt by the next recovery.
+        """
+        self.journal.append_input(inp.model_dump(mode="json"))
+        events = self.controller.handle(inp)
+        self.journal.append_events([e.model_dump(mode="json") for e in events])
+        return events
+
+
+@dataclass(slots=True)
+class RecoveryReport:
+    """What `recover` did.
+
+    `inputs` replayed, stored `events` checked equal, `restored` events that a crash had kept
+    from being stored, and the events of the `Restarted` input (empty for a new journal).
+    """
+
+    inputs: int = 0
+    events: int = 0
+    restored: int = 0
+    restarted: list[Envelope] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line for logs and the command line."""
+        return (
+            f"recovered {self.inputs} inputs, {self.events} events checked, "
+            f"{self.restored} restored, {len(self.restarted)} on restart"
+        )
+
+
+def _check(
+    path: object, inp: Record, rebuilt: Sequence[Envelope], stored: Sequence[Record], *, last: bool
+) -> list[Envelope]:
+    """The rebuilt events missing from `stored` (only the last input may miss any).
+
+    Raises `ReplayMismatchError` naming the first event that differs.
+    """
+    texts = [event_json(e) for e in rebuilt]
+    for i, record in enumerate(stored):
+        if i >= len(texts):
+            raise ReplayMismatchError(
+                f"{path}: {record.label()}: replaying {inp.label()} rebuilt only "
+                f"{len(texts)} events, the journal holds more"
+            )
+        if record.body != texts[i]:
+            raise ReplayMismatchError(
+                f"{path}: {record.label()}: replaying {inp.label()} rebuilt {texts[i]} "
+                f"but the journal holds {record.body}"
+            )
+    if len(stored) < len(texts) and not last:
+        raise ReplayMismatchError(
+            f"{path}: {inp.label()}: replay rebuilt {len(texts)} events but the journal "
+            f"holds {len(stored)} after it"
+        )
+    return list(rebuilt[len(stored) :])
+
+
+def recover(journal: Journal, controller: Controller, now: datetime) -> RecoveryReport:
+    """Replay `journal` through the fresh `controller`, repair a torn tail, journal a restart.
+
+    The chain is verified first. Every stored input is parsed and applied in order; the events
+    it rebuilds must equal the events stored after it. Only the last input may lack its events
+    (the process died before storing them): they are stored now. Then, for a journal that held
+    inputs, a `Restarted` input stamped `now` (or the last input's time, if later: time never
+    runs backwards in a journal) is journalled and applied.
+
+    Raises `JournalError` for a broken chain or an unreadable input, and `ReplayMismatchError`
+    when the rebuilt events differ from the stored ones.
+    """
+    report = verify(journal)
+    if not report.ok:
+        raise JournalError(f"{journal.path}: {report.problem}; run `studio journal verify`")
+    result = RecoveryReport()
+    pending: Record | None = None
+    rebuilt: list[Envelope] = []
+    stored: list[Record] = []
+    last_ts: datetime | None = None
+    for record in journal.records():
+        if record.kind == "event":
+            stored.append(record)
+            continue
+        if pending is not None:
+            _check(journal.path, pending, rebuilt, stored, last=False)
+            result.events += len(stored)
+        try:
+            inp = parse_input(record.body)
+        except InputError as err:
+            raise JournalError(f"{journal.path}: {record.label()}: {err}") from err
+        rebuilt = controller.handle(inp)
+        pending, stored, last_ts = record, [], inp.ts
+        result.inputs += 1
+    if pending is not None:
+        missing = _check(journal.path, pending, rebuilt, stored, last=True)
+        result.events += len(stored)
+        if missing:
+            log.warning("%s: storing %d events lost in a crash", journal.path, len(missing))
+            journal.append_events([e.model_dump(mode="json") for e in missing])
+            result.restored = len(missing)
+    if last_ts is not None:
+        table = RecordedTable(journal, controller)
+        result.restarted = table.submit(Restarted(ts=max(now, last_ts)))
+    return result

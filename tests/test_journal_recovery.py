@@ -1,0 +1,153 @@
+"""Journal-before-apply and recovery by replay, with a stand-in controller (no game rules).
+
+The real controller's replay, crash and restart behaviour is in tests/test_crash*.py; here the
+journal's own duties are pinned with a controller whose output is trivially known.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from studio.errors import ConfigurationError, JournalError, ReplayMismatchError
+from studio.journal import Journal, verify
+from studio.journal.recorder import RecordedTable, bind_settings, recover
+from studio.messages import Envelope, Input, TableSettings, Tick
+
+T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
+
+
+class EchoController:
+    """Two events per input (one when `quiet`), then a `restarted_seen` on a restart."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.seq = 0
+        self.quiet = quiet
+
+    def _event(self, inp: Input, type_: str) -> Envelope:
+        self.seq += 1
+        return Envelope(
+            table="T01",
+            seq=self.seq,
+            game_number="T01-20261129-100000",
+            ts=inp.ts,
+            audience="public",
+            type=type_,
+            body={"kind": inp.kind},
+        )
+
+    def handle(self, inp: Input, /) -> list[Envelope]:
+        if inp.kind == "restarted":
+            return [self._event(inp, "restarted_seen")]
+        first = self._event(inp, "input_seen")
+        return [first] if self.quiet else [first, self._event(inp, "input_echoed")]
+
+
+def _ticks(n: int) -> list[Tick]:
+    return [Tick(ts=T0 + timedelta(seconds=i)) for i in range(n)]
+
+
+def test_submit_journals_the_input_before_applying_it(tmp_path: Path) -> None:
+    seen: list[int] = []
+
+    class Spy(EchoController):
+        def handle(self, inp: Input, /) -> list[Envelope]:
+            seen.append(journal.input_count)
+            return super().handle(inp)
+
+    with Journal(tmp_path / "j") as journal:
+        table = RecordedTable(journal, Spy())
+        for tick in _ticks(3):
+            table.submit(tick)
+        assert seen == [1, 2, 3]
+        assert journal.last_event_seq == 6
+
+
+def test_recover_replays_and_journals_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    with Journal(path) as journal:
+        table = RecordedTable(journal, EchoController())
+        for tick in _ticks(4):
+            table.submit(tick)
+    with Journal(path) as journal:
+        controller = EchoController()
+        report = recover(journal, controller, now=T0 + timedelta(hours=1))
+        assert (report.inputs, report.events, report.restored) == (4, 8, 0)
+        assert [e.type for e in report.restarted] == ["restarted_seen"]
+        assert report.restarted[0].seq == 9
+        assert controller.seq == 9
+        assert verify(journal).ok
+        assert "recovered 4 inputs" in report.summary()
+
+
+def test_recover_of_a_new_journal_does_nothing(tmp_path: Path) -> None:
+    with Journal(tmp_path / "j") as journal:
+        report = recover(journal, EchoController(), now=T0)
+        assert (report.inputs, report.restarted, journal.head_id) == (0, [], 0)
+
+
+def test_a_restart_never_runs_time_backwards(tmp_path: Path) -> None:
+    with Journal(tmp_path / "j") as journal:
+        RecordedTable(journal, EchoController()).submit(Tick(ts=T0))
+        report = recover(journal, EchoController(), now=T0 - timedelta(days=1))
+        assert report.restarted[0].ts == T0
+
+
+def test_events_lost_between_input_and_store_are_restored_once(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    with Journal(path) as journal:
+        table = RecordedTable(journal, EchoController())
+        for tick in _ticks(2):
+            table.submit(tick)
+        # The crash: the input is on disk, the process dies before its events are stored.
+        journal.append_input(Tick(ts=T0 + timedelta(seconds=5)).model_dump(mode="json"))
+    with Journal(path) as journal:
+        report = recover(journal, EchoController(), now=T0 + timedelta(seconds=6))
+        assert (report.inputs, report.events, report.restored) == (3, 4, 2)
+        seqs = [r.seq for r in journal.records() if r.kind == "event"]
+        assert seqs == list(range(1, 8))
+        assert verify(journal).ok
+    with Journal(path) as journal:
+        again = recover(journal, EchoController(), now=T0 + timedelta(seconds=7))
+        assert (again.inputs, again.events, again.restored) == (4, 7, 0)
+
+
+def test_a_replay_that_differs_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    with Journal(path) as journal:
+        table = RecordedTable(journal, EchoController())
+        for tick in _ticks(2):
+            table.submit(tick)
+    with (
+        Journal(path) as journal,
+        pytest.raises(ReplayMismatchError, match=r"record 3 \(event 2\): replaying record 1"),
+    ):
+        recover(journal, EchoController(quiet=True), now=T0)
+    with Journal(path) as journal:
+        assert journal.head_id == 6, "a failed recovery must not write anything"
+
+
+def test_recovery_refuses_a_broken_chain(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "j"
+    with Journal(path) as journal:
+        RecordedTable(journal, EchoController()).submit(Tick(ts=T0))
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE records SET body = replace(body, 'input_seen', 'input_lost')")
+    db.close()
+    with Journal(path) as journal, pytest.raises(JournalError, match="edited"):
+        recover(journal, EchoController(), now=T0)
+
+
+def test_a_journal_keeps_its_table_settings(tmp_path: Path) -> None:
+    stud = TableSettings(game="caribbean-stud")
+    with Journal(tmp_path / "j") as journal:
+        with pytest.raises(JournalError, match="no table settings"):
+            bind_settings(journal, None)
+        assert bind_settings(journal, stud) == stud
+        assert bind_settings(journal, None) == stud
+        with pytest.raises(ConfigurationError, match="other settings"):
+            bind_settings(journal, TableSettings(game="ultimate-holdem"))
