@@ -93,6 +93,7 @@ def rules(variant: str = "live", procedure: str = "hidden") -> GameRules:
         "options": {"procedure": procedure},
         "qualifier": QUALIFIER,
         "stake_multiples": CALL_MULTIPLE,
+        "seats": {"player": PLAYER, "dealer": DEALER},
     }
     if variant == "live":
         return GameRules(

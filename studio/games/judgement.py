@@ -10,7 +10,7 @@ This module holds the shared records and the helpers both games' `judge` functio
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -105,18 +105,43 @@ def hand_json(hand: HandValue) -> dict[str, Any]:
     return {"description": hand.description, "category": hand.category.slug, "code": hand.code}
 
 
-def seated_cards(rules: GameRules, cards: Mapping[str, Card]) -> None:
-    """Check that `cards` holds exactly one distinct card for every position of `rules`.
+def seated_cards(rules: GameRules, cards: Mapping[str, Card], partial: bool = False) -> None:
+    """Check that `cards` holds one distinct card for every position of `rules`.
 
-    Raises `CardError` naming a missing or unknown position, or a card given twice.
+    With `partial`, positions may be missing (a round voided during the deal). Raises
+    `CardError` naming a missing or unknown position, or a card given twice.
     """
     unknown = [p for p in cards if p not in rules.positions]
     if unknown:
         raise CardError(f"unknown position {unknown[0]!r} for {rules.game}")
     missing = [p for p in rules.positions if p not in cards]
-    if missing:
+    if missing and not partial:
         raise CardError(f"no card for position {missing[0]!r} ({len(missing)} missing)")
     require_distinct(list(cards.values()))
+
+
+def seat(
+    rules: GameRules, groups: Mapping[str, Sequence[Card]], partial: bool = False
+) -> dict[str, Card]:
+    """Place cards given by group (`player`, `dealer`, `board`: see `GameRules.seats`) on positions.
+
+    Each group's cards fill its positions in order (the dealer's first card is the face-up
+    one). With `partial`, a group may be short or absent (a round voided during the deal).
+    Raises `CardError` for an unknown group, a wrong number of cards or a card given twice.
+    """
+    unknown = [name for name in groups if name not in rules.seats]
+    if unknown:
+        raise CardError(
+            f"{rules.game} has no {unknown[0]} cards (expected {', '.join(rules.seats)})"
+        )
+    cards: dict[str, Card] = {}
+    for name, positions in rules.seats.items():
+        given = groups.get(name, ())
+        if len(given) > len(positions) or (len(given) < len(positions) and not partial):
+            raise CardError(f"{rules.game} needs {len(positions)} {name} cards, got {len(given)}")
+        cards.update(zip(positions, given, strict=False))
+    seated_cards(rules, cards, partial)
+    return cards
 
 
 def qualifies(rules: GameRules, dealer: HandValue) -> bool:

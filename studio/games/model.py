@@ -116,6 +116,8 @@ class GameRules:
     """Decision option -> size of the decision bet it places, in Antes (call: 2, play4x: 4)."""
     refused: Mapping[str, frozenset[Category]] = field(default_factory=dict)
     """Decision option -> the player's hand categories for which the option is refused."""
+    seats: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Card groups as requests name them (`player`, `dealer`, `board`) -> positions in order."""
 
     @property
     def windows(self) -> tuple[DecisionWindow, ...]:

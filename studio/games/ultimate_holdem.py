@@ -101,6 +101,7 @@ def rules(variant: str = "live") -> GameRules:
         },
         qualifier=QUALIFIER,
         stake_multiples={option: F(n) for option, n in PLAY_MULTIPLE.items()},
+        seats={"player": PLAYER, "dealer": DEALER, "board": BOARD},
     )
 
 
