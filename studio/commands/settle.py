@@ -1,0 +1,212 @@
+"""`studio settle`: settle one player's bets on a round's cards, or a file of such requests.
+
+The command-line contract other tools depend on (see docs/games.md): cards as space-separated
+codes, `--bet NAME=AMOUNT` (repeatable), `--decision` (repeatable: `call|fold`, or
+`preflop=play4x|play3x|check`, `flop=play2x|check`, `river=play1x|fold`), `--json` for one JSON
+object on stdout, and `--batch FILE` (or `-` for stdin) for one JSON request per line and one
+JSON result per line, in order; a bad line gives `{"line": N, "error": "..."}` and the run goes
+on. Any other bad input ends with exit status 2, one line on stderr and nothing on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from typing import Any, TextIO
+
+from studio.cards import parse_cards
+from studio.errors import InputError, StudioError
+from studio.games import get_rules, judge
+from studio.games.judgement import seat
+from studio.games.money import money_text, parse_amount
+from studio.games.settlement import JackpotPool, Settlement, settle, settle_void
+
+REQUEST_FIELDS = (
+    "game",
+    "variant",
+    "player",
+    "dealer",
+    "board",
+    "bets",
+    "decisions",
+    "void",
+    "jackpot_pool",
+    "jackpot_bets",
+)
+"""The fields of one request (a `--batch` line); any other field is refused."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `settle` subcommand to `subparsers` and set its `run` function."""
+    parser = subparsers.add_parser(
+        "settle",
+        help="settle one player's bets on a round's cards",
+        description=(
+            "Settle one player's bets on a round: per bet the stake, outcome (win, lose, push, "
+            "refund) and amount returned (stake included). The dealer's first card is the "
+            "face-up card. Exit status 2 for bad input."
+        ),
+    )
+    parser.add_argument("--game", help="caribbean-stud or ultimate-holdem")
+    parser.add_argument("--variant", default="live", help="live (default) or classic")
+    parser.add_argument("--player", help='the player\'s cards, e.g. "AS KS QS JS TS"')
+    parser.add_argument("--dealer", help="the dealer's cards, the face-up card first")
+    parser.add_argument("--board", help="Hold'em: the five community cards")
+    parser.add_argument(
+        "--bet", action="append", default=[], metavar="NAME=AMOUNT", help="a bet (repeatable)"
+    )
+    parser.add_argument(
+        "--decision", action="append", default=[], metavar="DECISION", help="(repeatable)"
+    )
+    parser.add_argument("--void", action="store_true", help="the round was voided: refund")
+    parser.add_argument("--jackpot-pool", metavar="AMOUNT", help="the progressive jackpot")
+    parser.add_argument(
+        "--jackpot-bets", metavar="TOTAL", help="the round's Jackpot bets on all tables"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--batch", metavar="FILE", help="JSON requests, one per line (- stdin)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `studio settle`; return the exit status (errors raise `StudioError`)."""
+    if args.batch is not None:
+        single = ("game", "player", "dealer", "board", "jackpot_pool", "jackpot_bets")
+        if any(getattr(args, name) is not None for name in single) or args.bet or args.decision:
+            raise InputError("--batch reads every request from its file: give no other round")
+        if args.batch == "-":
+            run_batch(sys.stdin, sys.stdout)
+        else:
+            try:
+                with open(args.batch, encoding="utf-8") as lines:
+                    run_batch(lines, sys.stdout)
+            except OSError as err:
+                raise InputError(f"cannot read {args.batch}: {err.strerror}") from err
+        return 0
+    if args.game is None:
+        raise InputError("--game is required (caribbean-stud or ultimate-holdem)")
+    request: dict[str, Any] = {
+        "game": args.game,
+        "variant": args.variant,
+        "bets": dict(_bet_arg(text) for text in args.bet),
+        "decisions": args.decision,
+        "void": args.void,
+    }
+    for name in ("player", "dealer", "board", "jackpot_pool", "jackpot_bets"):
+        if getattr(args, name) is not None:
+            request[name] = getattr(args, name)
+    result = settle_request(request)
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        print(describe(result))
+    return 0
+
+
+def _bet_arg(text: str) -> tuple[str, str]:
+    """Split a `--bet NAME=AMOUNT` argument; raises `InputError` without the `=`."""
+    name, sep, amount = text.partition("=")
+    if not sep or not name.strip():
+        raise InputError(f"--bet takes NAME=AMOUNT, got {text!r}")
+    return name.strip().lower(), amount
+
+
+def settle_request(request: Mapping[str, Any]) -> Settlement:
+    """Settle one request (the fields of `REQUEST_FIELDS`, as a `--batch` line holds them).
+
+    Raises `StudioError` subclasses for anything wrong: unknown fields or games, bad cards,
+    bets or decisions.
+    """
+    unknown = [name for name in request if name not in REQUEST_FIELDS]
+    if unknown:
+        raise InputError(f"unknown field {unknown[0]!r} (expected {', '.join(REQUEST_FIELDS)})")
+    if not isinstance(request.get("game"), str):
+        raise InputError("field 'game' is required (caribbean-stud or ultimate-holdem)")
+    rules = get_rules(request["game"], _text(request, "variant", "live"))
+    void = request.get("void", False)
+    if not isinstance(void, bool):
+        raise InputError(f"field 'void' must be true or false, got {void!r}")
+    groups = {
+        name: parse_cards(_text(request, name, ""))
+        for name in ("player", "dealer", "board")
+        if name in request
+    }
+    cards = seat(rules, groups, partial=void)
+    bets = request.get("bets", {})
+    if not isinstance(bets, dict):
+        raise InputError("field 'bets' must be an object of bet name -> amount")
+    stakes = {str(name): parse_amount(v, f"bet {name}") for name, v in bets.items()}
+    decisions = request.get("decisions", [])
+    if not isinstance(decisions, list) or not all(isinstance(d, str) for d in decisions):
+        raise InputError("field 'decisions' must be a list of strings such as \"call\"")
+    if void:
+        return settle_void(rules, stakes, decisions, cards)
+    return settle(rules, judge(rules, cards), stakes, decisions, _jackpot(request))
+
+
+def _text(request: Mapping[str, Any], name: str, default: str) -> str:
+    """A text field of a request; raises `InputError` when it is not text."""
+    value = request.get(name, default)
+    if not isinstance(value, str):
+        raise InputError(f"field {name!r} must be text, got {value!r}")
+    return value
+
+
+def _jackpot(request: Mapping[str, Any]) -> JackpotPool | None:
+    """The progressive pool of a request, or None when neither figure is given."""
+    pool, bets = request.get("jackpot_pool"), request.get("jackpot_bets")
+    if pool is None and bets is None:
+        return None
+    if pool is None or bets is None:
+        raise InputError("the jackpot share needs both the pool and the round's Jackpot bets")
+    amount, total = parse_amount(pool, "jackpot pool"), parse_amount(bets, "jackpot bets")
+    if amount < 0 or total <= 0:
+        raise InputError("the jackpot pool must be >= 0 and the round's Jackpot bets > 0")
+    return JackpotPool(amount, total)
+
+
+def run_batch(lines: Iterable[str], out: TextIO) -> None:
+    """Settle each JSON line of `lines`, writing one JSON result (or error object) per line."""
+    for number, line in enumerate(lines, start=1):
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise InputError("a request must be a JSON object")
+            result: dict[str, Any] = settle_request(request).to_json()
+        except json.JSONDecodeError as err:
+            result = {"line": number, "error": f"not JSON: {err.msg}"}
+        except StudioError as err:
+            result = {"line": number, "error": str(err)}
+        out.write(json.dumps(result) + "\n")
+        # Flushing per line lets a pipeline consume results while later lines still settle.
+        out.flush()
+
+
+def describe(result: Settlement) -> str:
+    """A settlement as a few lines of text for people."""
+    lines = []
+    judgement = result.judgement
+    if judgement is None:
+        lines.append(f"void round: every stake refunded (jackpot review: {result.jackpot_review})")
+    else:
+        qualified = "qualifies" if judgement.dealer_qualifies else "does not qualify"
+        lines.append(f"player: {judgement.player}")
+        lines.append(f"dealer: {judgement.dealer} ({qualified})")
+        lines.append(f"path:   {result.path}")
+    for name, bet in result.bets.items():
+        extra = (
+            " (progressive jackpot, share not given)"
+            if bet.progressive and bet.share is None
+            else ""
+        )
+        lines.append(
+            f"{name:<8}{money_text(bet.stake):>12}  {bet.outcome:<7}"
+            f"{money_text(bet.returned):>12}{' capped' if bet.capped else ''}{extra}"
+        )
+    lines.append(
+        f"{'total':<8}{money_text(result.total_stake):>12}  {'':<7}"
+        f"{money_text(result.total_returned):>12}"
+    )
+    return "\n".join(lines)
