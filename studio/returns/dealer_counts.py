@@ -9,7 +9,7 @@ Method (no hand is ever compared with another one by one):
 
 * Every 5-card value is replaced by its dense rank `g` among the 7,462 distinct values, so "dealer
   below the player" is `g(D) < g(P)` and "dealer not qualifying" is `g(D) < q`, where `q` is the
-  rank of A-K-4-3-2.
+  rank of the game's lowest qualifying hand (A-K-4-3-2).
 * For a player hand P, an up card u and a threshold t, the number of dealer hands D with u in D,
   D disjoint from P and g(D) < t is, by inclusion-exclusion over the subsets S of P,
   sum_S (-1)^|S| B_S(t)[u], where B_S(t)[u] counts the hands with g < t that contain S and u.
@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from studio.cards import Card, require_distinct
 from studio.errors import CardError
-from studio.hands import Category, pack
+from studio.hands import HandValue
 from studio.ranker import Progress, combinations_array, iter_all_values
 
 IntArray = npt.NDArray[np.int64]
@@ -42,7 +42,6 @@ CountArray = npt.NDArray[np.int32]
 DEALER_COMPLETIONS = comb(46, 4)
 """Ways to deal the dealer's four other cards once the player's five and the up card are out."""
 
-_LOWEST_QUALIFIER = pack(Category.HIGH_CARD, [12, 11, 2, 1, 0])  # A-K-4-3-2, per GAMES.md
 _PERMS = np.array(list(permutations(range(4))), dtype=np.int64)
 _CARD = np.arange(52, dtype=np.int64)
 # _PERM_CARD[p, c]: card c with its suit renamed by permutation p (ranks unchanged).
@@ -103,34 +102,35 @@ class DealerCounts:
         return int(row[0]), int(row[1]), int(row[2]), int(row[3])
 
 
-_cached: list[DealerCounts] = []
+_cached: dict[HandValue, DealerCounts] = {}
 
 
-def dealer_counts(progress: Progress | None = None) -> DealerCounts:
-    """The dealer outcome counts, computed on the first call and shared afterwards.
+def dealer_counts(qualifier: HandValue, progress: Progress | None = None) -> DealerCounts:
+    """The dealer outcome counts for a dealer who qualifies from `qualifier` up.
 
-    `progress(done, total)` is called while the first computation runs (never on later calls).
+    Computed on the first call for a qualifier and shared afterwards; `progress(done, total)` is
+    called while a computation runs (never when the counts are already known).
     """
-    if not _cached:
-        _cached.append(compute_dealer_counts(progress))
-    return _cached[0]
+    if qualifier not in _cached:
+        _cached[qualifier] = compute_dealer_counts(qualifier, progress)
+    return _cached[qualifier]
 
 
-def compute_dealer_counts(progress: Progress | None = None) -> DealerCounts:
+def compute_dealer_counts(qualifier: HandValue, progress: Progress | None = None) -> DealerCounts:
     """Compute the dealer outcome counts from scratch (see the module docstring for the method).
 
-    Takes a few seconds and about 1 GB of memory at its peak; `progress(done, total)` is called
-    as the sweep advances.
+    `qualifier` is the dealer's lowest qualifying hand. Takes some seconds and about 1 GB of
+    memory at its peak; `progress(done, total)` is called as the sweep advances.
     """
     values = next(iter_all_values(5))
     hands = combinations_array(52, 5).astype(np.int64)
     distinct, inverse = np.unique(values, return_inverse=True)
     rank = inverse.astype(np.int64)
-    qualifier = int(np.searchsorted(distinct, _LOWEST_QUALIFIER))
+    threshold = int(np.searchsorted(distinct, qualifier.code))
     masks, first, weights = _suit_classes(hands)
     players = _cards_of(masks)
     player_rank = rank[first]
-    below = _sweep(hands, rank, len(distinct), players, player_rank, qualifier, progress)
+    below = _sweep(hands, rank, len(distinct), players, player_rank, threshold, progress)
     counts = np.empty((len(players), 52, 4), dtype=np.int32)
     counts[..., 0] = below[:, 0]
     counts[..., 1] = below[:, 1] - below[:, 0]
@@ -185,7 +185,7 @@ def _sweep(
     ranks: int,
     players: IntArray,
     player_rank: IntArray,
-    qualifier: int,
+    qualifying_rank: int,
     progress: Progress | None,
 ) -> CountArray:
     """Per player class and up card, dealer completions below each of three rank thresholds.
@@ -194,10 +194,12 @@ def _sweep(
     max(g(P) + 1, q), so that consecutive differences give the four outcomes.
     """
     n = len(players)
-    above = np.flatnonzero(player_rank >= qualifier)
+    above = np.flatnonzero(player_rank >= qualifying_rank)
     query_class = np.concatenate([np.arange(n), above, above])
     query_slot = np.repeat([0, 1, 2], [n, len(above), len(above)])
-    query_rank = np.concatenate([np.full(n, qualifier), player_rank[above], player_rank[above] + 1])
+    query_rank = np.concatenate(
+        [np.full(n, qualifying_rank), player_rank[above], player_rank[above] + 1]
+    )
     order = np.argsort(query_rank, kind="stable")
     query_class, query_slot = query_class[order], query_slot[order]
     query_start = np.searchsorted(query_rank[order], np.arange(ranks + 2))
@@ -222,7 +224,7 @@ def _sweep(
         if progress and (t % _SWEEP_REPORTS == 0 or t == ranks - 1):
             progress(t + 1, ranks)
     # A player below the qualifier beats no qualifying dealer: all three thresholds are q.
-    low = player_rank < qualifier
+    low = player_rank < qualifying_rank
     below[low, 1] = below[low, 0]
     below[low, 2] = below[low, 0]
     return below
