@@ -24,8 +24,9 @@ import numpy as np
 import numpy.typing as npt
 
 from studio.games import caribbean_stud, get_rules, ultimate_holdem
-from studio.games.model import PayKind, Paytable
-from studio.hands import Category
+from studio.games.judgement import paytable_resolution
+from studio.games.model import Paytable
+from studio.hands import Category, HandValue, pack
 from studio.ranker import Progress, all_category_counts
 from studio.returns.report import ReturnRow
 
@@ -46,19 +47,19 @@ class JackpotReturn:
 def paytable_return(counts: Sequence[int] | npt.NDArray[np.int64], paytable: Paytable) -> Fraction:
     """The exact return per unit bet of `paytable` given how many card sets fall in each category.
 
-    `counts` is indexed by `Category` (ten entries); every set is taken as equally likely. Odds
-    tables pay X:1 (the stake comes back); fixed tables pay X for one; categories paid from a
+    `counts` is indexed by `Category` (ten entries); every set is taken as equally likely. Each
+    category returns what settlement returns (`studio.games.judgement.paytable_resolution`):
+    odds X:1 bring the stake back, fixed prizes are paid for one, and categories paid from a
     progressive pool count as nothing here. Raises `ValueError` for a counts list of another
     length or with no sets.
     """
     per_category = [int(n) for n in counts]
     if len(per_category) != len(Category) or sum(per_category) <= 0:
         raise ValueError(f"need ten category counts with a positive total, got {per_category}")
-    stake_back = 1 if paytable.kind is PayKind.ODDS else 0
+    # Judge each category as the table settles it, so a return can never disagree with a payout.
     paid = sum(
-        (n * (paytable.pays[cat] + stake_back)
-         for cat, n in zip(Category, per_category, strict=True)
-         if cat in paytable.pays and cat not in paytable.progressive),
+        (n * paytable_resolution(paytable, HandValue(pack(cat, []))).returned
+         for cat, n in zip(Category, per_category, strict=True)),
         Fraction(0),
     )  # fmt: skip
     return paid / sum(per_category)
