@@ -1,0 +1,14 @@
+"""The table controller: a pure, deterministic state machine from inputs to events.
+
+`TableController(settings).handle(input) -> list[Envelope]` (see `studio.controller.table`).
+Its modules: `state` (the records), `core` (time, script, cards, camera, devices, faults),
+`commands` (each command's check and apply), `table` (inputs, the public API, the snapshot).
+"""
+
+from __future__ import annotations
+
+from studio.controller.commands import ROLES
+from studio.controller.table import TableController
+from studio.messages import TableSettings
+
+__all__ = ["ROLES", "TableController", "TableSettings"]

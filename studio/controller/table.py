@@ -1,0 +1,210 @@
+"""`TableController`: the pure state machine of one table, driven by inputs, answering with events.
+
+`handle(input)` first lets every timer the input's time has passed fire, then applies the input,
+and returns the envelopes both cause, numbered on from the last one. It reads no clock, does no
+I/O and is deterministic: a fresh controller fed the same inputs returns the same envelopes.
+
+Commands follow pokerkit's shape: `check(command)` says why a command would be refused (role,
+then state, then arguments) or None; a refused command changes nothing and is answered with a
+restricted `command_rejected`; an applied one with a restricted `command_accepted` (the actor's id
+on record) and the events it causes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.cards import Card
+from studio.controller.commands import TableCommands
+from studio.controller.core import _verdict
+from studio.controller.state import Round, Stray, next_deal, open_window, resume_blockers
+from studio.messages import (
+    CardDrawn,
+    CardSeen,
+    Command,
+    DeviceStatus,
+    Envelope,
+    Input,
+    Restarted,
+    TableSettings,
+    Tick,
+    from_micros,
+    to_micros,
+)
+
+
+class TableController(TableCommands):
+    """The table's state machine for the game in `settings` (see the module docstring)."""
+
+    @property
+    def settings(self) -> TableSettings:
+        """The table's settings."""
+        return self._state.settings
+
+    def handle(self, inp: Input) -> list[Envelope]:
+        """Apply one input at its time and return the events it caused, in order.
+
+        Time never runs backwards: an input stamped before the previous one counts as happening
+        at the previous one's time for the timers (its events still carry its own stamp).
+        """
+        st = self._state
+        self._out = []
+        self._ts = inp.ts
+        at = to_micros(inp.ts)
+        if st.now is None:
+            st.now = at
+            for device in self._monitored:
+                self._heard(device)
+        if isinstance(inp, Restarted):
+            self._restarted(at)
+        else:
+            self._advance(at)
+        match inp:
+            case CardDrawn():
+                self._card_drawn(inp)
+            case CardSeen():
+                self._card_seen(inp)
+            case DeviceStatus():
+                self._device_status(inp)
+            case Command():
+                self._command(inp)
+            case Tick() | Restarted():
+                pass
+        out, self._out = self._out, []
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table now, as JSON types (restricted view: it shows face-down cards).
+
+        Keys: table, game, variant, procedure, seq (last event's), now, phase ("idle" without a
+        round in progress), game_number, light, positions (position -> code or None when
+        unreadable), expecting (the position the next card goes to, None when no card may come),
+        rescan_next, window, paused, incidents, resume_blockers, timers (deadlines, or seconds
+        left while paused), devices.
+        """
+        st = self._state
+        rnd = st.active
+        window = open_window(st.rules, rnd) if rnd is not None else None
+        deal = next_deal(st.rules, rnd) if rnd is not None and not st.paused else None
+        timers: dict[str, Any] = (
+            {k: v / 1e6 for k, v in sorted(st.frozen.items())}
+            if st.paused
+            else {k: from_micros(v).isoformat() for k, v in sorted(st.timers.items())}
+        )
+        shown = rnd or st.round
+        return {
+            "table": st.settings.table,
+            "game": st.rules.game,
+            "variant": st.rules.variant,
+            "procedure": st.rules.options.get("procedure"),
+            "seq": st.seq,
+            "now": from_micros(st.now).isoformat() if st.now is not None else None,
+            "phase": rnd.phase if rnd is not None else "idle",
+            "game_number": shown.game_number if shown is not None else None,
+            "light": rnd.light if rnd is not None else None,
+            "positions": {
+                p: (s.card.code if s.card else None)
+                for p, s in (shown.seats if shown else {}).items()
+            },
+            "expecting": deal.position if deal is not None and rnd and rnd.rescan is None else None,
+            "rescan_next": rnd.rescan[0] if rnd is not None and rnd.rescan else None,
+            "window": None
+            if window is None
+            else {
+                "name": window.name,
+                "options": list(window.options),
+                "automatic": window.automatic,
+            },
+            "paused": st.paused,
+            "incidents": [i.to_json() for i in st.incidents],
+            "resume_blockers": resume_blockers(st) if st.paused else [],
+            "timers": timers,
+            "devices": dict(st.devices),
+        }
+
+    # -- inputs ---------------------------------------------------------------------------------
+
+    def _restarted(self, at: int) -> None:
+        # The time the process was down must not count against anyone: timers freeze at the
+        # last moment the controller knew, before the restart's own time.
+        st = self._state
+        if st.active is not None:
+            self._fault("controller_restarted", detail="the controller restarted mid-round")
+        st.now = max(st.now or at, at)
+        for device in self._monitored:
+            self._heard(device)
+
+    def _card_drawn(self, inp: CardDrawn) -> None:
+        st = self._state
+        self._heard("shoe")
+        card = Card.parse(inp.card) if inp.card is not None else None
+        rnd = st.active
+        if rnd is not None and rnd.rescan is not None:
+            self._rescan_card(rnd, card)
+            return
+        deal = next_deal(st.rules, rnd) if rnd is not None and not st.paused else None
+        if rnd is None or deal is None:
+            if rnd is not None:
+                rnd.drawn.append(Stray(card))
+            detail = f"card drawn {self._why_no_card(rnd)}"
+            cards = (card.code,) if card is not None else ()
+            self._fault("card_out_of_turn", cards=cards, device="shoe", raw=inp.raw, detail=detail)
+            return
+        self._seat_card(rnd, deal, card, inp.raw)
+
+    def _why_no_card(self, rnd: Round | None) -> str:
+        if rnd is None:
+            return "with no round in progress"
+        if self._state.paused:
+            return "while the table is paused"
+        window = open_window(self._state.rules, rnd)
+        if window is not None:
+            return f"during the {window.name} decision window"
+        if rnd.phase == "betting":
+            return "during betting"
+        if rnd.step >= len(self._state.rules.script):
+            return "after the last card"
+        return "while the camera had not confirmed the cards dealt"
+
+    def _card_seen(self, inp: CardSeen) -> None:
+        st = self._state
+        if not st.settings.camera:
+            return
+        self._heard("camera")
+        rnd = st.active
+        if rnd is None:
+            return
+        rnd.sightings[inp.zone] = (inp.face, inp.card, inp.raw)
+        seat = rnd.seats.get(inp.zone)
+        if st.paused or rnd.rescan is not None or seat is None or seat.card is None:
+            return
+        verdict = _verdict(seat, inp.face, inp.card)
+        if verdict is None:
+            return
+        if verdict:
+            if not seat.confirmed:
+                seat.confirmed = True
+                self._cancel(f"confirm:{seat.position}")
+                self._proceed()
+            return
+        seen = inp.card or "a card face down"
+        self._fault(
+            "camera_mismatch",
+            position=seat.position,
+            cards=(seat.card.code,) + ((inp.card,) if inp.card else ()),
+            device="camera",
+            raw=inp.raw,
+            detail=f"camera saw {seen} at {seat.position}",
+        )
+
+    def _device_status(self, inp: DeviceStatus) -> None:
+        st = self._state
+        if inp.device not in self._monitored:
+            return
+        self._heard(inp.device)
+        if inp.status == "fault":
+            if st.devices[inp.device] != "fault":
+                self._set_health(inp.device, "fault", inp.detail)
+                self._fault("device_fault", device=inp.device, raw=inp.raw, detail=inp.detail)
+        elif st.devices[inp.device] == "fault":
+            self._set_health(inp.device, "ok", inp.detail)
