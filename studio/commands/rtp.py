@@ -1,0 +1,136 @@
+"""`studio rtp [--json]`: every bet's computed return beside the published figure.
+
+The rows come from `studio.returns` (exact enumerations unless a row says `simulation`). Plain
+output is a table with percentages and the difference in percentage points; `--json` prints one
+JSON list of rows, returns as fractions (0.9144), with each row's `difference` (computed minus
+published, null where nothing is published) and `note` besides the keys of `ReturnRow`. While a
+long computation runs, a progress bar is drawn on stderr if stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from studio.games import GAMES
+from studio.ranker import Progress
+from studio.returns.caribbean import caribbean_rows
+from studio.returns.report import ReturnRow
+from studio.returns.side_bets import side_bet_rows
+
+RowSource = Callable[[Progress | None], list[ReturnRow]]
+
+SOURCES: tuple[tuple[str, RowSource], ...] = (
+    ("Caribbean Stud main game", caribbean_rows),
+    ("side bets", side_bet_rows),
+    # HOLDEM: add ("Ultimate Hold'em main game", holdem_rows) from studio.returns.holdem here
+    # once that module is committed.
+)
+"""What `studio rtp` computes, in order: a label for the progress bar and the rows' source."""
+
+_COLUMNS = ("game", "variant", "bet", "basis", "computed", "published", "difference", "method")
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the `rtp` command to the `studio` parser."""
+    parser = subparsers.add_parser(
+        "rtp",
+        help="compute every bet's return beside the published figure",
+        description="Compute every bet's return to player (exact enumeration unless marked "
+        "simulation) and print it beside the published figure and the difference.",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON list of rows (returns as fractions)"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compute every row and print them as a table or, with `args.json`, as JSON; return 0."""
+    rows = compute_rows(sys.stderr)
+    print(json.dumps(rows_json(rows), indent=2) if args.json else format_table(rows))
+    return 0
+
+
+def compute_rows(stream: TextIO) -> list[ReturnRow]:
+    """Every source's rows, ordered by game, with progress bars on `stream` if it is a terminal."""
+    rows: list[ReturnRow] = []
+    for label, source in SOURCES:
+        bar = ProgressBar(stream, label) if stream.isatty() else None
+        try:
+            rows.extend(source(bar))
+        finally:
+            if bar is not None:
+                bar.close()
+    return sorted(rows, key=lambda row: GAMES.index(row.game) if row.game in GAMES else len(GAMES))
+
+
+def rows_json(rows: list[ReturnRow]) -> list[dict[str, Any]]:
+    """The JSON objects of `--json`: each row's fields plus its `difference`."""
+    return [row.to_json() | {"difference": row.difference} for row in rows]
+
+
+def format_table(rows: list[ReturnRow]) -> str:
+    """The plain report: one aligned line per row, its note indented beneath it."""
+    cells = [_COLUMNS] + [_cells(row) for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(_COLUMNS))]
+    lines = []
+    for line, row in zip(cells, [None, *rows], strict=True):
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)))
+        if row is not None and row.note:
+            lines.append(f"    {row.note}")
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _cells(row: ReturnRow) -> tuple[str, ...]:
+    """One row's cells: percentages to three places, the difference in percentage points."""
+    published = "-" if row.published is None else f"{row.published:.2%}"
+    difference = "-" if row.difference is None else f"{100 * row.difference:+.3f} pp"
+    method = row.method
+    if row.ci95 is not None:
+        method += f" (95% CI {row.ci95[0]:.3%} to {row.ci95[1]:.3%})"
+    return (
+        row.game,
+        row.variant,
+        row.bet,
+        row.basis,
+        f"{row.computed:.3%}",
+        published,
+        difference,
+        method,
+    )
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal stream, used as a `studio.ranker.Progress` callback.
+
+    Redraws only when the shown percentage changes; `close()` ends the line.
+    """
+
+    def __init__(self, stream: TextIO, label: str, width: int = 30) -> None:
+        """Draw on `stream` (a terminal) under `label`, with a bar `width` characters wide."""
+        self._stream = stream
+        self._label = label
+        self._width = width
+        self._shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        """Show `done` of `total` units."""
+        percent = 100 * done // total if total > 0 else 100
+        if percent == self._shown:
+            return
+        self._shown = percent
+        filled = self._width * percent // 100
+        bar = "#" * filled + "." * (self._width - filled)
+        self._stream.write(f"\r{self._label} [{bar}] {percent:3d}%")
+        self._stream.flush()
+
+    def close(self) -> None:
+        """End the bar's line if anything was drawn (safe to call more than once)."""
+        if self._shown >= 0:
+            self._stream.write("\n")
+            self._stream.flush()
+            self._shown = -1
