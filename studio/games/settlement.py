@@ -356,8 +356,9 @@ def _apply_round_cap(results: dict[str, BetResult], cap: Fraction) -> None:
         if excess <= 0:
             break
         cut = min(excess, results[name].returned)
-        results[name] = _capped(results[name], results[name].returned - cut)
-        excess -= cut
+        if cut:
+            results[name] = _capped(results[name], results[name].returned - cut)
+            excess -= cut
 
 
 def settle_void(
