@@ -1,0 +1,156 @@
+"""Ultimate Texas Hold'em main-game return: showdown counts, strategy, river decision, figures."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from studio.cards import Card, parse_cards
+from studio.games.ultimate_holdem import BLIND
+from studio.hands import Category, evaluate
+from studio.returns.holdem import holdem_rows, simulated_return
+from studio.returns.holdem_boards import BOARD_COUNT, canonical_boards, random_boards
+from studio.returns.holdem_showdown import DEALER_HANDS, showdown
+from studio.returns.holdem_strategy import flop_play, preflop_play
+
+
+def _brute_force(board: list[Card], hole: list[Card], play: int) -> tuple[float, float]:
+    """Expected net and Blind bonus per Ante over every dealer pair, settled one by one."""
+    player = evaluate([*board, *hole])
+    odds = float(BLIND.pay(player.category) or 0)
+    rest = [c for c in range(52) if Card.from_index(c) not in {*board, *hole}]
+    net = bonus = 0.0
+    for pair in combinations(rest, 2):
+        dealer = evaluate([*board, *(Card.from_index(c) for c in pair)])
+        qualified = dealer.category >= Category.ONE_PAIR
+        if player > dealer:
+            net += (1 if qualified else 0) + play + odds
+            bonus += odds
+        elif dealer > player:
+            net -= (1 if qualified else 0) + play + 1
+    return net / DEALER_HANDS, bonus / DEALER_HANDS
+
+
+def _hole_index(shown_holes: np.ndarray, hole: tuple[Card, ...]) -> int:
+    wanted = sorted(c.index for c in hole)
+    matches = np.flatnonzero((np.sort(shown_holes, axis=1) == wanted).all(axis=1))
+    return int(matches[0])
+
+
+@pytest.mark.parametrize(
+    ("board", "hole"),
+    [
+        ("2C 7D 9H JS KC", "3D 4H"),  # high card: the dealer often fails to qualify
+        ("5H 6H 7H 8H KD", "9C 2C"),  # straight on a four-flush board
+        ("TS JS QS 4D 4C", "AS KS"),  # royal flush: the Blind pays 500:1
+        ("8C 8D 8H 3S 3C", "2D 2H"),  # the board plays: every hand ties or loses
+    ],
+)
+def test_showdown_matches_a_brute_force_settlement(board: str, hole: str) -> None:
+    board_cards, hole_cards = parse_cards(board), parse_cards(hole)
+    shown = showdown([[c.index for c in board_cards]])
+    j = _hole_index(shown.holes[0], hole_cards)
+    for play in (1, 4):
+        net, bonus = _brute_force(list(board_cards), list(hole_cards), play)
+        assert shown.net(play)[0, j] == pytest.approx(net, abs=1e-12)
+    assert shown.blind_bonus[0, j] == pytest.approx(bonus, abs=1e-12)
+    assert shown.river_play()[0, j] == (net > -2)
+
+
+def test_river_decision_agrees_with_brute_force_on_random_deals() -> None:
+    rng = np.random.default_rng(11)
+    boards = random_boards(rng, 3)
+    shown = showdown(boards)
+    for b in range(3):
+        board = [Card.from_index(int(c)) for c in boards[b]]
+        for j in rng.integers(0, shown.holes.shape[1], size=2):
+            hole = [Card.from_index(int(c)) for c in shown.holes[b, j]]
+            net, _ = _brute_force(board, hole, 1)
+            assert shown.net(1)[b, j] == pytest.approx(net, abs=1e-12)
+            assert shown.river_play()[b, j] == (net > -2)
+            assert shown.river_net()[b, j] == pytest.approx(max(net, -2.0), abs=1e-12)
+
+
+def test_canonical_boards_cover_every_board_once() -> None:
+    boards, weights = canonical_boards()
+    assert len(boards) == 134_459
+    assert int(weights.sum()) == BOARD_COUNT
+    # Four suits holding different ranks can be relabelled 24 ways; three suits alike (one card
+    # each) and a fourth holding two leave only the choice of the fourth.
+    assert weights.max() == 24
+    assert weights.min() == 4
+
+
+def _codes(text: str) -> np.ndarray:
+    return np.array([c.index for c in parse_cards(text)])
+
+
+@pytest.mark.parametrize(
+    ("hole", "plays"),
+    [
+        ("3C 3D", True),
+        ("2C 2D", False),
+        ("AC 2D", True),
+        ("KS 2S", True),
+        ("KS 4D", False),
+        ("KS 5D", True),
+        ("QH 6H", True),
+        ("QH 7D", False),
+        ("QH 8D", True),
+        ("JC 8C", True),
+        ("JC 9D", False),
+        ("JC TD", True),
+        ("TC 9C", False),
+    ],
+)
+def test_preflop_strategy_on_known_hands(hole: str, plays: bool) -> None:
+    a, b = _codes(hole)
+    assert bool(preflop_play(a, b)) is plays
+
+
+@pytest.mark.parametrize(
+    ("hole", "flop", "plays"),
+    [
+        ("9C 4D", "9H KS 2C", True),  # hidden pair
+        ("2C 2D", "9H KS 5C", False),  # pocket deuces are not enough
+        ("2C 2D", "9H 9S 5C", True),  # ... but two pair is
+        ("7C 4D", "9H 9S 5C", False),  # a pair on the board only
+        ("TH 4D", "2H 7H KH", True),  # four to a flush with a hidden ten
+        ("9H 4D", "2H 7H KH", False),  # ... a nine is not enough
+        ("TH 4H", "2H 7C KH", True),  # suited, two on the flop, hidden ten
+        ("9H 4H", "2H 7C KH", False),
+        ("6C 7D", "8H 9S TC", True),  # a straight
+        ("JC 4D", "2H 7S KC", False),
+    ],
+)
+def test_flop_strategy_on_known_hands(hole: str, flop: str, plays: bool) -> None:
+    assert bool(flop_play(_codes(hole), _codes(flop))) is plays
+
+
+def test_simulation_is_reproducible_and_plausible() -> None:
+    first = simulated_return(40, seed=5)
+    again = simulated_return(40, seed=5)
+    other = simulated_return(40, seed=6)
+    assert first == again
+    assert first != other
+    assert first.per_ante_ci is not None and first.on_total_ci is not None
+    assert first.per_ante_ci[0] < first.per_ante < first.per_ante_ci[1]
+    assert 0.9 < first.per_ante < 1.05
+    assert 0.97 < first.on_total < 1.01
+    shares = first.preflop + first.flop + first.river + first.fold
+    assert shares == pytest.approx(1.0)
+
+
+def test_rows_for_the_report() -> None:
+    calls: list[tuple[int, int]] = []
+    rows = holdem_rows(lambda done, total: calls.append((done, total)), samples=20, seed=1)
+    assert [(r.game, r.variant, r.bet, r.basis) for r in rows] == [
+        ("ultimate-holdem", "live", "main", "ante"),
+        ("ultimate-holdem", "live", "main", "total"),
+    ]
+    assert [r.published for r in rows] == [pytest.approx(0.9782), pytest.approx(0.9947)]
+    assert all(r.method == "simulation" and r.ci95 is not None for r in rows)
+    assert all("simulation" in r.note for r in rows)
+    assert calls and calls[-1] == (20, 20)
