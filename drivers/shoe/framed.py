@@ -1,0 +1,169 @@
+"""The smart-shoe framed protocol's byte layer, sans-I/O (see docs/shoe-protocols.md).
+
+On the wire a frame is `STX body ETX`, where the body (before stuffing) is
+`LEN SEQ_hi SEQ_lo TYPE PAYLOAD[LEN] CRC_hi CRC_lo`, and the CRC-16/CCITT-FALSE covers
+`LEN..PAYLOAD`. Inside the body the bytes STX, ETX and DLE are sent as `DLE (byte ^ 0x20)`, so
+STX only ever starts a frame: after garbage or a damaged frame the decoder is in step again at
+the next STX, within one frame. Every failure is returned as a `FrameError` beside the frames;
+nothing raises on any input.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from enum import IntEnum
+
+from drivers.errors import FrameError
+from drivers.shoe.crc import crc16_ccitt
+
+STX = 0x02
+ETX = 0x03
+DLE = 0x10
+MAX_PAYLOAD = 40
+"""Longest payload accepted; the longest real one is a card with a 16-byte tag."""
+MAX_TAG = 16
+"""Longest RFID tag id, in bytes."""
+_MAX_BODY = 6 + MAX_PAYLOAD
+_KEEP_GARBAGE = 64
+
+
+class FrameType(IntEnum):
+    """The message type byte, with the payload each carries."""
+
+    CARD_DRAWN = 0x10
+    """tag length, tag, card index 0..51 (0xFF: the shoe does not know the card)."""
+    CARD_UNREADABLE = 0x11
+    """tag length, tag (length 0 when no tag answered)."""
+    STATUS = 0x20
+    """status byte (bits: empty 0x01, jam 0x02, cover open 0x04, reader fault 0x08)."""
+    HEARTBEAT = 0x21
+    """status byte, sequence number of the shoe's latest event frame (2 bytes)."""
+    ACK = 0x30
+    """sequence number (2 bytes): every event frame up to and including it arrived."""
+    NAK = 0x31
+    """sequence number (2 bytes): resend from this frame on."""
+    RESET = 0x40
+    """firmware version byte: the shoe restarted and numbers its events afresh from this one."""
+
+
+EVENT_TYPES = frozenset(
+    {FrameType.CARD_DRAWN, FrameType.CARD_UNREADABLE, FrameType.STATUS, FrameType.RESET}
+)
+"""Frame types that the receiver acknowledges and that are retransmitted until they are."""
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One decoded frame: sequence number (0..65535), type and raw payload."""
+
+    seq: int
+    type: FrameType
+    payload: bytes
+
+
+def _valid_payload(kind: FrameType, payload: bytes) -> bool:
+    size = len(payload)
+    if kind is FrameType.CARD_DRAWN:
+        return size >= 3 and 1 <= payload[0] <= MAX_TAG and size == payload[0] + 2
+    if kind is FrameType.CARD_UNREADABLE:
+        return size >= 1 and payload[0] <= MAX_TAG and size == payload[0] + 1
+    if kind in (FrameType.STATUS, FrameType.RESET):
+        return size == 1
+    if kind is FrameType.HEARTBEAT:
+        return size == 3
+    return size == 2  # ACK, NAK
+
+
+def encode_frame(frame: Frame) -> bytes:
+    """Return the wire bytes of `frame`; raise `FrameError` if its payload is too long."""
+    if len(frame.payload) > MAX_PAYLOAD or not 0 <= frame.seq <= 0xFFFF:
+        raise FrameError("frame payload or sequence number out of range")
+    head = struct.pack(">BHB", len(frame.payload), frame.seq, frame.type) + frame.payload
+    body = head + struct.pack(">H", crc16_ccitt(head))
+    out = bytearray([STX])
+    for byte in body:
+        if byte in (STX, ETX, DLE):
+            out += bytes((DLE, byte ^ 0x20))
+        else:
+            out.append(byte)
+    out.append(ETX)
+    return bytes(out)
+
+
+class FrameCodec:
+    """Incremental frame decoder: `feed(bytes)` returns frames and `FrameError`s in order."""
+
+    def __init__(self) -> None:
+        """Start outside any frame."""
+        self._body = bytearray()
+        self._raw = bytearray()
+        self._garbage = bytearray()
+        self._garbage_count = 0
+        self._in_frame = False
+        self._escaped = False
+
+    def feed(self, data: bytes) -> list[Frame | FrameError]:
+        """Consume `data` (any split); return the frames and errors it completes, in order."""
+        out: list[Frame | FrameError] = []
+        for byte in data:
+            if byte == STX:
+                if self._in_frame:
+                    out.append(FrameError("frame cut short by a new start byte", bytes(self._raw)))
+                elif self._garbage_count:
+                    out.append(self._garbage_error())
+                self._start()
+            elif not self._in_frame:
+                self._garbage_count += 1
+                if len(self._garbage) < _KEEP_GARBAGE:
+                    self._garbage.append(byte)
+            elif byte == ETX:
+                self._raw.append(byte)
+                out.append(self._finish())
+                self._in_frame = False
+            else:
+                self._raw.append(byte)
+                if self._escaped:
+                    self._escaped = False
+                    self._body.append(byte ^ 0x20)
+                elif byte == DLE:
+                    self._escaped = True
+                else:
+                    self._body.append(byte)
+                if len(self._body) > _MAX_BODY:
+                    out.append(
+                        FrameError("frame longer than the longest message", bytes(self._raw))
+                    )
+                    self._in_frame = False
+        return out
+
+    def _start(self) -> None:
+        self._in_frame = True
+        self._escaped = False
+        self._body.clear()
+        self._raw[:] = bytes((STX,))
+
+    def _garbage_error(self) -> FrameError:
+        error = FrameError(f"{self._garbage_count} bytes outside any frame", bytes(self._garbage))
+        self._garbage.clear()
+        self._garbage_count = 0
+        return error
+
+    def _finish(self) -> Frame | FrameError:
+        body, raw = bytes(self._body), bytes(self._raw)
+        if self._escaped or len(body) < 6:
+            return FrameError("frame too short", raw)
+        length, seq, kind = struct.unpack_from(">BHB", body)
+        if length != len(body) - 6:
+            return FrameError("frame length byte disagrees with the frame", raw)
+        (crc,) = struct.unpack_from(">H", body, len(body) - 2)
+        if crc != crc16_ccitt(body[:-2]):
+            return FrameError("CRC mismatch", raw)
+        try:
+            frame_type = FrameType(kind)
+        except ValueError:
+            return FrameError(f"unknown message type 0x{kind:02x}", raw)
+        payload = body[4:-2]
+        if not _valid_payload(frame_type, payload):
+            return FrameError(f"malformed {frame_type.name} payload", raw)
+        return Frame(seq, frame_type, payload)

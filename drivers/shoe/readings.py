@@ -1,0 +1,139 @@
+"""What a shoe driver reports: typed readings, the delivery that carries them, and its health.
+
+Readings are facts about the hardware, never judgements about the game: a `CardRead` says which
+card left the shoe, not whether it was allowed. Everything the reader thread learns, readings and
+`DriverError`s alike, reaches the runtime as a `Delivery` on one queue, stamped with the reader's
+monotonic clock (for latency and fault timing) and the wall clock (for the controller's input).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+
+from drivers.errors import DriverError
+from studio.cards import Card
+
+
+class StatusFlag(Enum):
+    """One error bit a smart shoe reports in its status and heartbeat frames."""
+
+    EMPTY = "empty"
+    JAM = "jam"
+    COVER_OPEN = "cover_open"
+    READER_FAULT = "reader_fault"
+
+
+STATUS_BITS: dict[StatusFlag, int] = {
+    StatusFlag.EMPTY: 0x01,
+    StatusFlag.JAM: 0x02,
+    StatusFlag.COVER_OPEN: 0x04,
+    StatusFlag.READER_FAULT: 0x08,
+}
+"""The bit of each flag in the status byte (see docs/shoe-protocols.md)."""
+
+
+def flags_from_byte(value: int) -> frozenset[StatusFlag]:
+    """Return the flags set in a status byte; bits with no meaning are ignored."""
+    return frozenset(flag for flag, bit in STATUS_BITS.items() if value & bit)
+
+
+def flags_to_byte(flags: frozenset[StatusFlag]) -> int:
+    """Return the status byte with exactly `flags` set."""
+    value = 0
+    for flag in flags:
+        value |= STATUS_BITS[flag]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class CardRead:
+    """A card left the shoe and was identified: `card`, its RFID `tag` (None for barcodes).
+
+    `raw` is the line or frame it came from; `seq` the shoe's sequence number (None for barcodes).
+    """
+
+    card: Card
+    tag: str | None
+    raw: bytes
+    seq: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CardUnreadable:
+    """A card left the shoe but could not be identified (a `NOREAD`, an unreadable tag)."""
+
+    raw: bytes
+    seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeStatus:
+    """The shoe's error flags changed; an empty set means the shoe reports itself healthy."""
+
+    flags: frozenset[StatusFlag]
+    seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeReset:
+    """The shoe announced a restart; its sequence numbering starts again at `seq`."""
+
+    seq: int
+
+
+class FaultReason(Enum):
+    """Why the driver lost its shoe."""
+
+    DISCONNECTED = "disconnected"
+    SILENT = "silent"
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeFault:
+    """The shoe is lost: the line vanished (`DISCONNECTED`) or the shoe fell silent (`SILENT`)."""
+
+    reason: FaultReason
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeRecovered:
+    """After a `ShoeFault`, the line is open again and (for framed shoes) the shoe answers."""
+
+    detail: str = ""
+
+
+ShoeReading = CardRead | CardUnreadable | ShoeStatus | ShoeReset | ShoeFault | ShoeRecovered
+"""Every reading a shoe driver can report."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One item from the reader: a reading or a reported `DriverError`, and when it was handed over.
+
+    `at` is `time.monotonic()` in the reader process; `ts` the aware UTC wall time for inputs.
+    """
+
+    item: ShoeReading | DriverError
+    at: float
+    ts: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeHealth:
+    """A snapshot of a reader's health counters, safe to publish."""
+
+    connected: bool
+    url: str
+    protocol: str
+    last_heartbeat: float | None
+    frames: int
+    crc_errors: int
+    protocol_errors: int
+    retransmissions: int
+    duplicates: int
+    reconnects: int
+    faults: int
+    last_frames: tuple[bytes, ...] = field(default=())

@@ -1,0 +1,217 @@
+"""`SerialShoe`: the reader that turns a shoe's serial line into deliveries on one queue.
+
+The line is opened only through pyserial's `serial_for_url`, so a device path, `rfc2217://host:port`
+(add `?ign_set_control` for a pty-backed ser2net port) and `socket://host:port` are
+interchangeable. One reader thread feeds the chosen host protocol, writes its acknowledgements
+back, and puts every reading and every error on the queue: nothing is lost in the thread. When the
+line vanishes (a read or write fails, the server closes) the reader delivers
+`ShoeFault(DISCONNECTED)` at once, then reopens the line with doubling backoff and delivers
+`ShoeRecovered` when it is back.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from types import TracebackType
+
+import serial
+
+from drivers.errors import DriverConfigurationError, DriverError
+from drivers.shoe.host import HostItem, HostProtocol, ProtocolOptions, host_protocol
+from drivers.shoe.readings import (
+    Delivery,
+    FaultReason,
+    ShoeFault,
+    ShoeHealth,
+    ShoeReading,
+    ShoeRecovered,
+)
+
+log = logging.getLogger(__name__)
+
+READ_TIMEOUT = 0.02
+"""Longest a read waits, in seconds; it bounds how late silence is noticed and close() returns."""
+BACKOFF_FIRST = 0.05
+BACKOFF_MAX = 1.0
+"""Reconnection waits double from `BACKOFF_FIRST` to `BACKOFF_MAX` seconds: a replugged shoe is
+found within a second, and a missing one costs a few opens per second."""
+
+
+class SerialShoe:
+    """A shoe on a serial line (any pyserial URL), read by its own thread.
+
+    Use as a context manager, or call `close()` (idempotent). Items arrive on `deliveries`
+    (a `queue.Queue[Delivery]`, given or created) and through `read(timeout)`.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        protocol: str = "framed",
+        *,
+        options: ProtocolOptions | None = None,
+        deliveries: queue.Queue[Delivery] | None = None,
+        baudrate: int = 9600,
+        trace: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """Check `url` and `protocol` and start reading.
+
+        Raises `DriverConfigurationError` for an unknown protocol or a malformed URL; a device
+        that is absent is not an error here: it is reported as a fault and retried.
+        """
+        self.url = url
+        self.protocol: HostProtocol = host_protocol(protocol, options)
+        self.deliveries: queue.Queue[Delivery] = deliveries or queue.Queue()
+        self.trace = trace
+        self._baudrate = baudrate
+        self._clock = clock
+        try:
+            serial.serial_for_url(url, do_not_open=True, baudrate=baudrate)
+        except (ValueError, serial.SerialException) as err:
+            raise DriverConfigurationError(f"bad shoe URL {url!r}: {err}") from err
+        self._port: serial.Serial | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._faulted = False
+        self._ever_connected = False
+        self.reconnects = 0
+        self.faults = 0
+        self._log = log.getChild(url.replace(".", "_"))
+        self._thread = threading.Thread(target=self._run, name=f"shoe-reader:{url}", daemon=True)
+        self._thread.start()
+
+    def __enter__(self) -> SerialShoe:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the reader and close the line; calling it again does nothing."""
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close()` was called."""
+        return self._stop.is_set()
+
+    def read(self, timeout: float | None = None) -> Delivery | None:
+        """Return the next delivery, or None when none arrives within `timeout` seconds."""
+        try:
+            return self.deliveries.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def health(self) -> ShoeHealth:
+        """Return a snapshot of the connection state and the protocol's counters."""
+        with self._lock:
+            counters = self.protocol.counters
+            return ShoeHealth(
+                connected=self._port is not None,
+                url=self.url,
+                protocol=self.protocol.name,
+                last_heartbeat=counters.last_heartbeat,
+                frames=counters.frames,
+                crc_errors=counters.crc_errors,
+                protocol_errors=counters.protocol_errors,
+                retransmissions=counters.naks,
+                duplicates=counters.duplicates,
+                reconnects=self.reconnects,
+                faults=self.faults,
+                last_frames=tuple(counters.last_frames),
+            )
+
+    def _deliver(self, item: ShoeReading | DriverError | HostItem) -> None:
+        if isinstance(item, ShoeFault):
+            self.faults += 1
+        self.deliveries.put(Delivery(item, self._clock(), datetime.now(UTC)))
+
+    def _run(self) -> None:
+        backoff = BACKOFF_FIRST
+        try:
+            while not self._stop.is_set():
+                if self._port is None:
+                    if self._connect():
+                        backoff = BACKOFF_FIRST
+                    else:
+                        self._stop.wait(backoff)
+                        backoff = min(backoff * 2, BACKOFF_MAX)
+                    continue
+                try:
+                    self._pump(self._port)
+                except (serial.SerialException, OSError) as err:
+                    self._lost(f"line lost: {err}")
+                except Exception as err:  # a bug must reach the runtime, not die in the thread
+                    failure = DriverError(f"shoe reader failed: {err!r}")
+                    failure.__cause__ = err
+                    self._deliver(failure)
+                    self._lost(f"reader failed: {err!r}")
+        finally:
+            self._close_port()
+
+    def _connect(self) -> bool:
+        try:
+            port = serial.serial_for_url(self.url, baudrate=self._baudrate, timeout=READ_TIMEOUT)
+        except (serial.SerialException, OSError, ValueError) as err:
+            if not self._faulted:
+                self._faulted = True
+                self._deliver(ShoeFault(FaultReason.DISCONNECTED, f"cannot open line: {err}"))
+            return False
+        with self._lock:
+            self._port = port
+        self.protocol.line_opened(self._clock())
+        if self._ever_connected:
+            self.reconnects += 1
+        self._ever_connected = True
+        self._log.info("line open")
+        if self._faulted:
+            self._faulted = False
+            self._deliver(ShoeRecovered("line open again"))
+        return True
+
+    def _pump(self, port: serial.Serial) -> None:
+        data = port.read(port.in_waiting or 1)
+        now = self._clock()
+        if data:
+            if self.trace:
+                self._log.debug("rx %s", data.hex(" "))
+            items, reply = self.protocol.feed(data, now)
+        else:
+            items, reply = [], b""
+        more, nudge = self.protocol.poll(now)
+        for item in (*items, *more):
+            self._deliver(item)
+        out = reply + nudge
+        if out:
+            if self.trace:
+                self._log.debug("tx %s", out.hex(" "))
+            port.write(out)
+
+    def _lost(self, detail: str) -> None:
+        self._close_port()
+        self._log.warning("%s", detail)
+        if not self._faulted:
+            self._faulted = True
+            self._deliver(ShoeFault(FaultReason.DISCONNECTED, detail))
+
+    def _close_port(self) -> None:
+        with self._lock:
+            port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except (serial.SerialException, OSError) as err:
+                self._log.debug("closing a lost line failed: %s", err)
