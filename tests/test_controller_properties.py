@@ -1,0 +1,239 @@
+"""Properties of the controller over random rounds of every game, variant and procedure."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_controller_kit import CONFIGS, Bench, bench, shuffled
+
+from studio.cards import Card
+from studio.games import judge
+from studio.games.model import Face
+
+FAULTS = (
+    "duplicate",
+    "unreadable",
+    "draw",
+    "mismatch",
+    "device",
+    "silence",
+    "call",
+    "timeout",
+    "restart",
+)
+
+PROPS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+configs = st.sampled_from(CONFIGS)
+seeds = st.integers(0, 2**32 - 1)
+gaps = st.floats(0.05, 5.0)
+
+
+@PROPS
+@given(config=configs, camera=st.booleans(), seed=seeds, gap=gaps)
+def test_valid_dealing_always_reaches_a_result(
+    config: dict[str, Any], camera: bool, seed: int, gap: float
+) -> None:
+    b = bench(config, camera=camera)
+    dealt = b.play_round(shuffled(seed), gap)
+    rules = b.settings.rules()
+    results = b.of_type("round_result")
+    assert len(results) == 1 and results[0].audience == "public"
+    positions = results[0].body["positions"]
+    assert list(positions) == list(rules.positions)
+    assert positions == dealt
+    assert len(set(positions.values())) == len(positions)
+    cards = {p: Card.parse(c) for p, c in positions.items()}
+    assert results[0].body["judgement"] == judge(rules, cards).to_json()
+    assert [e.seq for e in b.events] == list(range(1, len(b.events) + 1))
+    assert not b.of_type("round_paused")
+
+
+def _inject(b: Bench, fault: str, dealt: dict[str, str], deck: list[Card]) -> str:
+    """Inject `fault` now; return the incident kind it must raise."""
+    snap = b.snap()
+    expecting = snap["expecting"]
+    if fault == "duplicate" and dealt:
+        b.draw(next(iter(dealt.values())))
+        return "duplicate_card" if expecting else "card_out_of_turn"
+    if fault == "unreadable":
+        b.draw(None, raw="02 3F 3F 03")
+        return "unreadable_card" if expecting else "card_out_of_turn"
+    if fault == "mismatch" and b.settings.camera and dealt:
+        zone, code = next(iter(dealt.items()))
+        other = next(c for c in deck if c.code != code)
+        b.see(zone, "up", other.code)
+        return "camera_mismatch"
+    if fault == "device":
+        b.status("shoe", "fault", "reader error 7")
+        return "device_fault"
+    if fault == "silence" and b.settings.device_silence_seconds is not None:
+        b.wait(b.settings.device_silence_seconds + 0.5)
+        return "device_silent"
+    if fault == "call":
+        b.cmd("call_manager", role="dealer")
+        return "manager_called"
+    if fault == "timeout" and expecting:
+        b.wait(b.settings.deal_timeout_seconds + 0.5)
+        return "deal_timeout"
+    if fault == "restart":
+        b.restart()
+        return "controller_restarted"
+    b.draw(deck.pop().code)
+    return "card_out_of_turn" if not expecting else ""
+
+
+@PROPS
+@given(
+    config=configs,
+    camera=st.booleans(),
+    seed=seeds,
+    cut=st.integers(0, 40),
+    fault=st.sampled_from(FAULTS),
+)
+def test_any_fault_pauses_before_another_card_is_accepted(
+    config: dict[str, Any], camera: bool, seed: int, cut: int, fault: str
+) -> None:
+    b = bench(config, camera=camera, device_silence_seconds=15.0 if fault == "silence" else None)
+    deck = shuffled(seed)
+    b.start()
+    dealt: dict[str, str] = {}
+    for _ in range(cut):
+        snap = b.snap()
+        if snap["phase"] == "idle":
+            break
+        if snap["expecting"]:
+            card = deck.pop().code
+            dealt[snap["expecting"]] = card
+            b.deal(card)
+        else:
+            b.wait(1.0)
+    if b.snap()["phase"] == "idle":
+        return
+    before = len(b.events)
+    kind = _inject(b, fault, dealt, deck)
+    if not kind:
+        return  # a clean card was drawn where one was expected: no fault to see
+    paused = [e for e in b.events[before:] if e.type == "round_paused"]
+    assert paused and paused[0].body["kind"] == kind
+    assert b.snap()["paused"]
+    after = len(b.events)
+    b.step(0.5)
+    b.draw(deck.pop().code)
+    assert not [e for e in b.events[after:] if e.type == "card_dealt"]
+    assert b.of_type("round_paused")[-1].body["kind"] == "card_out_of_turn"
+
+
+def _leaks(body: Any, code: str) -> bool:
+    return code in json.dumps(body)
+
+
+@PROPS
+@given(
+    config=configs,
+    camera=st.booleans(),
+    seed=seeds,
+    cut=st.integers(0, 30),
+    fault=st.sampled_from(FAULTS),
+    then=st.sampled_from(["void", "fix"]),
+)
+def test_no_public_event_carries_a_face_down_card_before_its_reveal(
+    config: dict[str, Any], camera: bool, seed: int, cut: int, fault: str, then: str
+) -> None:
+    b = bench(config, camera=camera, device_silence_seconds=15.0 if fault == "silence" else None)
+    deck = shuffled(seed)
+    b.start()
+    dealt: dict[str, str] = {}
+    for _ in range(cut):
+        snap = b.snap()
+        if snap["expecting"]:
+            card = deck.pop().code
+            dealt[snap["expecting"]] = card
+            b.deal(card)
+        elif snap["phase"] != "idle":
+            b.wait(1.0)
+    if b.snap()["phase"] != "idle" and _inject(b, fault, dealt, deck):
+        _settle(b, then)
+    if b.snap()["phase"] != "idle":
+        b.play_round(deck)
+    _assert_no_leak(b)
+
+
+def _settle(b: Bench, then: str) -> None:
+    """Let a shift manager clear the pause: void, or discard and correct until resume works."""
+    if then == "void":
+        b.cmd("void")
+        return
+    for _ in range(10):
+        snap = b.snap()
+        if not snap["paused"]:
+            return
+        if any("is silent" in r or "is fault" in r for r in snap["resume_blockers"]):
+            b.status("shoe", "ok")
+            b.status("camera", "ok")
+        elif snap["resume_blockers"]:
+            b.cmd("discard_last_card")
+        else:
+            b.cmd("resume")
+    b.cmd("void")
+
+
+def _assert_no_leak(b: Bench) -> None:
+    down = {
+        e.body["position"]: e.body["card"]
+        for e in b.of_type("card_dealt", "restricted")
+        if e.body["face"] == Face.DOWN.value
+    }
+    down |= {
+        e.body["position"]: e.body["card"]
+        for e in b.of_type("card_corrected", "restricted")
+        if e.body["face"] == Face.DOWN.value
+    }
+    revealed: set[str] = set()
+    for e in b.events:
+        if e.audience != "public":
+            continue
+        if e.type == "card_revealed":
+            revealed.add(e.body["position"])
+        if e.type in ("round_opened", "round_result", "round_voided"):
+            revealed = set() if e.type == "round_opened" else set(down)
+            if e.type == "round_opened":
+                continue
+        secret = [c for p, c in down.items() if p not in revealed]
+        text = e.model_dump_json()
+        assert not [c for c in secret if f'"{c}"' in text], (e, secret)
+
+
+@PROPS
+@given(
+    config=configs,
+    camera=st.booleans(),
+    seed=seeds,
+    cut=st.integers(0, 30),
+    fault=st.sampled_from(FAULTS),
+    then=st.sampled_from(["void", "fix"]),
+)
+def test_a_second_controller_fed_the_same_inputs_emits_the_same_events(
+    config: dict[str, Any], camera: bool, seed: int, cut: int, fault: str, then: str
+) -> None:
+    b = bench(
+        config,
+        camera=camera,
+        device_silence_seconds=15.0 if fault == "silence" else None,
+        auto_start=True,
+    )
+    deck = shuffled(seed)
+    b.play_round(deck)
+    for _ in range(cut):
+        snap = b.snap()
+        if snap["expecting"]:
+            b.deal(deck.pop().code)
+        else:
+            b.wait(1.5)
+    if _inject(b, fault, {}, deck):
+        _settle(b, then)
+    again = b.replay()
+    assert [e.model_dump() for e in again] == [e.model_dump() for e in b.events]
