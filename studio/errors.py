@@ -31,3 +31,23 @@ class JournalError(StudioError):
 
 class ReplayMismatchError(JournalError):
     """Replaying a journal's inputs rebuilt events that differ from the events it stored."""
+
+
+class BusError(StudioError):
+    """The message bus cannot bind, connect, send or receive as its contract requires."""
+
+
+class EndpointInUseError(BusError):
+    """An endpoint is already bound by another socket (a second bind would silently steal it)."""
+
+
+class AudienceError(BusError):
+    """An event was offered to a stream its audience forbids (a restricted event to public)."""
+
+
+class BusTimeoutError(BusError):
+    """A request on the bus (replay, command) got no reply in time."""
+
+
+class KeyFileError(ConfigurationError):
+    """A CURVE key file or the allow-list of client keys is missing, malformed or inconsistent."""

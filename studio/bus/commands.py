@@ -1,0 +1,312 @@
+"""The command channel: authenticated commands in, "accepted" or the refusal reason out.
+
+A client (DEALER or REQ) sends one frame of UTF-8 JSON, at most `MAX_COMMAND_BYTES`:
+
+    {"id": "c1", "action": "void", "args": {"reason": "misdeal"}}
+
+and gets one frame back: `{"id": "c1", "status": "accepted" | "refused" | "error", "reason": ...}`
+("error" for a message the channel cannot read, with `"id": null` when even that is unknown).
+
+Who sends a command is the CURVE key that completed the handshake, read from the message's
+User-Id and looked up in the allow-list as the file says *now* (removing a key does not close a
+connection already made, so the check is per message). A message's own claims (a "role" field,
+say) are refused as unknown fields, never believed. A role allowed to send the action gets the
+command handed to the handler (the runtime: controller and journal), whose decision is the reply;
+otherwise it is refused here and reported to `on_refused` so it can be journalled with its actor.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Literal, Self
+from uuid import uuid4
+
+import zmq
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from studio.bus.endpoints import ExclusiveBind, bind, release
+from studio.bus.keys import KeyPair, Role
+from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
+from studio.errors import BusError, BusTimeoutError
+
+log = logging.getLogger(__name__)
+
+COMMAND_DOMAIN = "commands"
+"""The ZAP domain of the command channel: any allow-listed key completes the handshake."""
+
+MAX_COMMAND_BYTES = 4096
+"""A command is a few hundred bytes; larger messages are refused before parsing."""
+
+COMMAND_ROLES: Mapping[str, frozenset[Role]] = {
+    "start_round": frozenset({"dealer", "shift_manager"}),
+    "call_manager": frozenset({"dealer", "shift_manager"}),
+    "rescan": frozenset({"dealer", "shift_manager"}),
+    "new_deck": frozenset({"dealer", "shift_manager"}),
+    # Resolving a pause is the shift manager's alone (GAMES.md: faults latch until they act).
+    "resume": frozenset({"shift_manager"}),
+    "correct_card": frozenset({"shift_manager"}),
+    "discard_last_card": frozenset({"shift_manager"}),
+    "void": frozenset({"shift_manager"}),
+}
+"""Which roles may send each action; an action not listed here is refused for everyone."""
+
+Scalar = str | int | float | bool | None
+
+
+class CommandMessage(BaseModel):
+    """A command as a client sends it; unknown fields (claims of identity or role) are refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    id: str = Field(min_length=1, max_length=64)
+    action: str = Field(min_length=1, max_length=32, pattern=r"^[a-z]+(_[a-z]+)*$")
+    args: dict[str, Scalar] = Field(default_factory=dict, max_length=16)
+
+
+@dataclass(frozen=True)
+class CommandRequest:
+    """An authenticated command: what was asked and who (by key) asked it."""
+
+    request_id: str
+    action: str
+    args: Mapping[str, Scalar]
+    actor: str
+    role: Role
+    public_key: str
+
+
+@dataclass(frozen=True)
+class CommandDecision:
+    """The answer to a command: accepted, or refused with the reason the sender is shown."""
+
+    accepted: bool
+    reason: str | None = None
+
+
+CommandHandler = Callable[[CommandRequest], CommandDecision]
+"""Receives each role-checked command (from the channel's thread) and decides it."""
+
+RefusalListener = Callable[[CommandRequest, str], None]
+"""Told of each command the channel refused by role, with the reason, to journal it."""
+
+
+class CommandChannel:
+    """Serve the table's command channel (ROUTER, CURVE) from its own thread until `close()`.
+
+    `handler` and `on_refused` are called from that thread; an exception in either is logged
+    and answered as an error, never stops the channel. Context manager; `close()` idempotent.
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        handler: CommandHandler,
+        security: ServerSecurity,
+        *,
+        on_refused: RefusalListener | None = None,
+        permissions: Mapping[str, frozenset[Role]] = COMMAND_ROLES,
+    ) -> None:
+        """Bind `endpoint` and start serving; raises EndpointInUseError or BusError on bind."""
+        self._handler = handler
+        self._on_refused = on_refused
+        self._permissions = permissions
+        self._security = security
+        self._stop = threading.Event()
+        self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        self._claims: list[ExclusiveBind] = []
+        self._guard: KeyGuard | None = None
+        self._sock = self._ctx.socket(zmq.ROUTER)
+        self._thread: threading.Thread | None = None
+        try:
+            self._sock.setsockopt(zmq.LINGER, 0)
+            self._sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+            # libzmq drops the peer of a message this large before it is ever read.
+            self._sock.setsockopt(zmq.MAXMSGSIZE, MAX_COMMAND_BYTES * 16)
+            self._guard = security.guard(self._ctx, {COMMAND_DOMAIN: any_listed})
+            self._guard.secure(self._sock, security.server_keys, COMMAND_DOMAIN)
+            self._claims.append(bind(self._sock, endpoint))
+        except BaseException:
+            self._teardown()
+            raise
+        self._thread = threading.Thread(target=self._run, name="command-channel", daemon=True)
+        self._thread.start()
+
+    @property
+    def endpoint(self) -> str:
+        """The endpoint actually bound."""
+        return self._sock.getsockopt_string(zmq.LAST_ENDPOINT)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if not self._sock.poll(50):
+                    continue
+                frames = self._sock.recv_multipart(copy=False)
+            except zmq.ZMQError:
+                log.exception("command channel receive failed")
+                continue
+            route = [f.bytes for f in frames[:-1]]
+            try:
+                reply = self.decide(frames[-1])
+            except Exception:
+                log.exception("command handling failed")
+                reply = {"id": None, "status": "error", "reason": "internal error"}
+            try:
+                self._sock.send_multipart([*route, json.dumps(reply).encode()])
+            except zmq.ZMQError as err:
+                log.warning("command reply not delivered: %s", err)
+
+    def decide(self, frame: zmq.Frame) -> dict[str, Any]:
+        """The reply to one received message frame (public for tests of odd frames)."""
+        user = user_id(frame)
+        entry = self._security.allow_list.lookup(user) if user else None
+        if entry is None:
+            log.warning("command from a key not on the allow-list (%s) refused", user)
+            return {"id": None, "status": "refused", "reason": "key not on the allow-list"}
+        raw = frame.bytes
+        if len(raw) > MAX_COMMAND_BYTES:
+            return {"id": None, "status": "error", "reason": "message too large"}
+        try:
+            message = CommandMessage.model_validate_json(raw)
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "message"
+            return {"id": None, "status": "error", "reason": f"malformed: {where}: {first['msg']}"}
+        request = CommandRequest(
+            request_id=message.id,
+            action=message.action,
+            args=dict(message.args),
+            actor=entry.name,
+            role=entry.role,
+            public_key=entry.public_key,
+        )
+        allowed = self._permissions.get(message.action)
+        if allowed is None or entry.role not in allowed:
+            reason = (
+                f"unknown action {message.action!r}"
+                if allowed is None
+                else f"role {entry.role} may not {message.action}"
+            )
+            if self._on_refused is not None:
+                try:
+                    self._on_refused(request, reason)
+                except Exception:
+                    log.exception("on_refused listener failed")
+            return {"id": message.id, "status": "refused", "reason": reason}
+        decision = self._handler(request)
+        status = "accepted" if decision.accepted else "refused"
+        return {"id": message.id, "status": status, "reason": decision.reason}
+
+    def close(self) -> None:
+        """Stop serving and unbind."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._teardown()
+
+    def _teardown(self) -> None:
+        if self._sock.closed:
+            return
+        self._sock.close()
+        if self._guard is not None:
+            self._guard.close()
+        self._ctx.term()
+        release(self._claims)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+CommandStatus = Literal["accepted", "refused", "error"]
+
+
+@dataclass(frozen=True)
+class CommandReply:
+    """The channel's answer to one command."""
+
+    status: CommandStatus
+    reason: str | None
+
+
+class CommandClient:
+    """Send commands to a table's command channel with a CURVE key (context manager).
+
+    A key the channel does not admit never completes the handshake: `send` then raises
+    BusTimeoutError.
+    """
+
+    def __init__(
+        self, endpoint: str, client_keys: KeyPair, server_key: bytes, *, timeout: float = 3.0
+    ) -> None:
+        """Connect to `endpoint` as `client_keys` (no I/O until the first command)."""
+        self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        self._timeout_ms = int(timeout * 1000)
+        self._ids = itertools.count()
+        self._prefix = uuid4().hex[:8]
+        self._sock = self._ctx.socket(zmq.DEALER)
+        self._sock.setsockopt(zmq.LINGER, 0)
+        secure_client(self._sock, client_keys, server_key)
+        self._sock.connect(endpoint)
+
+    def send_raw(self, payload: bytes) -> dict[str, Any]:
+        """Send `payload` as is and return the reply object (for tests and diagnostics).
+
+        Raises BusTimeoutError when no reply comes in time.
+        """
+        self._sock.send(payload)
+        if not self._sock.poll(self._timeout_ms):
+            raise BusTimeoutError("the command channel did not answer in time")
+        reply = json.loads(self._sock.recv())
+        if not isinstance(reply, dict):
+            raise BusError("unreadable command reply")
+        return reply
+
+    def send(self, action: str, args: Mapping[str, Scalar] | None = None) -> CommandReply:
+        """Send one command and wait for its answer; raises BusTimeoutError or BusError."""
+        rid = f"{self._prefix}-{next(self._ids)}"
+        payload = json.dumps({"id": rid, "action": action, "args": dict(args or {})})
+        deadline_polls = 3
+        reply = self.send_raw(payload.encode())
+        # A reply to an earlier command that timed out may still be queued: skip it.
+        while reply.get("id") not in (rid, None) and deadline_polls:
+            deadline_polls -= 1
+            if not self._sock.poll(self._timeout_ms):
+                raise BusTimeoutError("the command channel did not answer in time")
+            reply = json.loads(self._sock.recv())
+        status = reply.get("status")
+        if status not in ("accepted", "refused", "error"):
+            raise BusError(f"unreadable command reply: {reply!r}")
+        reason = reply.get("reason")
+        return CommandReply(status, reason if isinstance(reason, str) else None)
+
+    def close(self) -> None:
+        """Close the socket and its context."""
+        if not self._sock.closed:
+            self._sock.close()
+            self._ctx.term()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

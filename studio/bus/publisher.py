@@ -1,0 +1,263 @@
+"""The table's two event streams: public (anyone) and restricted (CURVE, authorised keys).
+
+`EventPublisher` binds both as XPUB sockets and owns them in one I/O thread, which also sends a
+heartbeat on a stream that has been idle for `heartbeat_interval` and a welcome heartbeat to every
+new subscription (so a subscriber that joined after events were sent learns at once that it has
+something to fetch). `publish()` may be called from any thread; it checks and encodes the event in
+the caller's thread, so a bad event raises there, and hands the frames to the I/O thread.
+
+Routing: every event goes to the restricted stream; only `audience == "public"` events go to the
+public stream. Offering a restricted event to the public stream raises `AudienceError` and logs it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Collection
+from itertools import count
+from types import TracebackType
+from typing import Literal, Self
+
+import zmq
+
+from studio.bus.endpoints import ExclusiveBind, bind, release
+from studio.bus.keys import RESTRICTED_READERS, AllowedKey
+from studio.bus.security import KeyGuard, ServerSecurity
+from studio.bus.wire import EnvelopeLike, check_table, event_frames, heartbeat_frames, to_event
+from studio.errors import AudienceError, BusError, InputError
+
+log = logging.getLogger(__name__)
+
+StreamName = Literal["public", "restricted"]
+"""The two streams of a table."""
+
+RESTRICTED_DOMAIN = "restricted"
+"""The ZAP domain of the restricted stream: only `RESTRICTED_READERS` keys complete a handshake."""
+
+_pipe_ids = count()
+_STOP = b"stop"
+
+
+def _restricted_reader(entry: AllowedKey) -> bool:
+    return entry.role in RESTRICTED_READERS
+
+
+class EventPublisher:
+    """Publish one table's events on its public and restricted streams.
+
+    `last_seq` and `last_public_seq` are the last events each stream carried before this process
+    (from the journal after a restart); if they are wrong, subscribers notice a position mismatch
+    and repair it from the replay service, so a mistake costs a replay, never an event.
+    Use it as a context manager; `close()` is idempotent.
+    """
+
+    def __init__(
+        self,
+        table: str,
+        *,
+        public_endpoint: str | None,
+        restricted_endpoint: str | None,
+        security: ServerSecurity | None = None,
+        heartbeat_interval: float = 1.0,
+        sndhwm: int = 1000,
+        last_seq: int = 0,
+        last_public_seq: int = 0,
+    ) -> None:
+        """Bind the streams and start the I/O thread.
+
+        Raises EndpointInUseError or BusError when an endpoint is taken or a restricted stream
+        is asked for without security, InputError for a table id the bus cannot carry.
+        """
+        self.table = check_table(table)
+        if restricted_endpoint is not None and security is None:
+            raise BusError("the restricted stream needs CURVE keys and an allow-list")
+        self._interval = heartbeat_interval
+        self._last_seq = last_seq
+        self._positions: dict[StreamName, int] = {
+            "public": last_public_seq,
+            "restricted": last_seq,
+        }
+        self._lock = threading.Lock()
+        self._closed = False
+        self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        self._claims: list[ExclusiveBind] = []
+        self._guard: KeyGuard | None = None
+        self._sockets: dict[StreamName, zmq.Socket[bytes]] = {}
+        self._thread: threading.Thread | None = None
+        self._pipe: zmq.Socket[bytes] | None = None
+        try:
+            if security is not None and restricted_endpoint is not None:
+                self._guard = security.guard(self._ctx, {RESTRICTED_DOMAIN: _restricted_reader})
+            for name, endpoint in (
+                ("public", public_endpoint),
+                ("restricted", restricted_endpoint),
+            ):
+                if endpoint is None:
+                    continue
+                sock = self._ctx.socket(zmq.XPUB)
+                sock.setsockopt(zmq.LINGER, 200)
+                sock.setsockopt(zmq.SNDHWM, sndhwm)
+                # Report every subscription, not just the first per topic: welcome each joiner.
+                sock.setsockopt(zmq.XPUB_VERBOSE, 1)
+                if name == "restricted" and self._guard is not None and security is not None:
+                    self._guard.secure(sock, security.server_keys, RESTRICTED_DOMAIN)
+                self._sockets[name] = sock  # type: ignore[index]
+                self._claims.append(bind(sock, endpoint))
+            pipe_name = f"inproc://studio-publisher-{next(_pipe_ids)}"
+            self._pipe = self._ctx.socket(zmq.PAIR)
+            self._pipe.bind(pipe_name)
+            # Created here, used only by the I/O thread from its start on.
+            worker_pipe = self._ctx.socket(zmq.PAIR)
+            worker_pipe.connect(pipe_name)
+        except BaseException:
+            self._teardown()
+            raise
+        self._thread = threading.Thread(
+            target=self._run, args=(worker_pipe,), name=f"publisher-{table}", daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def endpoints(self) -> dict[StreamName, str]:
+        """The endpoints actually bound (a `tcp://...:0` request shows its chosen port)."""
+        return {
+            name: sock.getsockopt_string(zmq.LAST_ENDPOINT) for name, sock in self._sockets.items()
+        }
+
+    def publish(
+        self, event: EnvelopeLike, *, streams: Collection[StreamName] | None = None
+    ) -> None:
+        """Send `event` on `streams` (default: restricted always, public if its audience is public).
+
+        Raises AudienceError (after logging it) when a restricted event is offered to the public
+        stream, InputError when `event` is not a valid envelope of this table or repeats a
+        sequence number already published, BusError when the publisher is closed.
+        """
+        wire = to_event(event)
+        if wire.table != self.table:
+            raise InputError(f"event of table {wire.table!r} offered to table {self.table!r}")
+        if streams is None:
+            targets: set[StreamName] = {"restricted"}
+            if wire.audience == "public":
+                targets.add("public")
+        else:
+            targets = set(streams)
+        if "public" in targets and wire.audience != "public":
+            log.error("refused: %s event seq %d offered to the public stream", wire.type, wire.seq)
+            raise AudienceError(f"event {wire.seq} ({wire.type}) is restricted: never public")
+        flags = b"".join(n[:1].encode() for n in sorted(targets) if n in self._sockets)
+        with self._lock:
+            if self._closed or self._pipe is None:
+                raise BusError("the publisher is closed")
+            if wire.seq <= self._last_seq:
+                raise InputError(f"seq {wire.seq} was published already (last {self._last_seq})")
+            if wire.seq != self._last_seq + 1:
+                log.warning("seq jumps from %d to %d", self._last_seq, wire.seq)
+            self._last_seq = wire.seq
+            topic, payload, _ = event_frames(wire, 0)
+            audience = b"p" if wire.audience == "public" else b"r"
+            self._pipe.send_multipart([flags, topic, payload, str(wire.seq).encode(), audience])
+
+    def _run(self, pipe: zmq.Socket[bytes]) -> None:
+        poller = zmq.Poller()
+        poller.register(pipe, zmq.POLLIN)
+        by_socket = {sock: name for name, sock in self._sockets.items()}
+        for sock in self._sockets.values():
+            poller.register(sock, zmq.POLLIN)
+        last_sent = dict.fromkeys(self._sockets, time.monotonic())
+        try:
+            while True:
+                now = time.monotonic()
+                due = min(last_sent.values(), default=now) + self._interval
+                ready = dict(poller.poll(int(max(0.0, due - now) * 1000)))
+                if pipe in ready and not self._forward(pipe, last_sent):
+                    return
+                for sock, name in by_socket.items():
+                    if sock in ready:
+                        self._welcome(sock, name, last_sent)
+                now = time.monotonic()
+                for name, sent in last_sent.items():
+                    if now - sent >= self._interval:
+                        self._heartbeat(name, last_sent)
+        except zmq.ZMQError:
+            log.exception("publisher I/O thread for table %s stopped", self.table)
+        finally:
+            pipe.close(linger=0)
+
+    def _forward(self, pipe: zmq.Socket[bytes], last_sent: dict[StreamName, float]) -> bool:
+        # Drain what is queued so a burst does not wait one poll per event.
+        while True:
+            try:
+                flags, topic, payload, seq_text, audience = pipe.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return True
+            if flags == _STOP:
+                return False
+            seq = int(seq_text)
+            streams: tuple[StreamName, ...] = ("public", "restricted")
+            for stream in streams:
+                if stream[:1].encode() not in flags:
+                    continue
+                if stream == "public" and audience != b"p":
+                    # Second line of defence behind publish(): never reached unless it was bypassed.
+                    log.error("dropped restricted event %d at the public socket", seq)
+                    continue
+                previous = self._positions[stream]
+                self._sockets[stream].send_multipart([topic, payload, str(previous).encode()])
+                self._positions[stream] = seq
+                last_sent[stream] = time.monotonic()
+
+    def _welcome(
+        self, sock: zmq.Socket[bytes], name: StreamName, last_sent: dict[StreamName, float]
+    ) -> None:
+        while True:
+            try:
+                message = sock.recv(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            if message[:1] == b"\x01":
+                self._heartbeat(name, last_sent)
+
+    def _heartbeat(self, name: StreamName, last_sent: dict[StreamName, float]) -> None:
+        frames = heartbeat_frames(self.table, self._positions[name])
+        try:
+            self._sockets[name].send_multipart(frames, zmq.NOBLOCK)
+        except zmq.Again:
+            log.debug("heartbeat on %s dropped at the high-water mark", name)
+        last_sent[name] = time.monotonic()
+
+    def close(self) -> None:
+        """Stop the I/O thread after it has handed on what was published, and unbind."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._thread is not None and self._pipe is not None:
+                self._pipe.send_multipart([_STOP, b"", b"", b"", b""])
+        if self._thread is not None:
+            self._thread.join()
+        self._teardown()
+
+    def _teardown(self) -> None:
+        self._closed = True
+        for sock in self._sockets.values():
+            sock.close()
+        if self._pipe is not None:
+            self._pipe.close(linger=0)
+        if self._guard is not None:
+            self._guard.close()
+        self._ctx.term()
+        release(self._claims)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

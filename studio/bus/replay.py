@@ -1,0 +1,310 @@
+"""The replay service (ROUTER) that lets subscribers fetch what the streams did not bring them.
+
+Requests and replies are multipart messages whose first frame is UTF-8 JSON:
+
+- `{"id": "r1", "op": "events", "from": N, "audience": "public" | "restricted"}` is answered by
+  `{"id": "r1", "status": "ok", "count": k, "more": bool}` followed by k frames, each one
+  envelope's JSON, in sequence order from `seq` N on (at most `batch` per reply; ask again from
+  the next `seq` while `more` is true). With `"audience": "public"` only public events are sent.
+- `{"id": "r2", "op": "snapshot"}` is answered by `{"id": "r2", "status": "ok", "snapshot": {...}}`.
+- Anything else gets `{"id": ..., "status": "error", "reason": "..."}`; a request the service
+  cannot even parse gets that with `"id": null`.
+
+With CURVE, restricted events and the snapshot (which shows face-down cards) are served only to
+keys whose role is in `RESTRICTED_READERS`, looked up from the request's authenticated User-Id in
+the allow-list as it is now. Without CURVE every request is served public events only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from types import TracebackType
+from typing import Any, Protocol, Self
+from uuid import uuid4
+
+import zmq
+
+from studio.bus.endpoints import ExclusiveBind, bind, release
+from studio.bus.keys import RESTRICTED_READERS, KeyPair
+from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
+from studio.bus.wire import EnvelopeLike, WireEvent, to_event
+from studio.errors import BusError, BusTimeoutError, InputError
+
+log = logging.getLogger(__name__)
+
+REPLAY_DOMAIN = "replay"
+"""The ZAP domain of the replay service: any allow-listed key completes the handshake."""
+
+MAX_REQUEST_BYTES = 1024
+"""Requests are a few dozen bytes; anything larger is refused unread."""
+
+
+class EventSource(Protocol):
+    """Where the replay service reads stored events: the journal in production.
+
+    Both methods are called from the replay service's own thread, so an implementation backed
+    by SQLite opens its own connection for that thread (or serialises access itself).
+    """
+
+    def events_from(self, seq: int) -> Iterable[EnvelopeLike]:
+        """Every stored event with sequence number `seq` or later, in sequence order."""
+        ...
+
+    def snapshot(self) -> Mapping[str, Any]:
+        """The current round as a JSON-able mapping (restricted view)."""
+        ...
+
+
+class ReplayService:
+    """Answer replay and snapshot requests for one table from an `EventSource`.
+
+    The service runs in its own thread from construction until `close()` (idempotent; context
+    manager). A failing source or a bad request is answered with an error, never stops it.
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        source: EventSource,
+        *,
+        security: ServerSecurity | None = None,
+        batch: int = 1000,
+    ) -> None:
+        """Bind `endpoint` and start serving; raises EndpointInUseError or BusError on bind."""
+        self._source = source
+        self._security = security
+        self._batch = batch
+        self._stop = threading.Event()
+        self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        self._guard: KeyGuard | None = None
+        self._claims: list[ExclusiveBind] = []
+        self._sock = self._ctx.socket(zmq.ROUTER)
+        self._thread: threading.Thread | None = None
+        try:
+            self._sock.setsockopt(zmq.LINGER, 0)
+            # A vanished client must raise EHOSTUNREACH on reply, not fill a queue nobody reads.
+            self._sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+            self._sock.setsockopt(zmq.MAXMSGSIZE, MAX_REQUEST_BYTES * 4)
+            if security is not None:
+                self._guard = security.guard(self._ctx, {REPLAY_DOMAIN: any_listed})
+                self._guard.secure(self._sock, security.server_keys, REPLAY_DOMAIN)
+            self._claims.append(bind(self._sock, endpoint))
+        except BaseException:
+            self._teardown()
+            raise
+        self._thread = threading.Thread(target=self._run, name="replay-service", daemon=True)
+        self._thread.start()
+
+    @property
+    def endpoint(self) -> str:
+        """The endpoint actually bound."""
+        return self._sock.getsockopt_string(zmq.LAST_ENDPOINT)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if not self._sock.poll(50):
+                    continue
+                frames = self._sock.recv_multipart(copy=False)
+            except zmq.ZMQError:
+                log.exception("replay service receive failed")
+                continue
+            try:
+                self._answer(frames)
+            except Exception:
+                # Whatever a client sends or a source raises, the service keeps serving.
+                log.exception("replay request failed")
+
+    def _answer(self, frames: list[zmq.Frame]) -> None:
+        route = [f.bytes for f in frames[:-1]]
+        request = frames[-1]
+        may_read_restricted = False
+        if self._security is not None:
+            user = user_id(request)
+            entry = self._security.allow_list.lookup(user) if user else None
+            if entry is None:
+                self._reply(route, {"id": None, "status": "error", "reason": "key not allowed"})
+                return
+            may_read_restricted = entry.role in RESTRICTED_READERS
+        try:
+            if len(request.bytes) > MAX_REQUEST_BYTES:
+                raise InputError("request too large")
+            data = json.loads(request.bytes)
+            if not isinstance(data, dict):
+                raise InputError("a request is a JSON object")
+        except (ValueError, InputError) as err:
+            self._reply(route, {"id": None, "status": "error", "reason": f"malformed: {err}"})
+            return
+        rid = data.get("id") if isinstance(data.get("id"), str) else None
+        op = data.get("op")
+        if op == "snapshot":
+            if not may_read_restricted:
+                self._reply(route, {"id": rid, "status": "error", "reason": "role may not"})
+                return
+            try:
+                snap = dict(self._source.snapshot())
+            except Exception as err:
+                log.exception("snapshot failed")
+                self._reply(route, {"id": rid, "status": "error", "reason": f"source: {err}"})
+                return
+            self._reply(route, {"id": rid, "status": "ok", "snapshot": snap})
+            return
+        start, audience = data.get("from"), data.get("audience", "public")
+        if op != "events" or not isinstance(start, int) or start < 1:
+            self._reply(route, {"id": rid, "status": "error", "reason": "unknown request"})
+            return
+        if audience not in ("public", "restricted") or (
+            audience == "restricted" and not may_read_restricted
+        ):
+            self._reply(route, {"id": rid, "status": "error", "reason": "audience not allowed"})
+            return
+        try:
+            events, more = self._collect(start, public_only=audience == "public")
+        except Exception as err:
+            log.exception("events_from(%d) failed", start)
+            self._reply(route, {"id": rid, "status": "error", "reason": f"source: {err}"})
+            return
+        header = {"id": rid, "status": "ok", "count": len(events), "more": more}
+        self._reply(route, header, [e.payload for e in events])
+
+    def _collect(self, start: int, *, public_only: bool) -> tuple[list[WireEvent], bool]:
+        events: list[WireEvent] = []
+        iterator = iter(self._source.events_from(start))
+        try:
+            for item in iterator:
+                event = to_event(item)
+                if event.seq < start or (public_only and event.audience != "public"):
+                    continue
+                if len(events) == self._batch:
+                    return events, True
+                events.append(event)
+            return events, False
+        finally:
+            close = getattr(iterator, "close", None)
+            if callable(close):
+                close()
+
+    def _reply(
+        self, route: list[bytes], header: dict[str, Any], payloads: list[bytes] | None = None
+    ) -> None:
+        try:
+            self._sock.send_multipart([*route, json.dumps(header).encode(), *(payloads or [])])
+        except zmq.ZMQError as err:
+            log.warning("replay reply not delivered: %s", err)
+
+    def close(self) -> None:
+        """Stop serving and unbind."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._teardown()
+
+    def _teardown(self) -> None:
+        if self._sock.closed:
+            return
+        self._sock.close()
+        if self._guard is not None:
+            self._guard.close()
+        self._ctx.term()
+        release(self._claims)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class ReplayClient:
+    """Ask one table's replay service for events and snapshots (context manager, idempotent close).
+
+    With `client_keys` and `server_key` the connection uses CURVE; a key the service does not
+    admit never completes the handshake, which shows as `BusTimeoutError`.
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        client_keys: KeyPair | None = None,
+        server_key: bytes | None = None,
+        timeout: float = 2.0,
+        context: zmq.Context[zmq.Socket[bytes]] | None = None,
+    ) -> None:
+        """Connect to `endpoint` (no I/O happens until the first request)."""
+        self._own_ctx = context is None
+        self._ctx: zmq.Context[zmq.Socket[bytes]] = context or zmq.Context()
+        self._timeout_ms = int(timeout * 1000)
+        self._ids = itertools.count()
+        self._prefix = uuid4().hex[:8]
+        self._sock = self._ctx.socket(zmq.DEALER)
+        self._sock.setsockopt(zmq.LINGER, 0)
+        if client_keys is not None and server_key is not None:
+            secure_client(self._sock, client_keys, server_key)
+        self._sock.connect(endpoint)
+
+    def _request(self, body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
+        rid = f"{self._prefix}-{next(self._ids)}"
+        self._sock.send(json.dumps({"id": rid, **body}).encode())
+        while True:
+            if not self._sock.poll(self._timeout_ms):
+                raise BusTimeoutError("the replay service did not answer in time")
+            header_frame, *payloads = self._sock.recv_multipart()
+            try:
+                header = json.loads(header_frame)
+            except ValueError as err:
+                raise BusError(f"unreadable replay reply: {err}") from err
+            if header.get("id") != rid:
+                continue  # A late answer to a request that timed out earlier.
+            if header.get("status") != "ok":
+                raise BusError(f"replay refused: {header.get('reason')}")
+            return header, payloads
+
+    def fetch(self, start: int, *, audience: str = "public") -> Iterator[WireEvent]:
+        """Yield every stored event from `seq` `start` on for `audience`, in order.
+
+        Raises BusTimeoutError when the service does not answer, BusError when it refuses.
+        """
+        while True:
+            header, payloads = self._request({"op": "events", "from": start, "audience": audience})
+            events = [to_event(p) for p in payloads]
+            yield from events
+            if not header.get("more") or not events:
+                return
+            start = events[-1].seq + 1
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table's current round snapshot; raises BusTimeoutError or BusError."""
+        header, _ = self._request({"op": "snapshot"})
+        snap = header.get("snapshot")
+        if not isinstance(snap, dict):
+            raise BusError("replay snapshot reply has no snapshot")
+        return snap
+
+    def close(self) -> None:
+        """Close the socket (and the context if this client made it)."""
+        if not self._sock.closed:
+            self._sock.close()
+            if self._own_ctx:
+                self._ctx.term()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
