@@ -137,7 +137,7 @@ def settle_request(request: Mapping[str, Any]) -> Settlement:
     bets = request.get("bets", {})
     if not isinstance(bets, dict):
         raise InputError("field 'bets' must be an object of bet name -> amount")
-    stakes = {str(name): parse_amount(v, f"bet {name}") for name, v in bets.items()}
+    stakes = {str(name).lower(): parse_amount(v, f"bet {name}") for name, v in bets.items()}
     decisions = request.get("decisions", [])
     if not isinstance(decisions, list) or not all(isinstance(d, str) for d in decisions):
         raise InputError("field 'decisions' must be a list of strings such as \"call\"")
