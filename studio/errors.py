@@ -51,3 +51,11 @@ class BusTimeoutError(BusError):
 
 class KeyFileError(ConfigurationError):
     """A CURVE key file or the allow-list of client keys is missing, malformed or inconsistent."""
+
+
+class SimulationError(StudioError):
+    """A simulated table met what its simulated staff cannot handle (a simulation bug).
+
+    A refused command or a round that stopped moving means the simulation or the controller is
+    wrong, never the user.
+    """

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from studio.errors import InputError
@@ -78,8 +79,8 @@ def build_round(game_number: str, events: Sequence[dict[str, Any]]) -> RecalledR
 
 
 def _when(ts: str) -> str:
-    # Envelope times are ISO 8601 UTC; the date is already in the game number.
-    return ts.split("T", 1)[-1].rstrip("Z")
+    # The date is already in the game number; milliseconds are what a dealer's timing needs.
+    return datetime.fromisoformat(ts).strftime("%H:%M:%S.%f")[:-3]
 
 
 def _detail(body: dict[str, Any]) -> str:

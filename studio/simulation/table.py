@@ -1,0 +1,292 @@
+"""A whole table played headless: simulated dealer and shift manager around the real controller.
+
+`SimulatedTable` drives a `RecordedTable` (the real controller behind the real journal): it reads
+the controller's `snapshot()` to see what the table waits for, and answers like staff would.
+The dealer opens rounds, draws from the shoe into the position the controller expects, lets the
+simulated clock run to each deadline (betting, decision windows) with a tick, and the camera
+confirms every card. Faults are injected by rate (`studio.simulation.faults`); the shift manager
+answers every pause with `resume` (after the correction the incident needs) or `void`.
+
+Every injected fault is counted under the incident kind it must cause, so a caller can check
+that each fault produced its incident and nothing else produced one.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from studio.cards import DECK
+from studio.errors import SimulationError
+from studio.games.model import DealCard
+from studio.journal import RecordedTable
+from studio.messages import (
+    Command,
+    CommandName,
+    Device,
+    DeviceStatus,
+    Envelope,
+    Input,
+    Role,
+    Tick,
+)
+from studio.simulation.devices import SimulatedCamera, SimulatedClock, SimulatedShoe
+from studio.simulation.faults import INCIDENT_OF, NO_FAULTS, FaultRates
+
+ManagerPolicy = Literal["resume", "void"]
+
+DRAW_SECONDS = 1.5
+"""Between two cards drawn by the dealer: well inside the deal timeout."""
+CAMERA_LAG_SECONDS = 0.2
+"""From a card landing to the camera's sighting: well inside the confirmation time."""
+MANAGER_SECONDS = 20.0
+"""From a pause to the shift manager's answer (timers are frozen meanwhile)."""
+ROUND_GAP_SECONDS = 5.0
+"""From the end of one round to the dealer opening the next."""
+DEALER = "dealer-sim"
+MANAGER = "manager-sim"
+_DISCARD_FOR = frozenset({"duplicate_card", "unreadable_card", "card_out_of_turn"})
+_STUCK_AFTER = 8
+
+
+@dataclass(slots=True)
+class SimulationSummary:
+    """What a simulation run did.
+
+    `rounds_completed` and `rounds_voided` count rounds that ended during the run (a round
+    recovered from a crash included); `incidents` counts every incident by kind; `events`
+    counts the events published during the run; `injected` counts injected faults by the
+    incident kind they must cause (a restart that paused a round counts as
+    `controller_restarted`).
+    """
+
+    rounds_completed: int = 0
+    rounds_voided: int = 0
+    incidents: Counter[str] = field(default_factory=Counter)
+    events: int = 0
+    injected: Counter[str] = field(default_factory=Counter)
+
+    def to_json(self) -> dict[str, Any]:
+        """The `studio simulate --json` object: rounds, incidents by kind, events."""
+        return {
+            "rounds_completed": self.rounds_completed,
+            "rounds_voided": self.rounds_voided,
+            "incidents": dict(sorted(self.incidents.items())),
+            "events": self.events,
+        }
+
+    def text(self) -> str:
+        """One line for a person."""
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.incidents.items())) or "none"
+        return (
+            f"{self.rounds_completed} rounds completed, {self.rounds_voided} voided, "
+            f"{self.events} events; incidents: {kinds}"
+        )
+
+
+class SimulatedTable:
+    """The simulated staff and devices around one `RecordedTable` (see the module docstring).
+
+    `controller` must be the table's controller (for its `snapshot()`); `seed` makes the run
+    reproducible; `manager` is the shift manager's answer to every pause.
+    """
+
+    def __init__(
+        self,
+        table: RecordedTable,
+        snapshot: Callable[[], dict[str, Any]],
+        *,
+        clock: SimulatedClock,
+        seed: int | str,
+        faults: FaultRates = NO_FAULTS,
+        manager: ManagerPolicy = "resume",
+        camera: bool,
+        faces: dict[str, str],
+    ) -> None:
+        self._table = table
+        self._snapshot = snapshot
+        self._clock = clock
+        self._rng = random.Random(seed)
+        self._shoe = SimulatedShoe(self._rng)
+        self._camera = SimulatedCamera() if camera else None
+        self._faults = faults
+        self._manager = manager
+        self._faces = faces
+        self._rolled: set[tuple[str, int]] = set()
+        self.summary = SimulationSummary()
+
+    # -- publishing ---------------------------------------------------------------------------
+
+    def submit(self, inp: Input) -> list[Envelope]:
+        """Journal and apply one input; count what its events say; return them.
+
+        Raises `SimulationError` when the controller refuses a command the staff gave.
+        """
+        events = self._table.submit(inp)
+        self.observe(events)
+        return events
+
+    def observe(self, events: list[Envelope]) -> None:
+        """Count `events` into the summary; raises `SimulationError` for a refused command."""
+        summary = self.summary
+        summary.events += len(events)
+        for event in events:
+            kind = event.type
+            if kind == "round_paused":
+                summary.incidents[event.body["kind"]] += 1
+            elif kind == "round_result":
+                summary.rounds_completed += 1
+            elif kind == "round_voided":
+                summary.rounds_voided += 1
+            elif kind == "command_rejected":
+                body = event.body
+                raise SimulationError(
+                    f"the controller refused {body['role']} {body['actor']}'s "
+                    f"{body['command']}: {body['reason']}"
+                )
+
+    def _command(self, name: CommandName, *, manager: bool) -> list[Envelope]:
+        role: Role = "shift_manager" if manager else "dealer"
+        actor = MANAGER if manager else DEALER
+        return self.submit(Command(ts=self._clock.now, actor=actor, role=role, command=name))
+
+    # -- the run --------------------------------------------------------------------------------
+
+    def resume_deck(self, used: set[str]) -> None:
+        """Load the shoe for a round recovered in progress, without the cards it already used."""
+        self._shoe.new_deck(used)
+
+    def run(self, rounds: int) -> SimulationSummary:
+        """Finish any round in progress, then play `rounds` more; return the summary.
+
+        Raises `SimulationError` when the table stops moving or refuses the staff.
+        """
+        started = 0
+        idle = 0
+        while True:
+            snap: dict[str, Any] = self._snapshot()
+            before = self.summary.events
+            if snap["paused"]:
+                self._manage(snap)
+            elif self._camera is not None and any(t.startswith("confirm:") for t in snap["timers"]):
+                self._look(snap)
+            elif snap["phase"] == "idle":
+                if started >= rounds:
+                    return self.summary
+                self._start()
+                started += 1
+            elif snap["phase"] == "betting":
+                self._tick(snap["timers"]["close"])
+            elif snap["phase"] == "window":
+                self._window(snap)
+            elif snap["expecting"] is not None:
+                self._deal(snap)
+            else:
+                raise SimulationError(f"the simulated dealer does not know what to do: {snap}")
+            idle = idle + 1 if self.summary.events == before else 0
+            if idle >= _STUCK_AFTER:
+                raise SimulationError(f"the simulated table stopped moving: {snap}")
+
+    def _tick(self, deadline: str) -> None:
+        self._clock.advance_to(datetime.fromisoformat(deadline))
+        self.submit(Tick(ts=self._clock.now))
+
+    def _start(self) -> None:
+        self._clock.advance(ROUND_GAP_SECONDS)
+        self._shoe.new_deck()
+        self._command("start_round", manager=False)
+
+    def _roll(self, rate: float) -> bool:
+        return rate > 0 and self._rng.random() < rate
+
+    # -- the dealer -----------------------------------------------------------------------------
+
+    def _deal(self, snap: dict[str, Any]) -> None:
+        position: str = snap["expecting"]
+        faults, now = self._faults, self._clock.advance(DRAW_SECONDS)
+        if self._roll(faults.device):
+            devices: list[Device] = ["shoe", "camera"] if self._camera is not None else ["shoe"]
+            device = self._rng.choice(devices)
+            self.summary.injected[INCIDENT_OF["device"]] += 1
+            self.submit(
+                DeviceStatus(
+                    ts=now, device=device, status="fault", detail="simulated fault", raw="sim:E"
+                )
+            )
+            return
+        held = [code for code in snap["positions"].values() if code is not None]
+        draw = self._rng.random()
+        if draw < faults.duplicate and held:
+            self.summary.injected[INCIDENT_OF["duplicate"]] += 1
+            self.submit(self._shoe.reading(self._rng.choice(held), now))
+            return
+        draw -= faults.duplicate
+        if draw < faults.unreadable:
+            self._shoe.draw()
+            self.summary.injected[INCIDENT_OF["unreadable"]] += 1
+            self.submit(self._shoe.reading(None, now))
+            return
+        draw -= faults.unreadable
+        code = self._shoe.draw()
+        self.submit(self._shoe.reading(code, now))
+        if self._camera is None:
+            return
+        seen_at = self._clock.advance(CAMERA_LAG_SECONDS)
+        if draw < faults.mismatch:
+            others = sorted(set(_ALL_CODES) - {code})
+            self.summary.injected[INCIDENT_OF["mismatch"]] += 1
+            self.submit(self._camera.sighting(position, "up", self._rng.choice(others), seen_at))
+            return
+        self.submit(self._camera.sighting(position, self._faces[position], code, seen_at))
+
+    def _window(self, snap: dict[str, Any]) -> None:
+        key = (snap["game_number"], len(snap["positions"]))
+        if key not in self._rolled:
+            self._rolled.add(key)
+            if self._roll(self._faults.out_of_turn):
+                deadline = datetime.fromisoformat(snap["timers"]["window"])
+                self._clock.now += (deadline - self._clock.now) / 2
+                self.summary.injected[INCIDENT_OF["out-of-turn"]] += 1
+                self.submit(self._shoe.reading(self._shoe.draw(), self._clock.now))
+                return
+        self._tick(snap["timers"]["window"])
+
+    def _look(self, snap: dict[str, Any]) -> None:
+        """The camera looks again at every card it has not confirmed (after a mismatch)."""
+        assert self._camera is not None
+        pending = [name.partition(":")[2] for name in snap["timers"] if name.startswith("confirm:")]
+        for position in pending:
+            now = self._clock.advance(CAMERA_LAG_SECONDS)
+            code = snap["positions"][position]
+            self.submit(self._camera.sighting(position, self._faces[position], code, now))
+
+    # -- the shift manager ----------------------------------------------------------------------
+
+    def _manage(self, snap: dict[str, Any]) -> None:
+        now = self._clock.advance(MANAGER_SECONDS)
+        broken: list[Device] = [d for d, status in snap["devices"].items() if status != "ok"]
+        for device in broken:
+            # The technician fixes the device whatever the manager decides for the round.
+            self.submit(DeviceStatus(ts=now, device=device, status="ok", detail="repaired"))
+        if self._manager == "void" and snap["phase"] != "idle":
+            self._command("void", manager=True)
+            return
+        kinds = [incident["kind"] for incident in snap["incidents"]]
+        for kind in kinds:
+            if kind in _DISCARD_FOR:
+                self._command("discard_last_card", manager=True)
+        events = self._command("resume", manager=True)
+        if not any(e.type == "round_resumed" for e in events):
+            raise SimulationError(f"the table did not resume: {snap}")
+
+
+def card_faces(deals: tuple[DealCard, ...]) -> dict[str, str]:
+    """Each position's face ("up" or "down") from a game's deal steps."""
+    return {deal.position: deal.face.value for deal in deals}
+
+
+_ALL_CODES = tuple(card.code for card in DECK)
