@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from studio.cards import Card
-from studio.controller.core import TableCore
+from studio.controller.hardware import TableHardware
 from studio.controller.state import Round, Stray, resume_blockers
 from studio.errors import CardError
 from studio.messages import (
@@ -43,7 +43,7 @@ ROLES: dict[str, frozenset[str]] = {
 _ARGUMENTS: dict[str, tuple[str, ...]] = {"correct_card": ("position", "card")}
 
 
-class TableCommands(TableCore):
+class TableCommands(TableHardware):
     """Command checks and applies on top of the table's mechanics."""
 
     def __init__(self, settings: TableSettings) -> None:

@@ -12,20 +12,17 @@ from collections.abc import Callable
 from datetime import datetime
 
 from studio.cards import Card
-from studio.controller.state import Incident, Micros, Round, Seat, TableState, micros
+from studio.controller.state import Incident, Micros, Round, TableState, micros
 from studio.games import judge
-from studio.games.model import DealCard, DecisionWindow, Face
+from studio.games.model import DealCard, DecisionWindow
 from studio.hands import evaluate
 from studio.messages import (
     Audience,
     BettingClosed,
     BettingLightChanged,
-    CardCorrected,
-    CardDealt,
     CardRevealed,
     DecisionWindowClosed,
     DecisionWindowOpened,
-    DeviceHealthChanged,
     Envelope,
     EventBody,
     IncidentKind,
@@ -55,8 +52,6 @@ class TableCore:
             "close": self._close_betting,
             "deal": self._deal_timed_out,
             "window": self._close_window,
-            "confirm": self._camera_timed_out,
-            "silent": self._device_went_silent,
             "autostart": self._auto_start,
         }
 
@@ -122,6 +117,10 @@ class TableCore:
         st = self._state
         st.timers = {name: self._now + left for name, left in st.frozen.items()}
         st.frozen = {}
+
+    @property
+    def _confirm_time(self) -> Micros:
+        return micros(self._state.settings.camera_confirm_seconds)
 
     # -- faults ---------------------------------------------------------------------------------
 
@@ -321,106 +320,3 @@ class TableCore:
         position = step.position if isinstance(step, DealCard) else None
         seconds = self._state.settings.deal_timeout_seconds
         self._fault("deal_timeout", position=position, detail=f"no card within {seconds:g} s")
-
-    # -- cards ----------------------------------------------------------------------------------
-
-    def _seat_card(self, rnd: Round, deal: DealCard, card: Card | None, raw: str) -> None:
-        self._cancel("deal")
-        holder = rnd.holder(card) if card is not None else None
-        camera = self._state.settings.camera
-        seat = Seat(deal.position, deal.face, card, len(rnd.seats) + 1, rnd.step, not camera)
-        rnd.seats[deal.position] = seat
-        rnd.drawn.append(deal.position)
-        rnd.step += 1
-        if card is None:
-            self._fault("unreadable_card", position=deal.position, device="shoe", raw=raw)
-            return
-        if holder is not None:
-            where = holder if holder in ("out of turn", "discarded") else f"at {holder}"
-            detail = f"{card.code} is already {where} this round"
-            self._fault(
-                "duplicate_card", position=deal.position, cards=(card.code,), raw=raw, detail=detail
-            )
-            return
-        self._emit_card(
-            lambda code: CardDealt(
-                position=seat.position, face=seat.face.value, number=seat.number, card=code
-            ),
-            card,
-            seat.public,
-        )
-        if camera:
-            self._await_camera(rnd, seat)
-        self._proceed()
-
-    def _publish_correction(self, seat: Seat, previous: Card | None) -> None:
-        assert seat.card is not None
-        old = previous.code if previous is not None else None
-        self._emit_card(
-            lambda code: CardCorrected(
-                position=seat.position,
-                face=seat.face.value,
-                card=code,
-                previous=old if code is not None and seat.public else None,
-            ),
-            seat.card,
-            seat.public,
-        )
-
-    # -- camera and devices ---------------------------------------------------------------------
-
-    @property
-    def _confirm_time(self) -> Micros:
-        return micros(self._state.settings.camera_confirm_seconds)
-
-    def _await_camera(self, rnd: Round, seat: Seat) -> None:
-        sighting = rnd.sightings.get(seat.position)
-        if sighting is not None and _verdict(seat, sighting[0], sighting[1]):
-            seat.confirmed = True
-            return
-        self._set_timer(f"confirm:{seat.position}", self._confirm_time)
-
-    def _camera_timed_out(self, position: str) -> None:
-        rnd = self._state.active
-        seat = rnd.seats.get(position) if rnd is not None else None
-        if rnd is None or seat is None or seat.confirmed or seat.card is None:
-            return
-        face, code, raw = rnd.sightings.get(position, ("none", None, ""))
-        seen = code or ("a card face down" if face == "down" else "nothing")
-        self._fault(
-            "camera_mismatch",
-            position=position,
-            cards=(seat.card.code,) + ((code,) if code else ()),
-            device="camera",
-            raw=raw,
-            detail=f"camera saw {seen} at {position} within {self._confirm_time / 1e6:g} s",
-        )
-
-    def _heard(self, device: str) -> None:
-        st = self._state
-        if st.settings.device_silence_seconds is not None:
-            self._set_timer(f"silent:{device}", micros(st.settings.device_silence_seconds))
-        if st.devices.get(device) == "silent":
-            self._set_health(device, "ok", "answering again")
-
-    def _set_health(self, device: str, status: str, detail: str) -> None:
-        self._state.devices[device] = status
-        self._emit(DeviceHealthChanged(device=device, status=status, detail=detail), "restricted")
-
-    def _device_went_silent(self, device: str) -> None:
-        seconds = self._state.settings.device_silence_seconds
-        detail = f"no word from the {device} for {seconds:g} s"
-        self._set_health(device, "silent", detail)
-        self._fault("device_silent", device=device, detail=detail)
-
-
-def _verdict(seat: Seat, face: str, code: str | None) -> bool | None:
-    """Whether a sighting confirms (True) or contradicts (False) a seat; None: it says nothing.
-
-    A turned card may still be seen face down for a moment: the reveal is announced first.
-    """
-    if face == "none" or seat.card is None:
-        return None
-    if face == "down":
-        return seat.face is Face.DOWN
-    return (seat.face is Face.UP or seat.revealed) and code == seat.card.code

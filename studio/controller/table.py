@@ -16,7 +16,6 @@ from typing import Any
 
 from studio.cards import Card
 from studio.controller.commands import TableCommands
-from studio.controller.core import _verdict
 from studio.controller.state import Round, Stray, next_deal, open_window, resume_blockers
 from studio.messages import (
     CardDrawn,
@@ -165,46 +164,3 @@ class TableController(TableCommands):
         if rnd.step >= len(self._state.rules.script):
             return "after the last card"
         return "while the camera had not confirmed the cards dealt"
-
-    def _card_seen(self, inp: CardSeen) -> None:
-        st = self._state
-        if not st.settings.camera:
-            return
-        self._heard("camera")
-        rnd = st.active
-        if rnd is None:
-            return
-        rnd.sightings[inp.zone] = (inp.face, inp.card, inp.raw)
-        seat = rnd.seats.get(inp.zone)
-        if st.paused or rnd.rescan is not None or seat is None or seat.card is None:
-            return
-        verdict = _verdict(seat, inp.face, inp.card)
-        if verdict is None:
-            return
-        if verdict:
-            if not seat.confirmed:
-                seat.confirmed = True
-                self._cancel(f"confirm:{seat.position}")
-                self._proceed()
-            return
-        seen = inp.card or "a card face down"
-        self._fault(
-            "camera_mismatch",
-            position=seat.position,
-            cards=(seat.card.code,) + ((inp.card,) if inp.card else ()),
-            device="camera",
-            raw=inp.raw,
-            detail=f"camera saw {seen} at {seat.position}",
-        )
-
-    def _device_status(self, inp: DeviceStatus) -> None:
-        st = self._state
-        if inp.device not in self._monitored:
-            return
-        self._heard(inp.device)
-        if inp.status == "fault":
-            if st.devices[inp.device] != "fault":
-                self._set_health(inp.device, "fault", inp.detail)
-                self._fault("device_fault", device=inp.device, raw=inp.raw, detail=inp.detail)
-        elif st.devices[inp.device] == "fault":
-            self._set_health(inp.device, "ok", inp.detail)

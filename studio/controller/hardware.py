@@ -1,0 +1,169 @@
+"""Cards and devices: seating each drawn card, camera confirmation, device health and silence.
+
+`TableHardware` adds to `TableCore` what the shoe, the camera and their health mean for a round.
+Drivers only report readings; deciding whether a card is allowed happens here (ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+from studio.cards import Card
+from studio.controller.core import TableCore
+from studio.controller.state import Round, Seat, micros
+from studio.games.model import DealCard, Face
+from studio.messages import (
+    CardCorrected,
+    CardDealt,
+    CardSeen,
+    DeviceHealthChanged,
+    DeviceStatus,
+    TableSettings,
+)
+
+
+class TableHardware(TableCore):
+    """What the shoe's cards, the camera's sightings and device health do to the table."""
+
+    def __init__(self, settings: TableSettings) -> None:
+        super().__init__(settings)
+        self._fires["confirm"] = self._camera_timed_out
+        self._fires["silent"] = self._device_went_silent
+
+    def _seat_card(self, rnd: Round, deal: DealCard, card: Card | None, raw: str) -> None:
+        self._cancel("deal")
+        holder = rnd.holder(card) if card is not None else None
+        camera = self._state.settings.camera
+        seat = Seat(deal.position, deal.face, card, len(rnd.seats) + 1, rnd.step, not camera)
+        rnd.seats[deal.position] = seat
+        rnd.drawn.append(deal.position)
+        rnd.step += 1
+        if card is None:
+            self._fault("unreadable_card", position=deal.position, device="shoe", raw=raw)
+            return
+        if holder is not None:
+            where = holder if holder in ("out of turn", "discarded") else f"at {holder}"
+            detail = f"{card.code} is already {where} this round"
+            self._fault(
+                "duplicate_card", position=deal.position, cards=(card.code,), raw=raw, detail=detail
+            )
+            return
+        self._emit_card(
+            lambda code: CardDealt(
+                position=seat.position, face=seat.face.value, number=seat.number, card=code
+            ),
+            card,
+            seat.public,
+        )
+        if camera:
+            self._await_camera(rnd, seat)
+        self._proceed()
+
+    def _publish_correction(self, seat: Seat, previous: Card | None) -> None:
+        assert seat.card is not None
+        old = previous.code if previous is not None else None
+        self._emit_card(
+            lambda code: CardCorrected(
+                position=seat.position,
+                face=seat.face.value,
+                card=code,
+                previous=old if code is not None and seat.public else None,
+            ),
+            seat.card,
+            seat.public,
+        )
+
+    # -- camera and devices ---------------------------------------------------------------------
+
+    def _await_camera(self, rnd: Round, seat: Seat) -> None:
+        sighting = rnd.sightings.get(seat.position)
+        if sighting is not None and _verdict(seat, sighting[0], sighting[1]):
+            seat.confirmed = True
+            return
+        self._set_timer(f"confirm:{seat.position}", self._confirm_time)
+
+    def _camera_timed_out(self, position: str) -> None:
+        rnd = self._state.active
+        seat = rnd.seats.get(position) if rnd is not None else None
+        if rnd is None or seat is None or seat.confirmed or seat.card is None:
+            return
+        face, code, raw = rnd.sightings.get(position, ("none", None, ""))
+        seen = code or ("a card face down" if face == "down" else "nothing")
+        self._fault(
+            "camera_mismatch",
+            position=position,
+            cards=(seat.card.code,) + ((code,) if code else ()),
+            device="camera",
+            raw=raw,
+            detail=f"camera saw {seen} at {position} within {self._confirm_time / 1e6:g} s",
+        )
+
+    def _heard(self, device: str) -> None:
+        st = self._state
+        if st.settings.device_silence_seconds is not None:
+            self._set_timer(f"silent:{device}", micros(st.settings.device_silence_seconds))
+        if st.devices.get(device) == "silent":
+            self._set_health(device, "ok", "answering again")
+
+    def _set_health(self, device: str, status: str, detail: str) -> None:
+        self._state.devices[device] = status
+        self._emit(DeviceHealthChanged(device=device, status=status, detail=detail), "restricted")
+
+    def _device_went_silent(self, device: str) -> None:
+        seconds = self._state.settings.device_silence_seconds
+        detail = f"no word from the {device} for {seconds:g} s"
+        self._set_health(device, "silent", detail)
+        self._fault("device_silent", device=device, detail=detail)
+
+    def _card_seen(self, inp: CardSeen) -> None:
+        st = self._state
+        if not st.settings.camera:
+            return
+        self._heard("camera")
+        rnd = st.active
+        if rnd is None:
+            return
+        rnd.sightings[inp.zone] = (inp.face, inp.card, inp.raw)
+        seat = rnd.seats.get(inp.zone)
+        if st.paused or rnd.rescan is not None or seat is None or seat.card is None:
+            return
+        verdict = _verdict(seat, inp.face, inp.card)
+        if verdict is None:
+            return
+        if verdict:
+            if not seat.confirmed:
+                seat.confirmed = True
+                self._cancel(f"confirm:{seat.position}")
+                self._proceed()
+            return
+        seen = inp.card or "a card face down"
+        self._fault(
+            "camera_mismatch",
+            position=seat.position,
+            cards=(seat.card.code,) + ((inp.card,) if inp.card else ()),
+            device="camera",
+            raw=inp.raw,
+            detail=f"camera saw {seen} at {seat.position}",
+        )
+
+    def _device_status(self, inp: DeviceStatus) -> None:
+        st = self._state
+        if inp.device not in self._monitored:
+            return
+        self._heard(inp.device)
+        if inp.status == "fault":
+            if st.devices[inp.device] != "fault":
+                self._set_health(inp.device, "fault", inp.detail)
+                self._fault("device_fault", device=inp.device, raw=inp.raw, detail=inp.detail)
+        elif st.devices[inp.device] == "fault":
+            self._set_health(inp.device, "ok", inp.detail)
+
+
+def _verdict(seat: Seat, face: str, code: str | None) -> bool | None:
+    """Whether a sighting confirms (True) or contradicts (False) a seat; None: it says nothing.
+
+    A turned card may still be seen face down for a moment: the reveal is announced first.
+    """
+    if face == "none" or seat.card is None:
+        return None
+    if face == "down":
+        return seat.face is Face.DOWN
+    return (seat.face is Face.UP or seat.revealed) and code == seat.card.code
