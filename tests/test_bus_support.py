@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from studio.bus import AllowList, KeyPair, Role, ServerSecurity
+import pytest
+
+from studio.bus import (
+    AllowList,
+    EventPublisher,
+    KeyPair,
+    ReplayService,
+    ReplayTarget,
+    ServerSecurity,
+    Subscriber,
+)
 from studio.bus.keys import register_key
+from studio.messages import Role
 
 ROLE_NAMES: tuple[Role, ...] = ("dealer", "shift_manager", "settlement", "observer")
 
@@ -75,3 +87,92 @@ def make_keys(folder: Path) -> Keys:
         clients[role] = pair
     clients["stranger"] = KeyPair.generate()
     return Keys(server, clients, path, ServerSecurity(server, AllowList(path)))
+
+
+@pytest.fixture(autouse=True)
+def no_leaks() -> Iterator[None]:
+    """Fail a test that leaves a thread running (every bus object must close what it started)."""
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + 3.0
+    while True:
+        extra = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        if not extra or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert not extra, f"leaked threads: {extra}"
+
+
+@pytest.fixture(name="keys")
+def keys_fixture(tmp_path: Path) -> Keys:
+    return make_keys(tmp_path)
+
+
+class TableRig:
+    """One table's publisher and replay service over an in-memory 'journal'."""
+
+    def __init__(
+        self, keys: Keys, table: str = "T1", *, sndhwm: int = 1000, heartbeat: float = 0.2
+    ) -> None:
+        self.keys = keys
+        self.table = table
+        self.source = MemorySource()
+        self.replay = ReplayService("tcp://127.0.0.1:0", self.source, security=keys.security)
+        try:
+            self.publisher = EventPublisher(
+                table,
+                public_endpoint="tcp://127.0.0.1:0",
+                restricted_endpoint="tcp://127.0.0.1:0",
+                security=keys.security,
+                heartbeat_interval=heartbeat,
+                sndhwm=sndhwm,
+            )
+        except BaseException:
+            self.replay.close()
+            raise
+        self.endpoints = self.publisher.endpoints
+
+    def emit(self, event: dict[str, Any]) -> None:
+        # The journal first, then the stream: the order the runtime keeps.
+        self.source.append(event)
+        self.publisher.publish(event)
+
+    def target(self) -> ReplayTarget:
+        return ReplayTarget(self.replay.endpoint, self.keys.server.public)
+
+    def subscriber(
+        self, audience: str = "restricted", role: str = "settlement", **kw: Any
+    ) -> Subscriber:
+        restricted = audience == "restricted"
+        return Subscriber(
+            self.endpoints["restricted" if restricted else "public"],
+            {self.table: self.target()},
+            audience="restricted" if restricted else "public",
+            client_keys=self.keys.clients[role],
+            stream_server_key=self.keys.server.public if restricted else None,
+            **kw,
+        )
+
+    def close(self) -> None:
+        self.publisher.close()
+        self.replay.close()
+
+    def __enter__(self) -> TableRig:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def drain(sub: Subscriber, *, until: int, timeout: float = 10.0) -> list[int]:
+    """Receive until the event `until` arrives (or the time runs out); return the seqs in order."""
+    seqs: list[int] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        event = sub.receive(0.5)
+        if event is None:
+            continue
+        seqs.append(event.seq)
+        if event.seq >= until:
+            break
+    return seqs

@@ -19,7 +19,7 @@ from studio.bus.commands import (
     CommandReply,
     CommandRequest,
 )
-from studio.bus.keys import RESTRICTED_READERS, ROLES, AllowList, KeyPair, Role
+from studio.bus.keys import RESTRICTED_READERS, ROLES, AllowList, KeyPair
 from studio.bus.proxy import StreamProxy
 from studio.bus.publisher import EventPublisher, StreamName
 from studio.bus.replay import EventSource, ReplayClient, ReplayService
@@ -44,7 +44,6 @@ __all__ = [
     "ReplayClient",
     "ReplayService",
     "ReplayTarget",
-    "Role",
     "ServerSecurity",
     "StreamName",
     "StreamProxy",

@@ -23,6 +23,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Literal, Self
 from uuid import uuid4
@@ -31,9 +32,10 @@ import zmq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from studio.bus.endpoints import ExclusiveBind, bind, release
-from studio.bus.keys import KeyPair, Role
+from studio.bus.keys import KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
 from studio.errors import BusError, BusTimeoutError
+from studio.messages import Command, CommandName, Role
 
 log = logging.getLogger(__name__)
 
@@ -46,17 +48,25 @@ MAX_COMMAND_BYTES = 4096
 COMMAND_ROLES: Mapping[str, frozenset[Role]] = {
     "start_round": frozenset({"dealer", "shift_manager"}),
     "call_manager": frozenset({"dealer", "shift_manager"}),
-    "rescan": frozenset({"dealer", "shift_manager"}),
     "new_deck": frozenset({"dealer", "shift_manager"}),
     # Resolving a pause is the shift manager's alone (GAMES.md: faults latch until they act).
+    "rescan": frozenset({"shift_manager"}),
     "resume": frozenset({"shift_manager"}),
     "correct_card": frozenset({"shift_manager"}),
     "discard_last_card": frozenset({"shift_manager"}),
     "void": frozenset({"shift_manager"}),
 }
-"""Which roles may send each action; an action not listed here is refused for everyone."""
+"""Which roles may send each action (the controller's own check agrees: a test holds them equal)."""
 
-Scalar = str | int | float | bool | None
+
+class CommandArgs(BaseModel):
+    """A command's arguments: those `studio.messages.Command` takes, checked by the controller."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    position: str | None = Field(default=None, max_length=32)
+    card: str | None = Field(default=None, max_length=8)
+    note: str = Field(default="", max_length=500)
 
 
 class CommandMessage(BaseModel):
@@ -65,8 +75,8 @@ class CommandMessage(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     id: str = Field(min_length=1, max_length=64)
-    action: str = Field(min_length=1, max_length=32, pattern=r"^[a-z]+(_[a-z]+)*$")
-    args: dict[str, Scalar] = Field(default_factory=dict, max_length=16)
+    action: CommandName
+    args: CommandArgs = CommandArgs()
 
 
 @dataclass(frozen=True)
@@ -74,11 +84,23 @@ class CommandRequest:
     """An authenticated command: what was asked and who (by key) asked it."""
 
     request_id: str
-    action: str
-    args: Mapping[str, Scalar]
+    action: CommandName
+    args: CommandArgs
     actor: str
     role: Role
     public_key: str
+
+    def as_input(self, ts: datetime) -> Command:
+        """The controller input for this command at time `ts` (UTC), actor and role from the key."""
+        return Command(
+            ts=ts,
+            actor=self.actor,
+            role=self.role,
+            command=self.action,
+            position=self.args.position,
+            card=self.args.card,
+            note=self.args.note,
+        )
 
 
 @dataclass(frozen=True)
@@ -181,7 +203,7 @@ class CommandChannel:
         request = CommandRequest(
             request_id=message.id,
             action=message.action,
-            args=dict(message.args),
+            args=message.args,
             actor=entry.name,
             role=entry.role,
             public_key=entry.public_key,
@@ -276,7 +298,7 @@ class CommandClient:
             raise BusError("unreadable command reply")
         return reply
 
-    def send(self, action: str, args: Mapping[str, Scalar] | None = None) -> CommandReply:
+    def send(self, action: str, args: Mapping[str, str | None] | None = None) -> CommandReply:
         """Send one command and wait for its answer; raises BusTimeoutError or BusError."""
         rid = f"{self._prefix}-{next(self._ids)}"
         payload = json.dumps({"id": rid, "action": action, "args": dict(args or {})})

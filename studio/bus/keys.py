@@ -27,11 +27,9 @@ import zmq.auth
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from studio.errors import KeyFileError
+from studio.messages import Role
 
 log = logging.getLogger(__name__)
-
-Role = Literal["dealer", "shift_manager", "settlement", "observer"]
-"""What a client key may do: see `RESTRICTED_READERS` and `studio.bus.commands.COMMAND_ROLES`."""
 
 ROLES: tuple[Role, ...] = get_args(Role)
 """Every role, in the order the help lists them."""

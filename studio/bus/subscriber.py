@@ -72,6 +72,7 @@ class Subscriber:
         self._last = {check_table(t): (after or {}).get(t, 0) for t in tables}
         self._delivered = dict(self._last)
         self._pending: collections.deque[WireEvent] = collections.deque()
+        self._replayed = 0
         self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
         self._replay: dict[str, ReplayClient] = {}
         self._sock = self._ctx.socket(zmq.SUB)
@@ -103,6 +104,11 @@ class Subscriber:
     def positions(self) -> dict[str, int]:
         """Per table, the sequence number of the last event `receive()` returned."""
         return dict(self._delivered)
+
+    @property
+    def replayed(self) -> int:
+        """How many events came from the replay service rather than the stream (a health figure)."""
+        return self._replayed
 
     def receive(self, timeout: float | None = None) -> WireEvent | None:
         """The next event of any followed table, in sequence order per table.
@@ -160,6 +166,7 @@ class Subscriber:
     def _catch_up(self, table: str) -> None:
         for event in self._replay[table].fetch(self._last[table] + 1, audience=self.audience):
             if event.table == table and event.seq > self._last[table]:
+                self._replayed += 1
                 self._accept(event)
 
     def close(self) -> None:

@@ -20,9 +20,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
+
+from pydantic import ValidationError
 
 from studio.errors import InputError
+from studio.messages import Envelope
 
 HEARTBEAT = "heartbeat"
 """The type part of a heartbeat's topic; no event type is called that."""
@@ -30,51 +33,36 @@ HEARTBEAT = "heartbeat"
 TABLE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Table ids the bus accepts: no dot, so `<table>.` is an unambiguous topic prefix."""
 
-ENVELOPE_FIELDS = frozenset(
-    {"table", "seq", "game_number", "ts", "audience", "type", "body", "schema_version"}
-)
-"""The envelope's fields (see `studio.messages.Envelope`)."""
-
-
-@runtime_checkable
-class JsonModel(Protocol):
-    """A pydantic model such as `studio.messages.Envelope`: anything that dumps itself to JSON."""
-
-    def model_dump_json(self) -> str:
-        """The model as JSON text."""
-        ...
-
-
-EnvelopeLike = Mapping[str, Any] | JsonModel | str | bytes
+EnvelopeLike = Envelope | Mapping[str, Any] | str | bytes
 """What the bus accepts as an event: an `Envelope`, a dict of its fields, or its JSON."""
 
 
 @dataclass(frozen=True)
 class WireEvent:
-    """One event decoded from the wire or a replay: its envelope fields plus the raw JSON."""
+    """One event decoded from the wire or a replay: the envelope and its JSON as carried."""
 
-    envelope: dict[str, Any]
+    envelope: Envelope
     payload: bytes
 
     @property
     def table(self) -> str:
         """The table the event belongs to."""
-        return str(self.envelope["table"])
+        return self.envelope.table
 
     @property
     def seq(self) -> int:
         """The event's gapless sequence number within its table."""
-        return int(self.envelope["seq"])
+        return self.envelope.seq
 
     @property
     def audience(self) -> str:
         """Either public or restricted."""
-        return str(self.envelope["audience"])
+        return self.envelope.audience
 
     @property
     def type(self) -> str:
         """The event's type, e.g. "card_dealt"."""
-        return str(self.envelope["type"])
+        return self.envelope.type
 
 
 def topic_prefix(table: str) -> bytes:
@@ -90,33 +78,26 @@ def check_table(table: str) -> str:
 
 
 def to_event(item: EnvelopeLike) -> WireEvent:
-    """Decode and check one envelope given in any accepted form.
+    """Validate one envelope given in any accepted form and fix its JSON form.
 
-    Raises InputError when it is not JSON, lacks or adds envelope fields, or has a bad table,
-    sequence number or audience.
+    Raises InputError when it is not a valid `studio.messages.Envelope` or its table or type
+    cannot be a topic.
     """
     try:
-        if isinstance(item, JsonModel):
-            payload = item.model_dump_json().encode()
+        if isinstance(item, Envelope):
+            envelope = item
         elif isinstance(item, str | bytes):
-            payload = item.encode() if isinstance(item, str) else bytes(item)
+            envelope = Envelope.model_validate_json(item)
         else:
-            payload = json.dumps(dict(item), separators=(",", ":"), ensure_ascii=False).encode()
-        data = json.loads(payload)
-    except (TypeError, ValueError) as err:
-        raise InputError(f"not an envelope: {err}") from err
-    if not isinstance(data, dict) or set(data) != ENVELOPE_FIELDS:
-        raise InputError(f"an envelope has exactly the fields {sorted(ENVELOPE_FIELDS)}")
-    seq, table, audience = data["seq"], data["table"], data["audience"]
-    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
-        raise InputError(f"an envelope's seq must be a positive integer, not {seq!r}")
-    if not isinstance(table, str) or not TABLE_PATTERN.match(table):
-        raise InputError(f"an envelope's table {table!r} cannot be a topic")
-    if audience not in ("public", "restricted"):
-        raise InputError(f"an envelope's audience must be public or restricted, not {audience!r}")
-    if not isinstance(data["type"], str) or not data["type"] or data["type"] == HEARTBEAT:
-        raise InputError(f"an envelope's type {data['type']!r} cannot be a topic")
-    return WireEvent(data, payload)
+            envelope = Envelope.model_validate(dict(item))
+    except ValidationError as err:
+        raise InputError(f"not an envelope: {err.errors()[0]['msg']}") from err
+    if not TABLE_PATTERN.match(envelope.table):
+        raise InputError(f"an envelope's table {envelope.table!r} cannot be a topic")
+    if envelope.type == HEARTBEAT:
+        raise InputError("no event may be called heartbeat: that topic is the bus's own")
+    payload = item if isinstance(item, bytes) else envelope.model_dump_json().encode()
+    return WireEvent(envelope, payload)
 
 
 def event_frames(event: WireEvent, previous: int) -> list[bytes]:

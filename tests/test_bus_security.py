@@ -1,0 +1,263 @@
+"""CURVE + ZAP on real sockets: who may read, replay and command, decided by key and role."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+
+import pytest
+import zmq
+from test_bus_support import (  # noqa: F401  (fixtures are used by name)
+    Keys,
+    TableRig,
+    drain,
+    keys_fixture,
+    mixed_events,
+    no_leaks,
+)
+
+from studio.bus import (
+    COMMAND_ROLES,
+    AllowList,
+    CommandChannel,
+    CommandClient,
+    CommandDecision,
+    CommandRequest,
+    ReplayClient,
+    ServerSecurity,
+)
+from studio.bus.commands import MAX_COMMAND_BYTES
+from studio.bus.keys import unregister_key
+from studio.bus.security import secure_client
+from studio.bus.wire import parse_frames
+from studio.controller.commands import ROLES as CONTROLLER_ROLES
+from studio.errors import BusError, BusTimeoutError, KeyFileError
+from studio.messages import Command
+
+
+def _restricted_messages(rig: TableRig, keys: Keys, role: str, seconds: float = 0.6) -> int:
+    """How many messages a raw CURVE subscriber with `role`'s key gets in `seconds`."""
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    sock = ctx.socket(zmq.SUB)
+    sock.setsockopt(zmq.LINGER, 0)
+    secure_client(sock, keys.clients[role], keys.server.public)
+    sock.setsockopt(zmq.SUBSCRIBE, b"")
+    sock.connect(rig.endpoints["restricted"])
+    count = 0
+    try:
+        deadline = time.monotonic() + seconds
+        seq = len(list(rig.source.events_from(1))) + 1
+        while time.monotonic() < deadline:
+            for event in mixed_events("T1", seq + 2)[seq - 1 :]:
+                rig.emit(event)
+            seq += 3
+            while sock.poll(50):
+                parse_frames(sock.recv_multipart())
+                count += 1
+    finally:
+        sock.close()
+        ctx.term()
+    return count
+
+
+def test_only_restricted_readers_complete_the_restricted_stream_handshake(keys: Keys) -> None:
+    with TableRig(keys, heartbeat=0.1) as rig:
+        assert _restricted_messages(rig, keys, "settlement") > 0
+        assert _restricted_messages(rig, keys, "stranger") == 0
+        # A listed key without the right role is refused at the handshake too.
+        assert _restricted_messages(rig, keys, "observer") == 0
+        assert _restricted_messages(rig, keys, "dealer") == 0
+
+
+def test_replay_serves_by_role_and_refuses_strangers(keys: Keys) -> None:
+    with TableRig(keys) as rig:
+        for event in mixed_events("T1", 6):
+            rig.emit(event)
+        target = rig.target()
+        with ReplayClient(
+            target.endpoint, client_keys=keys.clients["settlement"], server_key=target.server_key
+        ) as client:
+            assert [e.seq for e in client.fetch(2, audience="restricted")] == [2, 3, 4, 5, 6]
+            assert client.snapshot() == {"phase": "dealing", "events": 6}
+        with ReplayClient(
+            target.endpoint, client_keys=keys.clients["observer"], server_key=target.server_key
+        ) as client:
+            assert [e.seq for e in client.fetch(1)] == [1, 2, 4, 5]
+            with pytest.raises(BusError, match="audience"):
+                list(client.fetch(1, audience="restricted"))
+            with pytest.raises(BusError):
+                client.snapshot()
+        with (
+            ReplayClient(
+                target.endpoint,
+                client_keys=keys.clients["stranger"],
+                server_key=target.server_key,
+                timeout=0.5,
+            ) as client,
+            pytest.raises(BusTimeoutError),
+        ):
+            list(client.fetch(1))
+        # The service survived all of that and still answers garbage with an error.
+        ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        raw = ctx.socket(zmq.DEALER)
+        raw.setsockopt(zmq.LINGER, 0)
+        secure_client(raw, keys.clients["observer"], keys.server.public)
+        raw.connect(target.endpoint)
+        try:
+            for junk in (b"", b"\xff\xfe", b"[]", b'{"op": "events", "from": -1}', b"x" * 2000):
+                raw.send(junk)
+                assert raw.poll(3000)
+                assert json.loads(raw.recv_multipart()[0])["status"] == "error"
+        finally:
+            raw.close()
+            ctx.term()
+
+
+class Controller:
+    """Stands in for the runtime: records what it was handed and accepts it."""
+
+    def __init__(self) -> None:
+        self.handled: list[CommandRequest] = []
+        self.refused: list[tuple[CommandRequest, str]] = []
+
+    def handle(self, request: CommandRequest) -> CommandDecision:
+        self.handled.append(request)
+        if request.args.note == "bad":
+            return CommandDecision(False, "no round to void")
+        return CommandDecision(True)
+
+    def on_refused(self, request: CommandRequest, reason: str) -> None:
+        self.refused.append((request, reason))
+
+
+@pytest.fixture
+def channel(keys: Keys) -> tuple[CommandChannel, Controller]:
+    controller = Controller()
+    with CommandChannel(
+        "tcp://127.0.0.1:0", controller.handle, keys.security, on_refused=controller.on_refused
+    ) as chan:
+        yield chan, controller  # type: ignore[misc]
+
+
+def _client(chan: CommandChannel, keys: Keys, role: str, timeout: float = 3.0) -> CommandClient:
+    return CommandClient(chan.endpoint, keys.clients[role], keys.server.public, timeout=timeout)
+
+
+def test_void_by_a_shift_manager_is_accepted_and_by_a_dealer_refused(
+    keys: Keys, channel: tuple[CommandChannel, Controller]
+) -> None:
+    chan, controller = channel
+    with _client(chan, keys, "shift_manager") as manager, _client(chan, keys, "dealer") as dealer:
+        reply = manager.send("void", {"note": "misdeal"})
+        assert (reply.status, reply.reason) == ("accepted", None)
+        refused = dealer.send("void", {"note": "misdeal"})
+        assert refused.status == "refused"
+        assert refused.reason == "role dealer may not void"
+        assert dealer.send("start_round").status == "accepted"
+        assert manager.send("void", {"note": "bad"}).reason == "no round to void"
+    assert [(r.action, r.actor, r.role) for r in controller.handled] == [
+        ("void", "shift_manager", "shift_manager"),
+        ("start_round", "dealer", "dealer"),
+        ("void", "shift_manager", "shift_manager"),
+    ]
+    assert [(r.action, r.actor) for r, _ in controller.refused] == [("void", "dealer")]
+    command = controller.handled[0].as_input(datetime(2026, 1, 1, tzinfo=UTC))
+    assert isinstance(command, Command)
+    assert (command.actor, command.role, command.command) == (
+        "shift_manager",
+        "shift_manager",
+        "void",
+    )
+
+
+def test_a_message_claiming_a_role_is_not_believed(
+    keys: Keys, channel: tuple[CommandChannel, Controller]
+) -> None:
+    chan, controller = channel
+    with _client(chan, keys, "dealer") as dealer:
+        claim = {"id": "c1", "action": "void", "args": {}, "role": "shift_manager"}
+        reply = dealer.send_raw(json.dumps(claim).encode())
+        assert reply["status"] == "error"
+        assert "role" in reply["reason"]
+        claim = {"id": "c2", "action": "void", "args": {"actor": "boss"}}
+        assert dealer.send_raw(json.dumps(claim).encode())["status"] == "error"
+    assert controller.handled == []
+
+
+def test_malformed_oversized_and_unauthenticated_messages_never_stop_the_channel(
+    keys: Keys, channel: tuple[CommandChannel, Controller]
+) -> None:
+    chan, controller = channel
+    with _client(chan, keys, "shift_manager") as manager:
+        for junk in (
+            b"",
+            b"\x00\xff",
+            b"null",
+            b"[1, 2]",
+            b'{"id": "x"}',
+            b'{"id": "x", "action": "explode"}',
+            b'{"id": "x", "action": "void", "args": {"card": 7}}',
+            json.dumps({"id": "x", "action": "void", "args": {"note": "n" * 10_000}}).encode(),
+            b"{" * (MAX_COMMAND_BYTES + 1),
+        ):
+            reply = manager.send_raw(junk)
+            assert reply["status"] == "error", junk[:40]
+        # Far beyond the socket's limit: libzmq drops the connection; the client's next
+        # message reconnects (the handshake is redone) and is served.
+        with (
+            _client(chan, keys, "shift_manager", timeout=0.5) as big,
+            pytest.raises(BusTimeoutError),
+        ):
+            big.send_raw(b"x" * 200_000)
+    with _client(chan, keys, "stranger", timeout=0.5) as stranger, pytest.raises(BusTimeoutError):
+        stranger.send("void")
+    # A plain (non-CURVE) client cannot even complete the handshake.
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    plain = ctx.socket(zmq.DEALER)
+    plain.setsockopt(zmq.LINGER, 0)
+    plain.connect(chan.endpoint)
+    try:
+        plain.send(b'{"id": "p", "action": "void"}')
+        assert not plain.poll(500)
+    finally:
+        plain.close()
+        ctx.term()
+    with _client(chan, keys, "shift_manager") as manager:
+        assert manager.send("resume").status == "accepted"
+    assert [r.action for r in controller.handled] == ["resume"]
+
+
+def test_a_key_removed_from_the_allow_list_has_its_next_command_refused(
+    keys: Keys, channel: tuple[CommandChannel, Controller]
+) -> None:
+    chan, controller = channel
+    with _client(chan, keys, "shift_manager") as manager:
+        assert manager.send("resume").status == "accepted"
+        unregister_key(keys.allow_list_path, "shift_manager")
+        # Same connection, already authenticated: the per-message check still refuses it.
+        reply = manager.send("void")
+        assert (reply.status, reply.reason) == ("refused", "key not on the allow-list")
+    assert [r.action for r in controller.handled] == ["resume"]
+    with _client(chan, keys, "shift_manager", timeout=0.5) as again, pytest.raises(BusTimeoutError):
+        again.send("resume")
+
+
+def test_an_unreadable_allow_list_refuses_every_key(keys: Keys) -> None:
+    allow = AllowList(keys.allow_list_path)
+    public = keys.clients["settlement"].public
+    assert allow.lookup(public) is not None
+    keys.allow_list_path.write_text("{ not json", encoding="utf-8")
+    assert allow.lookup(public) is None
+    keys.allow_list_path.unlink()
+    assert allow.lookup(public) is None
+    with pytest.raises(KeyFileError):
+        AllowList(keys.allow_list_path)
+    with pytest.raises(KeyFileError):
+        ServerSecurity(keys.clients["settlement"].__class__(public, None), allow)
+
+
+def test_the_channel_and_the_controller_agree_on_who_may_do_what() -> None:
+    assert {k: set(v) for k, v in COMMAND_ROLES.items()} == {
+        k: set(v) for k, v in CONTROLLER_ROLES.items()
+    }
