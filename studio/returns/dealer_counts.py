@@ -119,7 +119,7 @@ def dealer_counts(qualifier: HandValue, progress: Progress | None = None) -> Dea
 def compute_dealer_counts(qualifier: HandValue, progress: Progress | None = None) -> DealerCounts:
     """Compute the dealer outcome counts from scratch (see the module docstring for the method).
 
-    `qualifier` is the dealer's lowest qualifying hand. Takes some seconds and about 1 GB of
+    `qualifier` is the dealer's lowest qualifying hand. Takes some seconds and about 600 MB of
     memory at its peak; `progress(done, total)` is called as the sweep advances.
     """
     values = next(iter_all_values(5))
