@@ -40,8 +40,14 @@ class ShoeSession:
         ack_timeout: float = 0.15,
         give_up_after: float = 10.0,
         first_seq: int = 1,
+        session: int = 1,
     ) -> None:
-        """Configure the timers (seconds); the first event frame gets `first_seq`."""
+        """Configure the timers (seconds); the first event frame gets `first_seq`.
+
+        `session` (1..65535) must differ from the previous start's: real firmware draws it at
+        random at power-up.
+        """
+        self.session = session & 0xFFFF
         self.heartbeat_interval = heartbeat_interval
         self.ack_timeout = ack_timeout
         self.give_up_after = give_up_after
@@ -69,7 +75,7 @@ class ShoeSession:
         """Number a new event frame, keep it until acknowledged; return its seq and wire bytes."""
         seq = self.next_seq
         self.next_seq = (seq + 1) & 0xFFFF
-        wire = encode_frame(Frame(seq, kind, payload))
+        wire = encode_frame(Frame(self.session, seq, kind, payload))
         self._pending[seq] = _Pending(wire, now, now, 0)
         return seq, wire
 
@@ -97,7 +103,7 @@ class ShoeSession:
             if isinstance(item, FrameError):
                 self.errors.append(item)
                 continue
-            if item.type not in (FrameType.ACK, FrameType.NAK):
+            if item.type not in (FrameType.ACK, FrameType.NAK) or item.session != self.session:
                 continue
             (seq,) = struct.unpack(">H", item.payload)
             if item.type is FrameType.ACK:
@@ -123,8 +129,9 @@ class ShoeSession:
         if self.heartbeats and due:
             self._last_heartbeat = now
             latest = (self.next_seq - 1) & 0xFFFF
-            payload = struct.pack(">BH", flags_to_byte(self.flags), latest)
-            out += encode_frame(Frame(0, FrameType.HEARTBEAT, payload))
+            first = next(iter(self._pending)) if self._pending else self.next_seq
+            payload = struct.pack(">BHH", flags_to_byte(self.flags), first, latest)
+            out += encode_frame(Frame(self.session, 0, FrameType.HEARTBEAT, payload))
         return bytes(out)
 
     def _acknowledge(self, through: int) -> None:

@@ -1,11 +1,12 @@
 """The smart-shoe framed protocol's byte layer, sans-I/O (see docs/shoe-protocols.md).
 
 On the wire a frame is `STX body ETX`, where the body (before stuffing) is
-`LEN SEQ_hi SEQ_lo TYPE PAYLOAD[LEN] CRC_hi CRC_lo`, and the CRC-16/CCITT-FALSE covers
-`LEN..PAYLOAD`. Inside the body the bytes STX, ETX and DLE are sent as `DLE (byte ^ 0x20)`, so
-STX only ever starts a frame: after garbage or a damaged frame the decoder is in step again at
-the next STX, within one frame. Every failure is returned as a `FrameError` beside the frames;
-nothing raises on any input.
+`LEN SESSION_hi SESSION_lo SEQ_hi SEQ_lo TYPE PAYLOAD[LEN] CRC_hi CRC_lo`, and the
+CRC-16/CCITT-FALSE covers `LEN..PAYLOAD`. SESSION is chosen at random by the shoe at each start,
+so frames numbered before a restart are never mistaken for frames numbered after it. Inside the
+body the bytes STX, ETX and DLE are sent as `DLE (byte ^ 0x20)`, so STX only ever starts a frame:
+after garbage or a damaged frame the decoder is in step again at the next STX, within one frame.
+Every failure is returned as a `FrameError` beside the frames; nothing raises on any input.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ MAX_PAYLOAD = 40
 """Longest payload accepted; the longest real one is a card with a 16-byte tag."""
 MAX_TAG = 16
 """Longest RFID tag id, in bytes."""
-_MAX_BODY = 6 + MAX_PAYLOAD
+_HEAD = struct.Struct(">BHHB")
+_MAX_BODY = _HEAD.size + 2 + MAX_PAYLOAD
 _KEEP_GARBAGE = 64
 
 
@@ -38,7 +40,7 @@ class FrameType(IntEnum):
     STATUS = 0x20
     """status byte (bits: empty 0x01, jam 0x02, cover open 0x04, reader fault 0x08)."""
     HEARTBEAT = 0x21
-    """status byte, sequence number of the shoe's latest event frame (2 bytes)."""
+    """status byte, oldest unacknowledged event seq (2 bytes), latest event seq (2 bytes)."""
     ACK = 0x30
     """sequence number (2 bytes): every event frame up to and including it arrived."""
     NAK = 0x31
@@ -55,8 +57,9 @@ EVENT_TYPES = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """One decoded frame: sequence number (0..65535), type and raw payload."""
+    """One decoded frame: the shoe's session id and sequence number (0..65535), type, payload."""
 
+    session: int
     seq: int
     type: FrameType
     payload: bytes
@@ -71,7 +74,7 @@ def _valid_payload(kind: FrameType, payload: bytes) -> bool:
     if kind in (FrameType.STATUS, FrameType.RESET):
         return size == 1
     if kind is FrameType.HEARTBEAT:
-        return size == 3
+        return size == 5
     return size == 2  # ACK, NAK
 
 
@@ -79,7 +82,9 @@ def encode_frame(frame: Frame) -> bytes:
     """Return the wire bytes of `frame`; raise `FrameError` if its payload is too long."""
     if len(frame.payload) > MAX_PAYLOAD or not 0 <= frame.seq <= 0xFFFF:
         raise FrameError("frame payload or sequence number out of range")
-    head = struct.pack(">BHB", len(frame.payload), frame.seq, frame.type) + frame.payload
+    if not 0 <= frame.session <= 0xFFFF:
+        raise FrameError("frame session out of range")
+    head = _HEAD.pack(len(frame.payload), frame.session, frame.seq, frame.type) + frame.payload
     body = head + struct.pack(">H", crc16_ccitt(head))
     out = bytearray([STX])
     for byte in body:
@@ -151,10 +156,10 @@ class FrameCodec:
 
     def _finish(self) -> Frame | FrameError:
         body, raw = bytes(self._body), bytes(self._raw)
-        if self._escaped or len(body) < 6:
+        if self._escaped or len(body) < _HEAD.size + 2:
             return FrameError("frame too short", raw)
-        length, seq, kind = struct.unpack_from(">BHB", body)
-        if length != len(body) - 6:
+        length, session, seq, kind = _HEAD.unpack_from(body)
+        if length != len(body) - _HEAD.size - 2:
             return FrameError("frame length byte disagrees with the frame", raw)
         (crc,) = struct.unpack_from(">H", body, len(body) - 2)
         if crc != crc16_ccitt(body[:-2]):
@@ -163,7 +168,7 @@ class FrameCodec:
             frame_type = FrameType(kind)
         except ValueError:
             return FrameError(f"unknown message type 0x{kind:02x}", raw)
-        payload = body[4:-2]
+        payload = body[_HEAD.size : -2]
         if not _valid_payload(frame_type, payload):
             return FrameError(f"malformed {frame_type.name} payload", raw)
-        return Frame(seq, frame_type, payload)
+        return Frame(session, seq, frame_type, payload)

@@ -5,7 +5,8 @@ back (acknowledgements). Time is an argument (`now`, seconds on any monotonic cl
 whole protocol, retransmission requests and silence detection included, is tested without a
 port or a clock.
 
-The framed host acknowledges every event frame (cumulatively), accepts only the next expected
+The framed host joins the shoe's session (from its RESET frame, or from a heartbeat's oldest
+unacknowledged frame), acknowledges every event frame (cumulatively), accepts only the next expected
 sequence number (go-back-N: a gap is answered with a NAK naming the first missing frame, so cards
 are always delivered in the order they were drawn), suppresses duplicates by sequence number,
 and reports `ShoeFault(SILENT)` when no valid frame arrived for `silence` seconds.
@@ -131,7 +132,9 @@ class FramedHost:
         self.silence = silence
         self.codec = FrameCodec()
         self.counters = HostCounters()
+        self.session: int | None = None
         self.expected: int | None = None
+        self._reset_reported: int | None = None
         self._last_rx: float | None = None
         self._silent = False
         self._nak: tuple[int, float] | None = None
@@ -178,44 +181,80 @@ class FramedHost:
         return items, replies
 
     def _on_frame(self, frame: Frame, now: float, items: list[HostItem]) -> bytes:
-        raw = encode_frame(frame)
         if frame.type is FrameType.HEARTBEAT:
-            self.counters.last_heartbeat = now
-            (latest,) = struct.unpack_from(">H", frame.payload, 1)
-            if self.expected is not None and _ahead(latest, self.expected) >= 0:
-                # The shoe already sent a frame we never got (a lost last frame): ask now
-                # rather than wait for its retransmission timer.
-                return self._send_nak(self.expected, now, repeat_guard=True)
-            return b""
+            return self._on_heartbeat(frame, now, items)
+        raw = encode_frame(frame)
         if frame.type not in EVENT_TYPES:
             self.counters.protocol_errors += 1
             items.append(FrameError(f"unexpected {frame.type.name} from the shoe", raw))
             return b""
-        if frame.type is FrameType.RESET or self.expected is None:
-            self.expected = frame.seq
+        if frame.session != self.session:
+            if frame.type is not FrameType.RESET:
+                # Numbered in a session we have not joined: say nothing and wait for the
+                # shoe's RESET or a heartbeat; acknowledging could discard frames unseen.
+                return b""
+            self.session, self.expected = frame.session, frame.seq
+        assert self.expected is not None
         gap = _ahead(frame.seq, self.expected)
         if gap > 0:
             return self._send_nak(self.expected, now, repeat_guard=True)
         if gap < 0:
             self.counters.duplicates += 1
-            return _ack((self.expected - 1) & 0xFFFF)
+            return self._ack((self.expected - 1) & 0xFFFF)
         _keep(self.counters, raw)
         self.expected = (frame.seq + 1) & 0xFFFF
         self._nak = None
-        items.append(self._reading(frame, raw))
-        return _ack(frame.seq)
+        if frame.type is FrameType.RESET:
+            if self._reset_reported != frame.session:
+                self._reset_reported = frame.session
+                items.append(ShoeReset(frame.seq))
+        else:
+            items.append(self._reading(frame, raw))
+        return self._ack(frame.seq)
+
+    def _on_heartbeat(self, frame: Frame, now: float, items: list[HostItem]) -> bytes:
+        self.counters.last_heartbeat = now
+        _flags, oldest, latest = struct.unpack(">BHH", frame.payload)
+        if frame.session != self.session:
+            # Join the shoe's session at its oldest unacknowledged frame: nothing it still
+            # holds is skipped and nothing already acknowledged is delivered twice.
+            if self.session is not None:
+                self._reset_reported = frame.session
+                items.append(ShoeReset(oldest))
+            self.session, self.expected = frame.session, oldest
+            self._nak = None
+        assert self.expected is not None
+        if _ahead(oldest, self.expected) > 0:
+            # The shoe gave up frames we never received: they are gone, and saying so is the
+            # only honest thing left; then carry on from what it still holds.
+            items.append(
+                ShoeFault(
+                    FaultReason.FRAMES_LOST,
+                    f"the shoe gave up frames {self.expected}..{(oldest - 1) & 0xFFFF}",
+                )
+            )
+            self.expected = oldest
+            self._nak = None
+        if _ahead(latest, self.expected) >= 0:
+            # The shoe already sent a frame we never got (a lost last frame): ask now
+            # rather than wait for its retransmission timer.
+            return self._send_nak(self.expected, now, repeat_guard=True)
+        return b""
+
+    def _ack(self, seq: int) -> bytes:
+        payload = struct.pack(">H", seq)
+        return encode_frame(Frame(self.session or 0, 0, FrameType.ACK, payload))
 
     def _send_nak(self, seq: int, now: float, repeat_guard: bool = False) -> bytes:
         if repeat_guard and self._nak is not None and self._nak[0] == seq:
             return b""
         self._nak = (seq, now)
         self.counters.naks += 1
-        return encode_frame(Frame(0, FrameType.NAK, struct.pack(">H", seq)))
+        payload = struct.pack(">H", seq)
+        return encode_frame(Frame(self.session or 0, 0, FrameType.NAK, payload))
 
     def _reading(self, frame: Frame, raw: bytes) -> HostItem:
         payload = frame.payload
-        if frame.type is FrameType.RESET:
-            return ShoeReset(frame.seq)
         if frame.type is FrameType.STATUS:
             return ShoeStatus(flags_from_byte(payload[0]), frame.seq)
         if frame.type is FrameType.CARD_UNREADABLE:
@@ -243,10 +282,6 @@ def _ahead(seq: int, base: int) -> int:
     """Signed distance from `base` to `seq` in the 16-bit sequence space."""
     diff = (seq - base) & 0xFFFF
     return diff - 0x10000 if diff >= 0x8000 else diff
-
-
-def _ack(seq: int) -> bytes:
-    return encode_frame(Frame(0, FrameType.ACK, struct.pack(">H", seq)))
 
 
 @dataclass(frozen=True, slots=True)

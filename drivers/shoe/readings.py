@@ -88,11 +88,12 @@ class FaultReason(Enum):
 
     DISCONNECTED = "disconnected"
     SILENT = "silent"
+    FRAMES_LOST = "frames_lost"
 
 
 @dataclass(frozen=True, slots=True)
 class ShoeFault:
-    """The shoe is lost: the line vanished (`DISCONNECTED`) or the shoe fell silent (`SILENT`)."""
+    """The shoe is lost (`DISCONNECTED`, `SILENT`) or gave up frames the host never got."""
 
     reason: FaultReason
     detail: str = ""

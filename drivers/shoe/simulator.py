@@ -127,7 +127,8 @@ class SimulatedShoe:
         self.faults = faults or FaultRates()
         self.table = table or BarcodeTable.card_codes()
         self.deck_id = deck_id
-        self.session = ShoeSession() if protocol == "framed" else None
+        boot = random.Random(f"boot-{seed}-{time.time_ns()}").randrange(1, 0x10000)
+        self.session = ShoeSession(session=boot) if protocol == "framed" else None
         self._barcode = BarcodeCodec(self.table)
         self.dealt = 0
         self._rng = random.Random(seed)
