@@ -11,6 +11,7 @@ from studio import cli
 from studio.commands import rtp
 from studio.ranker import Progress
 from studio.returns.caribbean import caribbean_rows
+from studio.returns.holdem import holdem_rows
 from studio.returns.report import ReturnRow
 from studio.returns.side_bets import side_bet_rows
 
@@ -81,7 +82,7 @@ def test_progress_bar_is_drawn_only_on_a_terminal(monkeypatch: pytest.MonkeyPatc
 
 def test_every_shipped_source_is_listed() -> None:
     sources = [source for _, source in rtp.SOURCES]
-    assert caribbean_rows in sources and side_bet_rows in sources
+    assert caribbean_rows in sources and side_bet_rows in sources and holdem_rows in sources
 
 
 @pytest.mark.slow

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from studio.games import GAMES
 from studio.ranker import Progress
 from studio.returns.caribbean import caribbean_rows
+from studio.returns.holdem import holdem_rows
 from studio.returns.report import ReturnRow
 from studio.returns.side_bets import side_bet_rows
 
@@ -26,8 +27,7 @@ RowSource = Callable[[Progress | None], list[ReturnRow]]
 SOURCES: tuple[tuple[str, RowSource], ...] = (
     ("Caribbean Stud main game", caribbean_rows),
     ("side bets", side_bet_rows),
-    # HOLDEM: add ("Ultimate Hold'em main game", holdem_rows) from studio.returns.holdem here
-    # once that module is committed.
+    ("Ultimate Hold'em main game", holdem_rows),
 )
 """What `studio rtp` computes, in order: a label for the progress bar and the rows' source."""
 
