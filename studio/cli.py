@@ -16,7 +16,15 @@ from importlib import import_module
 from studio import __version__
 from studio.errors import StudioError
 
-COMMAND_MODULES: tuple[str, ...] = ("journal", "settle", "recall", "simulate", "schema", "rtp")
+COMMAND_MODULES: tuple[str, ...] = (
+    "journal",
+    "settle",
+    "recall",
+    "simulate",
+    "schema",
+    "rtp",
+    "shoe",
+)
 """Modules of `studio.commands` that add a subcommand; the order is the help's order."""
 
 
