@@ -24,6 +24,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "schema",
     "rtp",
     "shoe",
+    "keys",
+    "command",
+    "proxy",
 )
 """Modules of `studio.commands` that add a subcommand; the order is the help's order."""
 

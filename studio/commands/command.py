@@ -1,0 +1,76 @@
+"""`studio command ACTION [NAME=VALUE ...] --key KEYFILE`: give a table a command.
+
+The shift manager's and dealer's tool. The command goes over the table's CURVE command channel,
+signed by nothing but the key file (`NAME.key_secret`): the table reads the sender's role from
+the key's allow-list entry, never from the command. Arguments are `position=...`, `card=...`
+and `note=...`. Prints `accepted` (exit 0) or `refused: REASON` (exit 1); a channel that does not
+answer (wrong endpoint, or a key the table does not admit) or a bad key file ends as one line with
+exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, get_args
+
+from studio.bus.commands import CommandClient
+from studio.bus.defaults import COMMAND_ENDPOINT, SERVER_KEY_NAME, keys_dir
+from studio.bus.keys import KeyPair
+from studio.errors import InputError
+from studio.messages import CommandName
+
+_ARGUMENTS = ("position", "card", "note")
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the `command` command to the `studio` parser."""
+    parser = subparsers.add_parser("command", help="give a table a command with your key")
+    parser.add_argument(
+        "action",
+        choices=get_args(CommandName),
+        metavar="ACTION",
+        help=", ".join(get_args(CommandName)),
+    )
+    parser.add_argument(
+        "arguments", nargs="*", metavar="NAME=VALUE", help="position=..., card=..., note=..."
+    )
+    parser.add_argument("--key", type=Path, required=True, help="your NAME.key_secret file")
+    parser.add_argument("--endpoint", default=COMMAND_ENDPOINT, help="the command channel")
+    parser.add_argument(
+        "--server-key",
+        type=Path,
+        default=None,
+        help="the table's public key file (default: table.key in the key dir)",
+    )
+    parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for a reply")
+    parser.set_defaults(run=run)
+
+
+def parse_arguments(items: list[str]) -> dict[str, str]:
+    """`["card=AS", ...]` as a dict; raises InputError for an unknown name or a missing `=`."""
+    result: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or name not in _ARGUMENTS:
+            raise InputError(f"argument {item!r} is not one of {', '.join(_ARGUMENTS)}=VALUE")
+        result[name] = value
+    return result
+
+
+def run(args: argparse.Namespace) -> int:
+    """Send the command; print the answer; return 0 if accepted, 1 if refused.
+
+    Raises KeyFileError, InputError or BusError (exit 2) for a bad key, argument or channel.
+    """
+    arguments = parse_arguments(args.arguments)
+    keys = KeyPair.load(args.key)
+    keys.require_secret()
+    server = KeyPair.load(args.server_key or keys_dir() / f"{SERVER_KEY_NAME}.key")
+    with CommandClient(args.endpoint, keys, server.public, timeout=args.timeout) as client:
+        reply = client.send(args.action, arguments)
+    if reply.status == "accepted":
+        print("accepted")
+        return 0
+    print(f"{reply.status}: {reply.reason}")
+    return 1

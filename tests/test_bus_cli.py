@@ -1,0 +1,59 @@
+"""`studio keys` and `studio command` against a real command channel on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_bus_support import no_leaks  # noqa: F401  (autouse fixture)
+
+from studio.bus import (
+    AllowList,
+    CommandChannel,
+    CommandDecision,
+    CommandRequest,
+    KeyPair,
+    ServerSecurity,
+)
+from studio.cli import main
+
+
+def _accept(request: CommandRequest) -> CommandDecision:
+    return CommandDecision(True)
+
+
+def test_keys_new_list_remove_and_command_by_role(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = ["--dir", str(tmp_path)]
+    assert main(["keys", "new", "table", "--server", *folder]) == 0
+    assert main(["keys", "new", "alice", "--role", "shift_manager", *folder]) == 0
+    assert main(["keys", "new", "bob", "--role", "dealer", *folder]) == 0
+    assert main(["keys", "new", "bob", "--role", "observer", *folder]) == 2
+    assert main(["keys", "new", "../evil", "--role", "observer", *folder]) == 2
+    capsys.readouterr()
+    assert main(["keys", "list", *folder]) == 0
+    listed = [line.split()[:2] for line in capsys.readouterr().out.splitlines()]
+    assert listed == [["alice", "shift_manager"], ["bob", "dealer"]]
+    assert oct((tmp_path / "alice.key_secret").stat().st_mode & 0o777) == "0o600"
+
+    server = KeyPair.load(tmp_path / "table.key_secret")
+    security = ServerSecurity(server, AllowList(tmp_path / "allow_list.json"))
+    with CommandChannel("tcp://127.0.0.1:0", _accept, security) as channel:
+        common = ["--endpoint", channel.endpoint, "--server-key", str(tmp_path / "table.key")]
+        alice = ["--key", str(tmp_path / "alice.key_secret"), *common]
+        bob = ["--key", str(tmp_path / "bob.key_secret"), *common]
+        capsys.readouterr()
+        assert main(["command", "void", "note=misdeal", *alice]) == 0
+        assert capsys.readouterr().out.strip() == "accepted"
+        assert main(["command", "void", *bob]) == 1
+        assert capsys.readouterr().out.strip() == "refused: role dealer may not void"
+        assert main(["command", "correct_card", "card=AS", "position=dealer_1", *alice]) == 0
+        assert main(["command", "void", "colour=red", *alice]) == 2
+        # A public key file cannot sign: one clear line, exit 2.
+        assert main(["command", "void", "--key", str(tmp_path / "alice.key"), *common]) == 2
+        assert main(["keys", "remove", "alice", *folder]) == 0
+        assert main(["command", "void", "--timeout", "0.5", *alice]) == 2
+        err = capsys.readouterr().err
+        assert "did not answer" in err
+        assert "Traceback" not in err
