@@ -21,7 +21,7 @@ import itertools
 import json
 import logging
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import Any, Protocol, Self
 from uuid import uuid4
@@ -69,13 +69,22 @@ class ReplayService:
     def __init__(
         self,
         endpoint: str,
-        source: EventSource,
+        source: EventSource | None = None,
         *,
+        open_source: Callable[[], EventSource] | None = None,
         security: ServerSecurity | None = None,
         batch: int = 1000,
     ) -> None:
-        """Bind `endpoint` and start serving; raises EndpointInUseError or BusError on bind."""
+        """Bind `endpoint` and start serving from `source`, or from what `open_source` returns.
+
+        `open_source` is called in the service's thread (a SQLite connection must be made in
+        the thread that uses it); if its result has a `close()`, that is called when the service
+        stops. Give exactly one of the two. Raises EndpointInUseError or BusError on bind.
+        """
+        if (source is None) == (open_source is None):
+            raise BusError("give the replay service a source or a way to open one, not both")
         self._source = source
+        self._open_source = open_source
         self._security = security
         self._batch = batch
         self._stop = threading.Event()
@@ -105,6 +114,20 @@ class ReplayService:
         return self._sock.getsockopt_string(zmq.LAST_ENDPOINT)
 
     def _run(self) -> None:
+        if self._open_source is not None:
+            try:
+                self._source = self._open_source()
+            except Exception:
+                # Requests are then answered with an error; the table itself keeps running.
+                log.exception("replay source could not be opened")
+        try:
+            self._serve()
+        finally:
+            close = getattr(self._source, "close", None) if self._open_source else None
+            if callable(close):
+                close()
+
+    def _serve(self) -> None:
         while not self._stop.is_set():
             try:
                 if not self._sock.poll(50):
@@ -146,7 +169,7 @@ class ReplayService:
                 self._reply(route, {"id": rid, "status": "error", "reason": "role may not"})
                 return
             try:
-                snap = dict(self._source.snapshot())
+                snap = dict(self._opened().snapshot())
             except Exception as err:
                 log.exception("snapshot failed")
                 self._reply(route, {"id": rid, "status": "error", "reason": f"source: {err}"})
@@ -173,7 +196,7 @@ class ReplayService:
 
     def _collect(self, start: int, *, public_only: bool) -> tuple[list[WireEvent], bool]:
         events: list[WireEvent] = []
-        iterator = iter(self._source.events_from(start))
+        iterator = iter(self._opened().events_from(start))
         try:
             for item in iterator:
                 event = to_event(item)
@@ -187,6 +210,11 @@ class ReplayService:
             close = getattr(iterator, "close", None)
             if callable(close):
                 close()
+
+    def _opened(self) -> EventSource:
+        if self._source is None:
+            raise BusError("the event source is not open")
+        return self._source
 
     def _reply(
         self, route: list[bytes], header: dict[str, Any], payloads: list[bytes] | None = None

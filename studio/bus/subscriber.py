@@ -123,10 +123,16 @@ class Subscriber:
                 event = self._pending.popleft()
                 self._delivered[event.table] = event.seq
                 return event
-            wait_ms = -1 if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
-            if not self._sock.poll(wait_ms):
-                return None
-            self._take(self._sock.recv_multipart())
+            try:
+                # Under load a message is usually queued already: skip the poll's system call.
+                frames = self._sock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                now = time.monotonic()
+                wait_ms = -1 if deadline is None else max(0, int((deadline - now) * 1000))
+                if not self._sock.poll(wait_ms):
+                    return None
+                frames = self._sock.recv_multipart()
+            self._take(frames)
 
     def _take(self, frames: list[bytes]) -> None:
         try:
