@@ -31,6 +31,7 @@ SOURCES: tuple[tuple[str, RowSource], ...] = (
 )
 """What `studio rtp` computes, in order: a label for the progress bar and the rows' source."""
 
+_BETS = ("main", "bonus", "jackpot", "trips")
 _COLUMNS = ("game", "variant", "bet", "basis", "computed", "published", "difference", "method")
 
 
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def compute_rows(stream: TextIO) -> list[ReturnRow]:
-    """Every source's rows, ordered by game, with progress bars on `stream` if it is a terminal."""
+    """Every source's rows in report order, with progress bars on `stream` if it is a terminal."""
     rows: list[ReturnRow] = []
     for label, source in SOURCES:
         bar = ProgressBar(stream, label) if stream.isatty() else None
@@ -65,7 +66,14 @@ def compute_rows(stream: TextIO) -> list[ReturnRow]:
         finally:
             if bar is not None:
                 bar.close()
-    return sorted(rows, key=lambda row: GAMES.index(row.game) if row.game in GAMES else len(GAMES))
+    return sorted(rows, key=_report_order)
+
+
+def _report_order(row: ReturnRow) -> tuple[int, int]:
+    """Rows sort by game (registry order), then main game before side bets."""
+    game = GAMES.index(row.game) if row.game in GAMES else len(GAMES)
+    bet = _BETS.index(row.bet) if row.bet in _BETS else len(_BETS)
+    return game, bet
 
 
 def rows_json(rows: list[ReturnRow]) -> list[dict[str, Any]]:

@@ -127,6 +127,9 @@ def compute_dealer_counts(qualifier: HandValue, progress: Progress | None = None
     distinct, inverse = np.unique(values, return_inverse=True)
     rank = inverse.astype(np.int64)
     threshold = int(np.searchsorted(distinct, qualifier.code))
+    if progress:
+        # The suit classes take a few seconds before the sweep's first report: show a start.
+        progress(0, len(distinct))
     masks, first, weights = _suit_classes(hands)
     players = _cards_of(masks)
     player_rank = rank[first]
