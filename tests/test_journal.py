@@ -65,11 +65,20 @@ def test_appends_chain_and_survive_reopening(journal_path: Path) -> None:
     assert (report.records, report.inputs, report.events, report.rounds) == (10, 4, 6, 3)
 
 
-def test_durability_settings(journal_path: Path) -> None:
-    with Journal(journal_path) as journal:
+@pytest.mark.parametrize("durable_events", [False, True])
+def test_durability_settings(journal_path: Path, durable_events: bool) -> None:
+    with Journal(journal_path, durable_events=durable_events) as journal:
         db = journal._db()
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        seen: list[str] = []
+        db.set_trace_callback(seen.append)
+        journal.append_input({"kind": "tick", "ts": "2026-11-29T10:00:09Z"})
+        journal.append_events([{"seq": 7, "game_number": None, "type": "x", "body": {}}])
+        db.set_trace_callback(None)
+        # Inputs always commit under synchronous=FULL; events only when asked to.
+        assert not any("synchronous=NORMAL" in sql for sql in seen[: seen.index("COMMIT") + 1])
+        assert any("synchronous=NORMAL" in sql for sql in seen) != durable_events
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
 
 
 def test_event_gaps_and_duplicates_are_refused(journal_path: Path) -> None:

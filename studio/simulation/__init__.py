@@ -64,17 +64,19 @@ def simulate(
     seed: int,
     faults: FaultRates = NO_FAULTS,
     manager: ManagerPolicy = "resume",
+    durable_events: bool = False,
 ) -> SimulationSummary:
     """Recover the journal at `path`, then play `rounds` rounds; return what happened.
 
     A new journal remembers `settings`; an existing one must have been written with the same.
     The seed and the journal's length seed the run, so a continued journal gets new cards.
+    `durable_events` makes every event batch fsync too (see `studio.journal.store`).
 
     Raises `ConfigurationError` for settings that differ from the journal's, `JournalError` or
     `ReplayMismatchError` for a damaged journal, and `SimulationError` when the simulated staff
     meet something they cannot handle.
     """
-    with Journal(path) as journal:
+    with Journal(path, durable_events=durable_events) as journal:
         settings = bind_settings(journal, settings)
         controller = TableController(settings)
         last = journal.last_input()
