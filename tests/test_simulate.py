@@ -17,7 +17,7 @@ from studio.errors import ConfigurationError, InputError
 from studio.journal import Journal, recover, verify
 from studio.journal.recall import recall_round
 from studio.messages import TableSettings
-from studio.simulation import START, FaultRates, SimulationSummary, simulate
+from studio.simulation import INCIDENT_OF, START, FaultRates, SimulationSummary, simulate
 
 FAULTS = FaultRates.parse(
     "duplicate=0.04,unreadable=0.04,out-of-turn=0.15,mismatch=0.04,device=0.03"
@@ -129,6 +129,16 @@ def test_every_injected_fault_and_nothing_else_pauses(
     _results_are_sound(path, settings)
     _no_early_secrets(path, settings)
     _replays_exactly(path, settings)
+
+
+@pytest.mark.parametrize("kind", ["duplicate", "unreadable", "out-of-turn", "mismatch", "device"])
+def test_each_fault_alone_causes_only_its_incident(tmp_path: Path, kind: str) -> None:
+    settings = TableSettings(game="caribbean-stud", camera=True)
+    faults = FaultRates.parse(f"{kind}=0.3")
+    summary = simulate(tmp_path / "table.journal", settings, rounds=6, seed=2, faults=faults)
+    assert set(summary.incidents) == {INCIDENT_OF[kind]}
+    assert summary.injected == summary.incidents
+    assert summary.rounds_completed == 6
 
 
 def test_a_seed_reproduces_a_run(tmp_path: Path) -> None:

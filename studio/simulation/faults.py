@@ -1,9 +1,11 @@
 """Which faults a simulated table injects, how often, and the incident each one must cause.
 
 Rates are probabilities per opportunity: `duplicate`, `unreadable` and `mismatch` per card the
-dealer draws (at most one of them per draw; `mismatch` only on a table with a camera), `device`
-per card before it is drawn (the shoe, or on a table with a camera either device, reports a
-fault), and `out-of-turn` per decision window (the dealer draws a card while it is open).
+dealer draws (at most one of them per draw; a duplicate needs a card already on the table,
+`mismatch` a camera), `device` per card before it is drawn (the shoe, or on a table with a
+camera either device, reports a fault), and `out-of-turn` per decision window (the dealer draws
+a card while it is open) and, on a table with a camera, per stage's last card (one card too many
+drawn before the camera confirmed the last one: "after the last card").
 """
 
 from __future__ import annotations

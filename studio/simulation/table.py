@@ -219,29 +219,61 @@ class SimulatedTable:
             )
             return
         held = [code for code in snap["positions"].values() if code is not None]
-        draw = self._rng.random()
-        if draw < faults.duplicate and held:
+        fault = self._card_fault(bool(held))
+        if fault == "duplicate":
             self.summary.injected[INCIDENT_OF["duplicate"]] += 1
             self.submit(self._shoe.reading(self._rng.choice(held), now))
             return
-        draw -= faults.duplicate
-        if draw < faults.unreadable:
+        if fault == "unreadable":
             self._shoe.draw()
             self.summary.injected[INCIDENT_OF["unreadable"]] += 1
             self.submit(self._shoe.reading(None, now))
             return
-        draw -= faults.unreadable
         code = self._shoe.draw()
         self.submit(self._shoe.reading(code, now))
         if self._camera is None:
             return
+        if faults.out_of_turn > 0 and self._after_last_card():
+            return
         seen_at = self._clock.advance(CAMERA_LAG_SECONDS)
-        if draw < faults.mismatch:
+        if fault == "mismatch":
             others = sorted(set(_ALL_CODES) - {code})
             self.summary.injected[INCIDENT_OF["mismatch"]] += 1
             self.submit(self._camera.sighting(position, "up", self._rng.choice(others), seen_at))
             return
         self.submit(self._camera.sighting(position, self._faces[position], code, seen_at))
+
+    def _card_fault(self, anything_held: bool) -> str | None:
+        """Which fault, if any, this draw carries: one roll, at most one fault per card."""
+        faults, draw = self._faults, self._rng.random()
+        if draw < faults.duplicate:
+            # A duplicate needs a card already on the table; the first card cannot be one.
+            return "duplicate" if anything_held else None
+        draw -= faults.duplicate
+        if draw < faults.unreadable:
+            return "unreadable"
+        draw -= faults.unreadable
+        if draw < faults.mismatch and self._camera is not None:
+            return "mismatch"
+        return None
+
+    def _after_last_card(self) -> bool:
+        """Maybe draw one card too many right after a stage's last card; True if it did.
+
+        With a camera the table waits for its confirmation after a stage's last card, so this
+        is the moment "after the last card" exists (without one the table moves straight on).
+        """
+        snap = self._snapshot()
+        if (
+            snap["paused"]
+            or snap["phase"] != "confirming"
+            or not self._roll(self._faults.out_of_turn)
+        ):
+            return False
+        now = self._clock.advance(CAMERA_LAG_SECONDS / 2)
+        self.summary.injected[INCIDENT_OF["out-of-turn"]] += 1
+        self.submit(self._shoe.reading(self._shoe.draw(), now))
+        return True
 
     def _window(self, snap: dict[str, Any]) -> None:
         key = (snap["game_number"], len(snap["positions"]))
