@@ -3,20 +3,22 @@
     python bench/bus.py [--events 20000] [--tables 50] [--per-table 1000] [--json]
 
 Every figure is end to end and lossless: from the first `publish()` to the last event delivered
-by a `Subscriber`, which fetches whatever the stream dropped from the replay service (the count of
-replayed events is printed beside each rate). Sockets are on loopback TCP, the restricted stream
-and the replay service use CURVE. The events are realistic envelopes (~250 bytes of JSON).
+by a `Subscriber` running in its own process (as a consumer does), which fetches whatever the
+stream dropped from the replay service (the count of replayed events is printed beside each
+rate). Sockets are on loopback TCP; the restricted stream and the replay service use CURVE. The
+events are realistic envelopes (~250 bytes of JSON).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -83,13 +85,76 @@ def security(folder: Path) -> tuple[ServerSecurity, KeyPair, KeyPair]:
     return ServerSecurity(server, AllowList(folder / "allow.json")), server, client
 
 
-def drain(sub: Subscriber, expected: int) -> int:
-    got = 0
-    while got < expected:
-        if sub.receive(10.0) is None:
-            raise SystemExit(f"stalled after {got} of {expected} events")
-        got += 1
-    return got
+def consume(
+    stream: str,
+    targets: dict[str, ReplayTarget],
+    audience: str,
+    client: KeyPair,
+    stream_key: bytes | None,
+    expected: int,
+    results: Any,
+) -> None:
+    """The consumer process: say when ready, then report the monotonic time of the last event."""
+    with Subscriber(
+        stream,
+        targets,
+        audience="restricted" if audience == "restricted" else "public",
+        client_keys=client,
+        stream_server_key=stream_key,
+    ) as sub:
+        results.put(("ready", 0.0, 0))
+        got = 0
+        while got < expected:
+            if sub.receive(10.0) is None:
+                results.put(("stalled", float(got), sub.replayed))
+                return
+            got += 1
+        # CLOCK_MONOTONIC is system-wide on Linux, so the parent can subtract its own start.
+        results.put(("done", time.monotonic(), sub.replayed))
+
+
+def run_consumer(
+    stream: str,
+    targets: dict[str, ReplayTarget],
+    audience: str,
+    client: KeyPair,
+    stream_key: bytes | None,
+    expected: int,
+    feed: Callable[[], None],
+) -> dict[str, float]:
+    """Start the consumer process, feed the publishers, and time the whole delivery."""
+    ctx = multiprocessing.get_context("spawn")
+    results: Any = ctx.Queue()
+    proc = ctx.Process(
+        target=consume, args=(stream, targets, audience, client, stream_key, expected, results)
+    )
+    proc.start()
+    try:
+        status, _, _ = results.get(timeout=60)
+        if status != "ready":
+            raise SystemExit(f"consumer failed to start: {status}")
+        time.sleep(0.3)  # Let the subscription reach every publisher.
+        start = time.monotonic()
+        feed()
+        publish_seconds = time.monotonic() - start
+        status, end, replayed = results.get(timeout=120)
+        if status != "done":
+            raise SystemExit(f"consumer stalled after {int(end)} of {expected} events")
+    finally:
+        proc.join(timeout=10)
+        if proc.is_alive():
+            proc.kill()
+    return {
+        "events": expected,
+        "seconds": end - start,
+        "replayed": replayed,
+        "publish_seconds": publish_seconds,
+    }
+
+
+def _emit(source: ListSource, pub: EventPublisher, event: Envelope) -> None:
+    source.append(event)
+    pub.publish(event)
 
 
 def one_table(count: int, audience: str, folder: Path) -> dict[str, float]:
@@ -108,28 +173,20 @@ def one_table(count: int, audience: str, folder: Path) -> dict[str, float]:
             )
         )
         replay = stack.enter_context(ReplayService("tcp://127.0.0.1:0", source, security=sec))
-        sub = stack.enter_context(
-            Subscriber(
-                pub.endpoints["restricted" if restricted else "public"],
-                {"T1": ReplayTarget(replay.endpoint, server.public)},
-                audience="restricted" if restricted else "public",
-                client_keys=client,
-                stream_server_key=server.public if restricted else None,
-            )
+
+        def feed() -> None:
+            for event in events:
+                _emit(source, pub, event)
+
+        return run_consumer(
+            pub.endpoints["restricted" if restricted else "public"],
+            {"T1": ReplayTarget(replay.endpoint, server.public)},
+            audience,
+            client,
+            server.public if restricted else None,
+            expected,
+            feed,
         )
-        time.sleep(0.2)  # Let the subscription reach the publisher.
-        start = time.perf_counter()
-        feeder = threading.Thread(target=lambda: [_emit(source, pub, e) for e in events])
-        feeder.start()
-        drain(sub, expected)
-        elapsed = time.perf_counter() - start
-        feeder.join()
-        return {"events": expected, "seconds": elapsed, "replayed": sub.replayed}
-
-
-def _emit(source: ListSource, pub: EventPublisher, event: Envelope) -> None:
-    source.append(event)
-    pub.publish(event)
 
 
 def proxied(tables: int, per_table: int, folder: Path) -> dict[str, float]:
@@ -153,10 +210,6 @@ def proxied(tables: int, per_table: int, folder: Path) -> dict[str, float]:
                 "tcp://127.0.0.1:0", [ReplayTarget(p.endpoints["public"]) for p in pubs.values()]
             )
         )
-        sub = stack.enter_context(
-            Subscriber(proxy.frontend, targets, audience="public", client_keys=client)
-        )
-        time.sleep(0.5)
 
         def feed() -> None:
             # Interleave the tables, as a studio's tables deal at the same time.
@@ -164,13 +217,7 @@ def proxied(tables: int, per_table: int, folder: Path) -> dict[str, float]:
                 for n in names:
                     _emit(sources[n], pubs[n], events[n][i])
 
-        start = time.perf_counter()
-        feeder = threading.Thread(target=feed)
-        feeder.start()
-        drain(sub, expected)
-        elapsed = time.perf_counter() - start
-        feeder.join()
-        return {"events": expected, "seconds": elapsed, "replayed": sub.replayed}
+        return run_consumer(proxy.frontend, targets, "public", client, None, expected, feed)
 
 
 def main() -> int:
@@ -196,9 +243,11 @@ def main() -> int:
         rate = r["events"] / r["seconds"]
         summary[f"{name}_events_per_s"] = round(rate)
         summary[f"{name}_replayed"] = int(r["replayed"])
+        published = r["events"] / r["publish_seconds"]
+        summary[f"{name}_publish_calls_per_s"] = round(published)
         print(
             f"{name:32s} {int(r['events']):7d} events in {r['seconds']:.3f} s = {rate:10,.0f}/s"
-            f"  (replayed {int(r['replayed'])})"
+            f"  (replayed {int(r['replayed'])}; publish() alone {published:,.0f}/s)"
         )
     if args.json:
         print(json.dumps(summary))

@@ -10,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from test_bus_support import (  # noqa: F401  (fixtures are used by name)
     Keys,
     TableRig,
@@ -19,8 +20,9 @@ from test_bus_support import (  # noqa: F401  (fixtures are used by name)
     no_leaks,
 )
 
-from studio.bus import KeyPair, Subscriber
+from studio.bus import KeyPair, ReplayTarget, StreamProxy, Subscriber
 from studio.bus.keys import create_key_files, register_key
+from studio.errors import BusError
 
 # A settlement consumer: records each delivered seq on its own line (its persisted position).
 CONSUMER = """
@@ -133,3 +135,41 @@ def test_studio_proxy_forwards_several_tables_to_one_subscriber(keys: Keys) -> N
             proxy.stdout.close()
         for rig in rigs:
             rig.close()
+
+
+def test_a_curve_proxy_carries_restricted_streams_to_authorised_keys_only(keys: Keys) -> None:
+    proxy_keys = KeyPair.generate()
+    register_key(keys.allow_list_path, "proxy", "settlement", proxy_keys.public)
+    with (
+        TableRig(keys) as rig,
+        StreamProxy(
+            "tcp://127.0.0.1:0",
+            [ReplayTarget(rig.endpoints["restricted"], keys.server.public)],
+            security=keys.security,
+            client_keys=proxy_keys,
+        ) as proxy,
+    ):
+        for event in mixed_events("T1", 30):
+            rig.emit(event)
+
+        def follow(role: str, catch_up: bool = True) -> Subscriber:
+            return Subscriber(
+                proxy.frontend,
+                {"T1": rig.target()},
+                audience="restricted",
+                client_keys=keys.clients[role],
+                stream_server_key=keys.server.public,
+                catch_up_on_start=catch_up,
+            )
+
+        with follow("settlement") as sub:
+            for event in mixed_events("T1", 60)[30:]:
+                rig.emit(event)
+            assert drain(sub, until=60) == list(range(1, 61))
+            assert sub.replayed < 60  # Some came live through the proxy.
+        # An observer may neither replay restricted events nor complete the proxy's handshake.
+        with pytest.raises(BusError, match="audience"):
+            follow("observer")
+        with follow("observer", catch_up=False) as outsider:
+            rig.emit(mixed_events("T1", 61)[60])
+            assert outsider.receive(1.0) is None

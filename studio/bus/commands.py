@@ -175,7 +175,7 @@ class CommandChannel:
                 continue
             route = [f.bytes for f in frames[:-1]]
             try:
-                reply = self.decide(frames[-1])
+                reply = self._decide(frames[-1])
             except Exception:
                 log.exception("command handling failed")
                 reply = {"id": None, "status": "error", "reason": "internal error"}
@@ -184,8 +184,8 @@ class CommandChannel:
             except zmq.ZMQError as err:
                 log.warning("command reply not delivered: %s", err)
 
-    def decide(self, frame: zmq.Frame) -> dict[str, Any]:
-        """The reply to one received message frame (public for tests of odd frames)."""
+    def _decide(self, frame: zmq.Frame) -> dict[str, Any]:
+        """The reply to one received message frame."""
         user = user_id(frame)
         entry = self._security.allow_list.lookup(user) if user else None
         if entry is None:
