@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import studio.simulation
 from studio.controller import TableController
@@ -103,6 +105,43 @@ def test_a_crash_around_the_event_store_loses_and_duplicates_nothing(
     with Journal(path, readonly=True) as journal:
         statuses = {n: journal.round_events(n)[-1].data()["type"] for n in journal.game_numbers()}
     assert set(statuses.values()) <= {"round_result", "round_voided"}, statuses
+
+
+GAMES = [
+    TableSettings(game="caribbean-stud", camera=True),
+    TableSettings(game="caribbean-stud", procedure="late"),
+    TableSettings(game="ultimate-holdem", camera=True),
+    TableSettings(game="ultimate-holdem"),
+]
+
+
+@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    table=st.sampled_from(GAMES),
+    seed=st.integers(0, 10_000),
+    at_input=st.integers(1, 300),
+    where=st.sampled_from(["before-events", "after-events"]),
+    manager=st.sampled_from(["resume", "void"]),
+)
+def test_a_crash_after_any_input_is_recovered_whole(
+    table: TableSettings, seed: int, at_input: int, where: str, manager: str
+) -> None:
+    faults = FaultRates.parse("duplicate=0.03,unreadable=0.03,out-of-turn=0.1,device=0.02")
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    with tempfile.TemporaryDirectory(dir=base, prefix="studio-crash-") as name:
+        path = Path(name) / "table.journal"
+        original = studio.simulation.Journal
+        studio.simulation.Journal = _crashing_journal(at_input, where)  # type: ignore[misc]
+        try:
+            with pytest.raises(Crash):
+                simulate(path, table, rounds=40, seed=seed, faults=faults, manager=manager)  # type: ignore[arg-type]
+        finally:
+            studio.simulation.Journal = original  # type: ignore[misc]
+        before = _chain(path)
+        summary = simulate(path, table, rounds=1, seed=seed, faults=faults, manager=manager)  # type: ignore[arg-type]
+        assert _chain(path)[: len(before)] == before
+        assert summary.injected == summary.incidents
+        _assert_whole(path, table)
 
 
 def _wait_for_records(path: Path, more_than: int, proc: subprocess.Popen[bytes]) -> int:
