@@ -46,17 +46,19 @@ _PERMS = np.array(list(permutations(range(4))), dtype=np.int64)
 _CARD = np.arange(52, dtype=np.int64)
 # _PERM_CARD[p, c]: card c with its suit renamed by permutation p (ranks unchanged).
 _PERM_CARD = (_CARD // 4)[None, :] * 4 + _PERMS[:, _CARD % 4]
-_BINOM = np.array([[comb(n, r) for r in range(6)] for n in range(53)], dtype=np.int64)
+_BINOM32 = np.array([[comb(n, r) for r in range(6)] for n in range(53)], dtype=np.int32)
 # Every subset of a hand's five positions with at most four of them, smallest first.
 _SUBSETS = [s for k in range(5) for s in combinations(range(5), k)]
 _SIGNS = np.array([(-1) ** len(s) for s in _SUBSETS], dtype=np.int32)
 # The table of all card sets of one size starts after those of smaller sizes.
-_ROW_BASE = np.array([sum(comb(52, j) for j in range(len(s))) for s in _SUBSETS], dtype=np.int64)
+_ROW_BASE = np.array([sum(comb(52, j) for j in range(len(s))) for s in _SUBSETS], dtype=np.int32)
 _ROWS = sum(comb(52, j) for j in range(5))
 # A hand's (subset, other card) pairs: the cells of the table that the hand adds one to.
 _PAIR_SUBSET = np.array([j for j, s in enumerate(_SUBSETS) for p in range(5) if p not in s])
 _PAIR_CARD = np.array([p for s in _SUBSETS for p in range(5) if p not in s])
 _SWEEP_REPORTS = 64
+_CELL_CHUNK = 1 << 16
+_ONE = np.int32(1)  # the table's own type: np.add.at is many times slower when it must cast
 
 
 class DealerOutcome(IntEnum):
@@ -119,7 +121,7 @@ def dealer_counts(qualifier: HandValue, progress: Progress | None = None) -> Dea
 def compute_dealer_counts(qualifier: HandValue, progress: Progress | None = None) -> DealerCounts:
     """Compute the dealer outcome counts from scratch (see the module docstring for the method).
 
-    `qualifier` is the dealer's lowest qualifying hand. Takes some seconds and about 600 MB of
+    `qualifier` is the dealer's lowest qualifying hand. Takes some seconds and about 700 MB of
     memory at its peak; `progress(done, total)` is called as the sweep advances.
     """
     values = next(iter_all_values(5))
@@ -155,10 +157,13 @@ def _suit_classes(hands: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     A hand's canonical mask is the least, over the 24 suit permutations, of the 52-bit mask of
     its permuted cards.
     """
-    bits = np.int64(1) << _PERM_CARD
-    least = bits[0][hands].sum(axis=1)
-    for perm_bits in bits[1:]:
-        np.minimum(least, perm_bits[hands].sum(axis=1), out=least)
+    columns = np.ascontiguousarray(hands.T)
+    least = np.full(len(hands), np.iinfo(np.int64).max, dtype=np.int64)
+    for perm_bits in np.int64(1) << _PERM_CARD:
+        mask = perm_bits[columns[0]]
+        for column in columns[1:]:
+            mask |= perm_bits[column]
+        np.minimum(least, mask, out=least)
     masks, first, weights = np.unique(least, return_index=True, return_counts=True)
     return masks, first, weights
 
@@ -169,17 +174,31 @@ def _cards_of(masks: IntArray) -> IntArray:
     return np.nonzero(bits)[1].reshape(len(masks), 5).astype(np.int64)
 
 
-def _subset_rows(hands: IntArray) -> IntArray:
-    """Table row of each of the 31 subsets (at most four cards) of each sorted hand.
+def _subset_rows(hands: IntArray) -> npt.NDArray[np.int32]:
+    """Table row of each of the 31 subsets (at most four cards) of each sorted hand: (31, n).
 
-    Sets of one size are numbered by the colexicographic rank sum C(c_i, i + 1).
+    Sets of one size are numbered by the colexicographic rank sum C(c_i, i + 1). Subsets run
+    along the first axis so that every array operation here reads and writes contiguously.
     """
-    rows = np.empty((len(hands), len(_SUBSETS)), dtype=np.int64)
+    columns = np.ascontiguousarray(hands.T)
+    binom = {(pos, i): _BINOM32[columns[pos], i + 1] for pos in range(5) for i in range(4)}
+    rows = np.empty((len(_SUBSETS), len(hands)), dtype=np.int32)
     for j, subset in enumerate(_SUBSETS):
-        rows[:, j] = _ROW_BASE[j]
+        rows[j] = _ROW_BASE[j]
         for i, pos in enumerate(subset):
-            rows[:, j] += _BINOM[hands[:, pos], i + 1]
+            rows[j] += binom[pos, i]
     return rows
+
+
+def _cells(hands: IntArray) -> npt.NDArray[np.int32]:
+    """The 80 table cells (subset row x 52 + other card) each sorted hand adds one to: (80, n)."""
+    rows = _subset_rows(hands)
+    columns = np.ascontiguousarray(hands.T).astype(np.int32)
+    cells = np.empty((len(_PAIR_SUBSET), len(hands)), dtype=np.int32)
+    for k, (subset, card) in enumerate(zip(_PAIR_SUBSET, _PAIR_CARD, strict=True)):
+        np.multiply(rows[subset], 52, out=cells[k])
+        cells[k] += columns[card]
+    return cells
 
 
 def _sweep(
@@ -208,7 +227,10 @@ def _sweep(
     query_start = np.searchsorted(query_rank[order], np.arange(ranks + 2))
     by_rank = np.argsort(rank, kind="stable")
     hand_start = np.searchsorted(rank[by_rank], np.arange(ranks + 1))
-    player_rows = _subset_rows(players)
+    ranked_hands = hands[by_rank]
+    chunk_start = chunk_end = 0
+    cells = np.empty((len(_PAIR_SUBSET), 0), dtype=np.int32)
+    player_rows = np.ascontiguousarray(_subset_rows(players).T)
     table = np.zeros(_ROWS * 52, dtype=np.int32)
     grid = table.reshape(_ROWS, 52)
     below = np.zeros((n, 3, 52), dtype=np.int32)
@@ -221,9 +243,13 @@ def _sweep(
             )
         if t == ranks:
             break
-        group = hands[by_rank[hand_start[t] : hand_start[t + 1]]]
-        cells = _subset_rows(group)[:, _PAIR_SUBSET] * 52 + group[:, _PAIR_CARD]
-        np.add.at(table, cells.ravel(), 1)
+        first, end = int(hand_start[t]), int(hand_start[t + 1])
+        if end > chunk_end:
+            # Cells are worked out for many rank groups at once: per group, numpy's call overhead
+            # would cost more than the work.
+            chunk_start, chunk_end = first, max(end, first + _CELL_CHUNK)
+            cells = _cells(ranked_hands[chunk_start:chunk_end])
+        np.add.at(table, cells[:, first - chunk_start : end - chunk_start].ravel(), _ONE)
         if progress and (t % _SWEEP_REPORTS == 0 or t == ranks - 1):
             progress(t + 1, ranks)
     # A player below the qualifier beats no qualifying dealer: all three thresholds are q.
