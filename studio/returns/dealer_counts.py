@@ -58,6 +58,7 @@ _PAIR_SUBSET = np.array([j for j, s in enumerate(_SUBSETS) for p in range(5) if 
 _PAIR_CARD = np.array([p for s in _SUBSETS for p in range(5) if p not in s])
 _SWEEP_REPORTS = 64
 _CELL_CHUNK = 1 << 16
+_QUERY_BATCH = 8192  # player classes answered together: keeps the gathered rows near 50 MB
 _ONE = np.int32(1)  # the table's own type: np.add.at is many times slower when it must cast
 
 
@@ -235,8 +236,8 @@ def _sweep(
     grid = table.reshape(_ROWS, 52)
     below = np.zeros((n, 3, 52), dtype=np.int32)
     for t in range(ranks + 1):
-        for lo in range(query_start[t], query_start[t + 1], 8192):
-            hi = min(query_start[t + 1], lo + 8192)
+        for lo in range(query_start[t], query_start[t + 1], _QUERY_BATCH):
+            hi = min(query_start[t + 1], lo + _QUERY_BATCH)
             klass = query_class[lo:hi]
             below[klass, query_slot[lo:hi]] = np.einsum(
                 "mjs,j->ms", grid[player_rows[klass]], _SIGNS
