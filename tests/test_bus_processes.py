@@ -112,6 +112,7 @@ def test_studio_proxy_forwards_several_tables_to_one_subscriber(keys: Keys) -> N
             audience="public",
             client_keys=keys.clients["observer"],
         ) as sub:
+            time.sleep(0.5)  # The subscription travels through the proxy to every table.
             for rig in rigs:
                 for event in mixed_events(rig.table, 200)[20:]:
                     rig.emit(event)
@@ -163,6 +164,7 @@ def test_a_curve_proxy_carries_restricted_streams_to_authorised_keys_only(keys: 
             )
 
         with follow("settlement") as sub:
+            time.sleep(0.5)  # The subscription travels through the proxy's own handshakes.
             for event in mixed_events("T1", 60)[30:]:
                 rig.emit(event)
             assert drain(sub, until=60) == list(range(1, 61))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -91,16 +92,32 @@ def make_keys(folder: Path) -> Keys:
 
 @pytest.fixture(autouse=True)
 def no_leaks() -> Iterator[None]:
-    """Fail a test that leaves a thread running (every bus object must close what it started)."""
+    """Fail a test that leaves a thread or a file descriptor open (a zmq context holds both)."""
     before = set(threading.enumerate())
+    fds_before = _open_fds()
     yield
     deadline = time.monotonic() + 3.0
     while True:
         extra = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-        if not extra or time.monotonic() > deadline:
+        fds = _open_fds() - fds_before
+        if (not extra and not fds) or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     assert not extra, f"leaked threads: {extra}"
+    assert not fds, f"leaked file descriptors: {sorted(fds)}"
+
+
+def _open_fds() -> set[str]:
+    folder = Path("/proc/self/fd")
+    if not folder.is_dir():
+        return set()
+    found = set()
+    for fd in folder.iterdir():
+        try:
+            found.add(f"{fd.name}->{os.readlink(fd)}")
+        except OSError:
+            continue
+    return found
 
 
 @pytest.fixture(name="keys")
