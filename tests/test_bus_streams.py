@@ -6,6 +6,7 @@ import logging
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import zmq
@@ -19,7 +20,15 @@ from test_bus_support import (  # noqa: F401  (fixtures are used by name)
     no_leaks,
 )
 
-from studio.bus import EventPublisher
+from studio.bus import (
+    CommandChannel,
+    CommandClient,
+    CommandDecision,
+    EventPublisher,
+    ReplayClient,
+    ReplayTarget,
+    StreamProxy,
+)
 from studio.bus.wire import event_frames, heartbeat_frames, parse_frames, to_event
 from studio.errors import AudienceError, EndpointInUseError, InputError
 from studio.messages import Envelope
@@ -178,3 +187,19 @@ def test_wire_frames_round_trip_and_malformed_frames_are_input_errors() -> None:
         to_event(envelope("T.1", 1))
     with pytest.raises(InputError):
         to_event(envelope("T1", 1, type_="heartbeat"))
+
+
+def test_every_socket_owner_closes_twice_without_harm(keys: Keys) -> None:
+    with TableRig(keys) as rig:
+        owners: list[Any] = [
+            rig.subscriber("restricted"),
+            ReplayClient(rig.replay.endpoint),
+            CommandChannel("tcp://127.0.0.1:0", lambda r: CommandDecision(True), keys.security),
+            StreamProxy("tcp://127.0.0.1:0", [ReplayTarget(rig.endpoints["public"])]),
+        ]
+        owners.append(CommandClient(owners[2].endpoint, keys.clients["dealer"], keys.server.public))
+        for owner in owners:
+            owner.close()
+            owner.close()
+        rig.close()
+    rig.close()
