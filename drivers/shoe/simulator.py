@@ -3,9 +3,12 @@
 It holds a seeded, shuffled deck (a fresh shuffle after every 52 cards), deals one card per
 interval in either protocol, and injects faults by rate: garbage bytes, bit flips, dropped frames,
 duplicated frames, unreadable cards, stopped heartbeats, a disconnect and reconnect, a jam and a
-slow line. Its log (one JSON object per card, in dealing order) says what each card was and what
-a correct reader must make of it (`expect`: `card`, `unreadable`, `twice` or `lost`), so tests
-compare a reader's output with the truth rather than with the simulator's internals.
+slow line. Its log (one JSON object per card, in dealing order) says what each card was, which
+faults were injected with it, and what a correct reader must make of it (`expect`: `card`,
+`unreadable`, `twice`, `unreadable-twice` or `lost`), so tests compare a reader's output with the
+truth rather than with the simulator's internals. `t`, `unplugged_at` and `muted_at` are
+`time.monotonic()` seconds (one clock for every process on the machine), so fault timing is
+measured from event timestamps.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ OUTAGE = 0.5
 BARCODE_REPLUG_HOLD = 1.5
 """After a replug a barcode reader has no retransmission, so the dealer waits for the host to
 reopen the line (its backoff reaches ~0.8 s) before the next card."""
+DRAIN_SETTLE = 0.1
+"""Seconds for bytes already written to reach the host through the kernel or a device server."""
 SLOW_BYTE = 0.001
 """Seconds between bytes on a slow line."""
 
@@ -132,7 +137,10 @@ class SimulatedShoe:
         self._barcode = BarcodeCodec(self.table)
         self.dealt = 0
         self._rng = random.Random(seed)
+        # Which faults strike is drawn apart from what the noise looks like, so a seed strikes
+        # the same cards with the same faults in either protocol.
         self._fault_rng = random.Random(seed ^ 0x5EED)
+        self._noise_rng = random.Random(seed ^ 0x0015E)
         self._deck: list[Card] = []
         self._log = log_to
         self._on_write = on_write
@@ -233,10 +241,7 @@ class SimulatedShoe:
                 log.warning("gave up %d unacknowledged frames", self.given_up)
             return
         # A barcode line has no acknowledgement: wait until the host has read every byte.
-        deadline = self._now() + 2.0
-        while self.line.backlog() and self._now() < deadline and not self._stop.is_set():
-            self._stop.wait(0.005)
-        self._stop.wait(0.05)
+        self._drain()
 
     def _deal(self) -> None:
         card = self._next_card()
@@ -251,19 +256,26 @@ class SimulatedShoe:
             else:
                 seq, wire = self.session.card(tag, card.index, now)
             garbage = bytes(
-                self._fault_rng.randrange(256) for _ in range(1 + self._fault_rng.randrange(24))
+                self._noise_rng.randrange(256) for _ in range(1 + self._noise_rng.randrange(24))
             )
         else:
             wire = self._barcode.encode(None if "unreadable" in faults else card)
             garbage = bytes(
-                0x80 + self._fault_rng.randrange(128)
-                for _ in range(1 + self._fault_rng.randrange(12))
+                0x80 + self._noise_rng.randrange(128)
+                for _ in range(1 + self._noise_rng.randrange(12))
             )
             garbage += b"\r\n"
         if "bitflip" in faults:
             wire = self._flip(wire)
-        expect = self._expect(faults)
-        self._write_log(card, seq, tag, faults, expect)
+        entry: dict[str, object] = {
+            "card": card.code,
+            "n": self.dealt,
+            "seq": seq,
+            "tag": tag.hex().upper() if self.session is not None else None,
+            "faults": [name.replace("_", "-") for name in faults],
+            "expect": self._expect(faults),
+            "t": self._now(),
+        }
         if "garbage" in faults:
             self._send(garbage)
         if "drop" not in faults:
@@ -272,17 +284,33 @@ class SimulatedShoe:
             self._send(wire, slow="slow" in faults)
             if "duplicate" in faults:
                 self._send(wire)
-        self._after(faults)
+        self._after(faults, entry)
+        if self._log is not None:
+            # Written after the card's faults have played out, so the entry can say when the
+            # line went away or mute (monotonic seconds, comparable across processes).
+            self._log.write(json.dumps(entry) + "\n")
+            self._log.flush()
+
+    def _drain(self) -> None:
+        """Wait until the host has taken every byte, as a dealer unplugs an idle barcode line."""
+        # A barcode line cannot recover bytes lost in an unplug, so the simulator unplugs only
+        # between lines. The kernel moves pty bytes to the slave side asynchronously, and a
+        # device server forwards them a moment later, hence the settling waits around the check.
+        self._stop.wait(DRAIN_SETTLE)
+        deadline = self._now() + 1.0
+        while self.line.backlog() and self._now() < deadline and not self._stop.is_set():
+            self._stop.wait(0.005)
+        self._stop.wait(DRAIN_SETTLE)
 
     def _flip(self, wire: bytes) -> bytes:
         data = bytearray(wire)
         if self.session is not None:
-            data[self._fault_rng.randrange(len(data))] ^= 1 << self._fault_rng.randrange(8)
+            data[self._noise_rng.randrange(len(data))] ^= 1 << self._noise_rng.randrange(8)
         else:
             # A barcode line has no check: a flip inside printable ASCII can make another valid
             # code. A serial line with parity shows a flip as a framing error, modelled by
             # setting the high bit, which the decoder refuses.
-            data[self._fault_rng.randrange(len(data) - 2)] |= 0x80
+            data[self._noise_rng.randrange(len(data) - 2)] |= 0x80
         return bytes(data)
 
     def _expect(self, faults: list[str]) -> str:
@@ -294,23 +322,7 @@ class SimulatedShoe:
             return "unreadable-twice" if "unreadable" in faults else "twice"
         return "unreadable" if "unreadable" in faults else "card"
 
-    def _write_log(
-        self, card: Card, seq: int | None, tag: bytes, faults: list[str], expect: str
-    ) -> None:
-        if self._log is None:
-            return
-        entry = {
-            "card": card.code,
-            "n": self.dealt,
-            "seq": seq,
-            "tag": tag.hex().upper() if self.session is not None else None,
-            "faults": faults,
-            "expect": expect,
-        }
-        self._log.write(json.dumps(entry) + "\n")
-        self._log.flush()
-
-    def _after(self, faults: list[str]) -> None:
+    def _after(self, faults: list[str], entry: dict[str, object]) -> None:
         session = self.session
         if "jam" in faults:
             if session is not None:
@@ -320,14 +332,14 @@ class SimulatedShoe:
                 self._send(session.status(frozenset(), self._now())[1])
         if "heartbeat_stop" in faults and session is not None:
             session.heartbeats = False
+            entry["muted_at"] = self._now()
             # Mute means mute: no retransmission either, or the host would hear the shoe.
             self._stop.wait(SILENCE_HOLD)
             session.heartbeats = True
         if "disconnect" in faults:
             if session is None:
-                deadline = self._now() + 1.0
-                while self.line.backlog() and self._now() < deadline:
-                    self._stop.wait(0.005)
+                self._drain()
+            entry["unplugged_at"] = self._now()
             self.line.reconnect(OUTAGE)
             if session is None:
                 self._stop.wait(BARCODE_REPLUG_HOLD)
