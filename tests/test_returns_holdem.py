@@ -10,9 +10,21 @@ import pytest
 from studio.cards import Card, parse_cards
 from studio.games.ultimate_holdem import BLIND
 from studio.hands import Category, evaluate
+from studio.ranker import combinations_array
 from studio.returns.holdem import holdem_rows, simulated_return
 from studio.returns.holdem_boards import BOARD_COUNT, canonical_boards, random_boards
+from studio.returns.holdem_optimal import SituationSums
+from studio.returns.holdem_play import FLOPS, board_figures
 from studio.returns.holdem_showdown import DEALER_HANDS, showdown
+from studio.returns.holdem_situations import (
+    FLOP_COUNT,
+    PAIR_COUNT,
+    SituationTable,
+    _canonical_codes,
+    flop_ids,
+    hole_class,
+    pair_ids,
+)
 from studio.returns.holdem_strategy import flop_play, preflop_play
 
 
@@ -154,3 +166,61 @@ def test_rows_for_the_report() -> None:
     assert all(r.method == "simulation" and r.ci95 is not None for r in rows)
     assert all("simulation" in r.note for r in rows)
     assert calls and calls[-1] == (20, 20)
+
+
+def _plain_table(boards: np.ndarray) -> SituationTable:
+    """Number the situations of `boards` one class each (no suit symmetry), for small checks."""
+    shown = showdown(boards)
+    pair = pair_ids()[shown.holes[..., 0], shown.holes[..., 1]].astype(np.int64)
+    flop = np.sort(boards[:, FLOPS], axis=2)
+    flop_id = flop_ids()[flop[..., 0], flop[..., 1], flop[..., 2]]
+    codes = (pair[:, None, :] * FLOP_COUNT + flop_id[:, :, None]).ravel()
+    unique = np.unique(codes)
+    lookup = np.full(PAIR_COUNT * FLOP_COUNT, -1, dtype=np.int32)
+    lookup[unique] = np.arange(len(unique), dtype=np.int32)
+    cards = combinations_array(52, 2)[unique // FLOP_COUNT]
+    hole = hole_class(cards[:, 0], cards[:, 1])
+    return SituationTable(
+        lookup.reshape(PAIR_COUNT, FLOP_COUNT), hole, np.ones(len(unique), np.int64), len(unique)
+    )
+
+
+def test_optimal_solver_matches_a_direct_derivation_on_one_board() -> None:
+    board = np.array([[c.index for c in parse_cards("2C 7D 9H JS KH")]])
+    sums = SituationSums(_plain_table(board))
+    shown = showdown(board)
+    sums.add(board, [1.0], shown)
+    best = sums.solve()
+
+    # On one board each (hole pair, flop) happens once: the flop choice is per pair and flop,
+    # the pre-flop choice per starting hand over its pairs and the ten flops.
+    check = np.maximum(shown.net(2), shown.river_net())[0]
+    raise4 = shown.net(4)[0]
+    hand = hole_class(shown.holes[0, :, 0], shown.holes[0, :, 1])
+    total = 0.0
+    for k in np.unique(hand):
+        mine = hand == k
+        total += max(raise4[mine].sum(), shown.net(3)[0, mine].sum(), check[mine].sum())
+    assert best.net == pytest.approx(total / len(hand), abs=1e-12)
+    assert best.preflop + best.flop + best.river + best.fold == pytest.approx(1.0)
+
+
+def test_optimal_play_beats_the_simple_strategy_on_the_same_boards() -> None:
+    boards = random_boards(np.random.default_rng(8), 12).astype(np.intp)
+    sums = SituationSums(_plain_table(boards))
+    sums.add(boards, np.ones(len(boards)), showdown(boards))
+    best = sums.solve()
+    simple = board_figures(boards)
+    assert best.net >= float(simple.net.mean()) - 1e-12
+    # Optimal pre-flop play never chooses 3x; the multiples are 4 or check only.
+    assert set(np.unique(best.preflop_play).tolist()) <= {0, 4}
+
+
+def test_situations_that_differ_by_suit_names_share_a_class() -> None:
+    def code(hole: str, flop: str) -> int:
+        h, f = _codes(hole)[None, :], np.sort(_codes(flop))[None, :]
+        return int(_canonical_codes(h, f)[0])
+
+    assert code("AH KH", "2H 7H 9C") == code("AS KS", "2S 7S 9D") == code("KC AC", "9H 7C 2C")
+    assert code("AH KH", "2H 7H 9C") != code("AH KS", "2H 7H 9C")
+    assert code("AH KD", "2H 7D 9C") != code("AH KD", "2D 7H 9C")

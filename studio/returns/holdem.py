@@ -1,24 +1,20 @@
 """Ultimate Texas Hold'em main-game return (Ante + Blind + Play) for `studio rtp`.
 
-Method (docs/holdem-returns.md has the derivation and the figures):
+`exact_return` is exact under optimal play: every board up to suit symmetry (134,459 classes
+weighted by size, covering all C(52, 5) boards), and on each board every player hole pair, every
+flop/turn-river split and every dealer pair; the river decision is taken per board, the flop
+decision per (hole pair, flop) situation and the pre-flop one per starting hand, each maximising
+the exact expectation (`studio.returns.holdem_optimal`). It takes about two minutes.
 
-* every board up to suit symmetry (134,459 classes weighted by size, covering all C(52, 5)
-  boards), and on each board every player hole pair, every flop/turn-river split and every
-  dealer pair: nothing is sampled, so the figure is exact for the strategy played;
-* the strategy is the documented near-optimal one of `studio.returns.holdem_strategy` for the
-  pre-flop and flop decisions, with the exact river decision (PLAY 1x exactly when its
-  expectation over all 990 dealer pairs beats folding);
-* optimal pre-flop and flop play (the published figures) returns slightly more, so the
-  published return lies a little above the figure computed here.
-
-A sampled version (`simulated_return`, seeded boards, each still exact over holes and dealers)
-gives a 95% confidence interval for quick checks.
+`strategy_return` (exact) and `simulated_return` (seeded random boards, 95% confidence
+intervals) value the documented near-optimal strategy of `studio.returns.holdem_strategy`
+instead, for comparison and quick checks. docs/holdem-returns.md has the derivation and figures.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +23,10 @@ from studio.games import get_rules
 from studio.games.ultimate_holdem import GAME
 from studio.ranker import Progress
 from studio.returns.holdem_boards import canonical_boards, random_boards
+from studio.returns.holdem_optimal import OptimalPlay, SituationSums
 from studio.returns.holdem_play import BoardFigures, board_figures
+from studio.returns.holdem_showdown import showdown
+from studio.returns.holdem_situations import situation_table
 from studio.returns.report import ReturnRow
 
 BATCH = 256
@@ -37,14 +36,15 @@ Z95 = 1.959963984540054
 
 @dataclass(frozen=True, slots=True)
 class HoldemReturn:
-    """The main game's return under the documented strategy, with what it was made of.
+    """The main game's return under one way of playing, with what it was made of.
 
     `per_ante` is 1 + E[net]/Ante and `on_total` 1 + E[net]/E[Ante + Blind + Play]. `blind_bonus`
     is E[Blind win beyond a push] per Ante; `preflop`, `flop`, `river` and `fold` are the shares
     of hands that play 4x, 2x, 1x or fold. `boards` counts boards evaluated; for a simulation
     `per_ante_ci` and `on_total_ci` are 95% confidence intervals, for an exact result None.
     `blind_forfeited` is the Blind win beyond a push (per Ante) given up by river folds (0: the
-    Blind component is then the strategy-independent one).
+    Blind component is then the strategy-independent one). `play` names the way of playing:
+    `optimal` or `simple` (`studio.returns.holdem_strategy`).
     """
 
     per_ante: float
@@ -57,6 +57,7 @@ class HoldemReturn:
     fold: float
     blind_forfeited: float
     boards: int
+    play: str = "simple"
     per_ante_ci: tuple[float, float] | None = None
     on_total_ci: tuple[float, float] | None = None
 
@@ -82,9 +83,44 @@ def _weighted(figures: BoardFigures, weights: npt.NDArray[np.float64]) -> dict[s
 
 
 def exact_return(progress: Progress | None = None) -> HoldemReturn:
-    """The exact return under the documented strategy, over every board up to suit symmetry.
+    """The exact return under optimal play, over every board up to suit symmetry.
 
-    `progress(done, total)` counts boards (134,459 in all). Takes about a minute or two.
+    `progress(done, total)` counts boards (134,459 in all); numbering the flop situations comes
+    first (about 10 s). Takes about two minutes and 0.5 GB of memory.
+    """
+    boards, weights = canonical_boards()
+    total = len(boards)
+    if progress is not None:
+        progress(0, total)
+    sums = SituationSums(situation_table())
+    bonus = 0.0
+    for start in range(0, total, BATCH):
+        batch, batch_weights = boards[start : start + BATCH], weights[start : start + BATCH]
+        shown = showdown(batch)
+        sums.add(batch, batch_weights, shown)
+        bonus += float(batch_weights @ shown.blind_bonus.mean(axis=1))
+        if progress is not None:
+            progress(min(start + BATCH, total), total)
+    best: OptimalPlay = sums.solve()
+    return HoldemReturn(
+        per_ante=1.0 + best.net,
+        on_total=1.0 + best.net / best.wager,
+        blind_bonus=bonus / float(weights.sum()),
+        mean_wager=best.wager,
+        preflop=best.preflop,
+        flop=best.flop,
+        river=best.river,
+        fold=best.fold,
+        blind_forfeited=best.blind_forfeited,
+        boards=int(weights.sum()),
+        play="optimal",
+    )
+
+
+def strategy_return(progress: Progress | None = None) -> HoldemReturn:
+    """The exact return under the documented near-optimal strategy, over every board.
+
+    `progress(done, total)` counts boards (134,459 in all). Takes about a minute.
     """
     boards, weights = canonical_boards()
     means = _weighted(_figures(boards, progress), weights.astype(np.float64))
@@ -94,7 +130,9 @@ def exact_return(progress: Progress | None = None) -> HoldemReturn:
 def simulated_return(
     samples: int, seed: int = 2026, progress: Progress | None = None
 ) -> HoldemReturn:
-    """The return estimated from `samples` random boards (each exact over holes and dealers).
+    """The return under the documented strategy, estimated from `samples` random boards.
+
+    Each board is still exact over hole pairs, flop splits and dealer pairs; only boards vary.
 
     Boards come from `numpy.random.default_rng(seed)`, so equal arguments give equal results.
     Confidence intervals are normal-theory (delta method for the ratio on the total bet).
@@ -111,8 +149,8 @@ def simulated_return(
     residual = net - ratio * wager
     total_half = Z95 * float(residual.std(ddof=1)) / (means["wager"] * math.sqrt(samples))
     result = _result(means, samples)
-    return HoldemReturn(
-        **{f: getattr(result, f) for f in HoldemReturn.__slots__ if not f.endswith("_ci")},
+    return replace(
+        result,
         per_ante_ci=(result.per_ante - ante_half, result.per_ante + ante_half),
         on_total_ci=(result.on_total - total_half, result.on_total + total_half),
     )
@@ -139,29 +177,29 @@ def holdem_rows(
 ) -> list[ReturnRow]:
     """The main-game rows of the returns report: per Ante and on the total bet.
 
-    With `samples=None` (default) the figures are exact under the documented strategy (about a
-    minute or two); with a number, they are estimated from that many seeded random boards and
-    carry a 95% confidence interval. `progress(done, total)` counts boards.
-    Raises ValueError for `samples` < 2.
+    With `samples=None` (default) the figures are exact under optimal play (about two minutes,
+    `exact_return`); with a number, they are a quick estimate for the documented near-optimal
+    strategy from that many seeded random boards, with a 95% confidence interval
+    (`simulated_return`). `progress(done, total)` counts boards. Raises ValueError for
+    `samples` < 2.
     """
     published = get_rules(GAME).published_returns
     if samples is None:
         result = exact_return(progress)
         method = "exact"
         how = (
-            "exact enumeration of every board (suit symmetry), hole pair, flop split and dealer "
-            "pair under a documented near-optimal strategy (simple pre-flop and flop rules, "
-            "exact river decision); optimal play returns slightly more"
+            "exact under optimal play: every board (suit symmetry), hole pair, flop/turn-river "
+            "split and dealer pair; river decided per board, flop per hole+flop situation, "
+            f"pre-flop per starting hand; Blind bonus {result.blind_bonus:.5f} per Ante (exact)"
         )
     else:
         result = simulated_return(samples, seed, progress)
         method = "simulation"
         how = (
-            f"simulation of {samples} seeded random boards, each exact over hole pairs, flop "
-            "splits and dealer pairs, under a documented near-optimal strategy (simple pre-flop "
-            "and flop rules, exact river decision); optimal play returns slightly more"
+            f"simulation of {samples} random boards (seed {seed}), each exact over hole pairs, "
+            "flop splits and dealer pairs, under a documented near-optimal strategy (simple "
+            "pre-flop and flop rules, exact river decision); optimal play returns slightly more"
         )
-    blind = f"; Blind bonus component (exact, strategy-free) {result.blind_bonus:.5f} per Ante"
     rows = []
     for basis, computed, ci in (
         ("ante", result.per_ante, result.per_ante_ci),
@@ -177,7 +215,7 @@ def holdem_rows(
                 published=float(published[f"main/{basis}"]),
                 method=method,
                 ci95=ci,
-                note=how + (blind if basis == "ante" and samples is None else ""),
+                note=how,
             )
         )
     return rows
