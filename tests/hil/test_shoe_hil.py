@@ -25,12 +25,12 @@ from drivers.shoe.serial_shoe import SerialShoe
 # pyserial's own RFC 2217 reader thread dies with BrokenPipeError when ser2net accepts a client
 # and then closes at once because its pty is gone (mid-replug); our reader sees the closed line
 # and retries, so that thread's traceback is expected noise, not a lost error of ours.
-# pyserial 3.5 (the last release) also still calls Thread.setDaemon.
+# pyserial 3.5 (the last release) also still calls Thread.setDaemon and setName.
 pytestmark = [
     pytest.mark.filterwarnings(
         "ignore:.*pySerial RFC 2217 reader thread:pytest.PytestUnhandledThreadExceptionWarning"
     ),
-    pytest.mark.filterwarnings("ignore:setDaemon.. is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:set(Daemon|Name).. is deprecated:DeprecationWarning"),
 ]
 
 FAULT_REPORT_BOUND = 1.0

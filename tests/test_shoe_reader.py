@@ -1,0 +1,188 @@
+"""SerialShoe and SimulatedShoe in one process: URLs, faults on the queue, reconnection, health,
+tracing, the input adapter. The same devices run in tests/hil against real ptys and ser2net."""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from drivers.errors import DriverConfigurationError, DriverError, FrameError, LineError
+from drivers.shoe.adapter import to_input
+from drivers.shoe.readings import (
+    CardRead,
+    CardUnreadable,
+    Delivery,
+    FaultReason,
+    ShoeFault,
+    ShoeRecovered,
+    ShoeReset,
+    ShoeStatus,
+    StatusFlag,
+)
+from drivers.shoe.serial_shoe import SerialShoe
+from drivers.shoe.sim_line import TcpLine, line_for_config
+from drivers.shoe.simulator import FaultRates, SimulatedShoe
+from studio.cards import Card
+from studio.messages.inputs import CardDrawn, DeviceStatus
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads() -> Iterator[None]:
+    yield
+    deadline = time.monotonic() + 3.0
+    while time.monotonic() < deadline:
+        alive = [t.name for t in threading.enumerate() if t.name.startswith("shoe-")]
+        if not alive:
+            return
+        time.sleep(0.02)
+    pytest.fail(f"leaked shoe threads: {alive}")
+
+
+def _read_until(shoe: SerialShoe, want: type, timeout: float = 10.0) -> list[Delivery]:
+    seen: list[Delivery] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        delivery = shoe.read(timeout=0.05)
+        if delivery is None:
+            continue
+        seen.append(delivery)
+        if isinstance(delivery.item, want):
+            return seen
+    pytest.fail(f"no {want.__name__} within {timeout} s: {[d.item for d in seen]}")
+
+
+def test_bad_configuration_raises_one_clear_error() -> None:
+    with pytest.raises(DriverConfigurationError, match="unknown shoe protocol 'morse'"):
+        SerialShoe("loop://", "morse")
+    with pytest.raises(DriverConfigurationError, match="bad shoe URL"):
+        SerialShoe("nosuch://x", "framed")
+    with pytest.raises(DriverConfigurationError, match="expected pty:PATH or tcp:HOST:PORT"):
+        line_for_config("usb:1")
+    with pytest.raises(DriverConfigurationError, match="bad fault 'jam=2'"):
+        FaultRates.parse("jam=2")
+
+
+def test_close_is_idempotent_and_stops_the_thread() -> None:
+    shoe = SerialShoe("loop://", "barcode")
+    with shoe:
+        assert shoe.health().protocol == "barcode"
+    shoe.close()
+    assert shoe.closed
+    assert not [t for t in threading.enumerate() if t.name.startswith("shoe-")]
+
+
+def test_absent_shoe_is_a_fault_then_recovers_when_plugged(tmp_path: Path) -> None:
+    path = tmp_path / "shoe"
+    with SerialShoe(str(path), "framed") as shoe:
+        first = _read_until(shoe, ShoeFault)[-1].item
+        assert isinstance(first, ShoeFault) and first.reason is FaultReason.DISCONNECTED
+        with SimulatedShoe(f"pty:{path}", "framed", cards=20, interval=0.002).start() as sim:
+            seen = _read_until(shoe, ShoeRecovered)
+            while sum(isinstance(d.item, CardRead) for d in seen) < 20:
+                seen += _read_until(shoe, CardRead)
+            assert sim.wait(10) and sim.error is None and sim.given_up == 0
+        assert shoe.health().reconnects == 0  # the first open is not a reconnection
+
+
+def test_socket_url_reaches_a_simulator_on_tcp() -> None:
+    log = io.StringIO()
+    line = TcpLine("127.0.0.1", 0)
+    faults = FaultRates(garbage=0.05, drop=0.05, duplicate=0.05, bitflip=0.05)
+    with (
+        SimulatedShoe(
+            line, "framed", cards=150, interval=0.002, seed=4, faults=faults, log_to=log
+        ).start() as sim,
+        SerialShoe(f"socket://127.0.0.1:{line.port}", "framed") as shoe,
+    ):
+        cards: list[str] = []
+        while len(cards) < 150:
+            delivery = shoe.read(timeout=10)
+            assert delivery is not None
+            if isinstance(delivery.item, CardRead):
+                cards.append(delivery.item.card.code)
+        assert sim.wait(10) and sim.given_up == 0
+        health = shoe.health()
+    dealt = [line.split('"')[3] for line in log.getvalue().splitlines()]
+    assert cards == dealt
+    assert health.connected and health.crc_errors > 0 and health.duplicates > 0
+    assert health.last_heartbeat is not None and len(health.last_frames) == 16
+
+
+def test_a_reader_failure_is_delivered_and_reading_goes_on(tmp_path: Path) -> None:
+    path = tmp_path / "shoe"
+    with (
+        SimulatedShoe(
+            f"pty:{path}", "barcode", cards=30, interval=0.02, start_delay=0.3
+        ).start() as sim,
+        SerialShoe(str(path), "barcode") as shoe,
+    ):
+        real_feed = shoe.protocol.feed
+        calls = {"n": 0}
+
+        def failing_feed(data: bytes, now: float) -> tuple[list[object], bytes]:
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise RuntimeError("decoder bug")
+            return real_feed(data, now)  # type: ignore[return-value]
+
+        shoe.protocol.feed = failing_feed  # type: ignore[assignment,method-assign]
+        seen = _read_until(shoe, DriverError)
+        failure = seen[-1].item
+        assert isinstance(failure, DriverError) and "decoder bug" in str(failure)
+        assert isinstance(failure.__cause__, RuntimeError)
+        seen += _read_until(shoe, ShoeRecovered)
+        seen += _read_until(shoe, CardRead)
+        sim.close()
+
+
+def test_trace_switch_logs_raw_bytes(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "shoe"
+    caplog.set_level(logging.DEBUG, logger="drivers.shoe")
+    with (
+        SimulatedShoe(
+            f"pty:{path}", "barcode", cards=3, interval=0.01, start_delay=0.3
+        ).start() as sim,
+        SerialShoe(str(path), "barcode", trace=True) as shoe,
+    ):
+        _read_until(shoe, CardRead)
+        sim.wait(5)
+    assert any(rec.getMessage().startswith("rx ") for rec in caplog.records)
+
+
+TS = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _delivery(item: object) -> Delivery:
+    return Delivery(item, 0.0, TS)  # type: ignore[arg-type]
+
+
+def test_adapter_maps_every_reading_to_one_input() -> None:
+    ace = Card.parse("AS")
+    assert to_input(_delivery(CardRead(ace, "E0", b"\x02", 5))) == CardDrawn(
+        ts=TS, card="AS", raw="02"
+    )
+    assert to_input(_delivery(CardUnreadable(b"NOREAD"))) == CardDrawn(
+        ts=TS, card=None, raw=b"NOREAD".hex()
+    )
+    garbled = to_input(_delivery(LineError("bad", b"\xff")))
+    assert isinstance(garbled, CardDrawn) and garbled.card is None
+    assert to_input(_delivery(FrameError("CRC mismatch", b"\x02"))) is None
+    jam = to_input(_delivery(ShoeStatus(frozenset({StatusFlag.JAM}))))
+    assert jam == DeviceStatus(ts=TS, device="shoe", status="fault", detail="jam")
+    clear = to_input(_delivery(ShoeStatus(frozenset())))
+    assert isinstance(clear, DeviceStatus) and clear.status == "ok"
+    lost = to_input(_delivery(ShoeFault(FaultReason.DISCONNECTED, "gone")))
+    assert lost == DeviceStatus(ts=TS, device="shoe", status="fault", detail="disconnected: gone")
+    back = to_input(_delivery(ShoeRecovered("line open again")))
+    assert isinstance(back, DeviceStatus) and back.status == "ok"
+    reset = to_input(_delivery(ShoeReset(1)))
+    assert isinstance(reset, DeviceStatus) and reset.status == "fault"
+    other = to_input(_delivery(DriverError("reader failed")))
+    assert isinstance(other, DeviceStatus) and "reader failed" in other.detail
