@@ -27,6 +27,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "keys",
     "command",
     "proxy",
+    "calibrate",
+    "recognize",
 )
 """Modules of `studio.commands` that add a subcommand; the order is the help's order."""
 

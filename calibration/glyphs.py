@@ -1,0 +1,154 @@
+"""Index glyphs: split a card's corner index into its rank and suit ink, and compare templates.
+
+Shared by deck calibration (which learns templates from flat reference cards) and the camera
+recognizer (which reads warped corners), so both see glyphs through exactly the same steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[Any]
+Glyph = npt.NDArray[Any]
+
+MIN_CONTRAST = 45.0
+"""Paper minus ink, in grey levels; below it a corner is blank, washed out or a card back."""
+RED_RATIO = 1.6
+"""Ink counts as red when its red/green ratio exceeds the paper's by this factor (colour casts
+move both alike, so the ratio of ratios survives a warm or cold light)."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexInk:
+    """The rank and suit ink found in an index window: masks cropped to their boxes, boxes, red."""
+
+    rank: Glyph
+    suit: Glyph
+    rank_box: tuple[int, int, int, int]
+    suit_box: tuple[int, int, int, int]
+    red: bool
+
+
+def _components(
+    mask: Image,
+) -> tuple[list[tuple[int, int, int, int, int, int]], npt.NDArray[Any]]:
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    out = []
+    h, w = mask.shape
+    min_area = max(4, int(0.002 * h * w))
+    for i in range(1, count):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if area < min_area:
+            continue
+        # Ink touching the window's edge is the card edge, felt, a pip or a picture, not the index.
+        if x == 0 or y == 0 or x + bw >= w or y + bh >= h:
+            continue
+        out.append((x, y, bw, bh, area, i))
+    return out, labels.astype(np.int32)
+
+
+def _union(boxes: list[tuple[int, int, int, int, int, int]]) -> tuple[int, int, int, int]:
+    x0 = min(b[0] for b in boxes)
+    y0 = min(b[1] for b in boxes)
+    x1 = max(b[0] + b[2] for b in boxes)
+    y1 = max(b[1] + b[3] for b in boxes)
+    return x0, y0, x1 - x0, y1 - y0
+
+
+def find_index(window: Image) -> IndexInk | None:
+    """Find the rank (topmost ink, two parts for "10") and the suit just below it in `window`.
+
+    `window` is a BGR crop of an upright card's top-left corner. Returns None when the corner is
+    blank, too low in contrast, or holds no rank-over-suit arrangement. The glyphs are ink
+    densities (0 paper .. 1 ink) cropped to each glyph's box, so blur keeps its shape information.
+    """
+    gray = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY)
+    paper = float(np.percentile(gray, 90))
+    ink = float(np.percentile(gray, 2))
+    if paper - ink < MIN_CONTRAST:
+        return None
+    mask = (gray < (paper + ink) / 2).astype(np.uint8)
+    parts, labels = _components(mask)
+    if not parts:
+        return None
+    parts.sort(key=lambda b: (b[1], -b[4]))
+    top = parts[0]
+    top_mid = top[1] + top[3] / 2
+    rank_parts = [
+        b
+        for b in parts
+        if b[1] <= top_mid <= b[1] + b[3] and abs(b[3] - top[3]) <= 0.35 * top[3] + 1
+    ]
+    rank_box = _union(rank_parts)
+    rx, ry, rw, rh = rank_box
+    below = [
+        b
+        for b in parts
+        if b not in rank_parts and b[1] >= ry + rh - 0.15 * rh and rx <= b[0] + b[2] / 2 <= rx + rw
+    ]
+    if not below:
+        return None
+    first = min(below, key=lambda b: b[1])
+    if first[1] - (ry + rh) > 1.2 * rh:
+        return None
+    # A small club or spade may break into lobes and stem at the threshold: keep the pieces that
+    # start within the first piece's height.
+    suit_parts = [b for b in below if b[1] <= first[1] + first[3]]
+    sx, sy, sw, sh = _union(suit_parts)
+    density = np.clip((paper - gray.astype(np.float32)) / (paper - ink), 0.0, 1.0)
+    rank_ink = density[ry : ry + rh, rx : rx + rw].copy()
+    rank_ink *= np.isin(labels[ry : ry + rh, rx : rx + rw], [b[5] for b in rank_parts])
+    suit_ids = [b[5] for b in suit_parts]
+    suit_ink = density[sy : sy + sh, sx : sx + sw] * np.isin(
+        labels[sy : sy + sh, sx : sx + sw], suit_ids
+    )
+    glyph_px = np.isin(labels, [b[5] for b in rank_parts] + suit_ids)
+    red = _is_red(window, glyph_px, gray, paper)
+    return IndexInk(rank_ink, suit_ink.astype(np.float32), rank_box, (sx, sy, sw, sh), red)
+
+
+def _is_red(window: Image, glyph_px: npt.NDArray[np.bool_], gray: Image, paper: float) -> bool:
+    g = window[..., 1].astype(np.float32)
+    r = window[..., 2].astype(np.float32)
+    paper_px = gray >= paper - 10
+    if not paper_px.any() or not glyph_px.any():
+        return False
+    ink_px = glyph_px & (gray <= np.percentile(gray[glyph_px], 60))
+    if not ink_px.any():
+        return False
+    paper_ratio = float(r[paper_px].mean() + 1) / float(g[paper_px].mean() + 1)
+    ink_ratio = float(r[ink_px].mean() + 1) / float(g[ink_px].mean() + 1)
+    return ink_ratio > RED_RATIO * paper_ratio
+
+
+def normalise(glyph: Glyph, size: tuple[int, int]) -> Glyph:
+    """Resize a glyph mask to `size` (width, height) with area averaging; values stay in 0..1."""
+    out: Glyph = cv2.resize(glyph, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    return out
+
+
+def standardise(glyph: Glyph) -> Glyph:
+    """Zero-mean, unit-norm copy of a glyph, so a dot product of two is their correlation."""
+    x = glyph.astype(np.float32).ravel()
+    x = x - x.mean()
+    n = float(np.linalg.norm(x))
+    out: Glyph = x / n if n > 1e-9 else x
+    return out
+
+
+def similarity(a: Glyph, b: Glyph) -> float:
+    """Pearson correlation of two same-size glyphs, in -1..1 (1 = identical up to contrast)."""
+    x = a.ravel() - a.mean()
+    y = b.ravel() - b.mean()
+    den = float(np.sqrt((x * x).sum() * (y * y).sum()))
+    return float((x * y).sum() / den) if den > 1e-9 else 0.0
+
+
+def aspect(box: tuple[int, int, int, int]) -> float:
+    """Height over width of a box (x, y, w, h)."""
+    return box[3] / max(1, box[2])

@@ -1,0 +1,172 @@
+"""The calibration profile: one directory holding `profile.json` plus the deck's template images.
+
+`CalibrationProfile` (pydantic, unknown fields refused, `profile_version`) gathers the optional
+parts a recognizer needs: `lens` (intrinsics and distortion), `table` (image-to-table homography),
+`zones` (named card zones on the table, in mm) and `deck` (index geometry; the rank and suit
+templates live beside the JSON as PNG files). `load_profile` and `save_profile` raise
+`ProfileError` with one clear line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from calibration.errors import ProfileError
+
+PROFILE_VERSION = 1
+"""The profile format this code reads and writes; another version is refused, not guessed at."""
+
+PROFILE_FILE = "profile.json"
+TEMPLATE_DIR = "templates"
+
+Matrix = list[list[float]]
+Template = npt.NDArray[np.uint8]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LensCalibration(_Model):
+    """Camera intrinsics: 3x3 `camera_matrix`, `distortion` coefficients, RMS reprojection error."""
+
+    image_size: tuple[int, int]
+    camera_matrix: Matrix
+    distortion: list[float]
+    rms_error: float
+    images_used: int
+
+
+class TableCalibration(_Model):
+    """The homography from (undistorted) image pixels to table millimetres, and how it was found."""
+
+    image_to_table: Matrix
+    method: Literal["aruco", "points"]
+    image_size: tuple[int, int]
+    residual_mm: float
+
+
+class Zone(_Model):
+    """A named card zone: a polygon on the table in millimetres (a game position, usually)."""
+
+    name: str
+    polygon: list[tuple[float, float]] = Field(min_length=3)
+
+
+class DeckCalibration(_Model):
+    """The deck's index geometry and the template names (files under `templates/`).
+
+    `index_window` is (x0, y0, x1, y1) as fractions of an upright card's width and height, holding
+    the top-left index; `rank_size`/`suit_size` are template (width, height) in pixels; `red_suits`
+    lists suits printed red; `rank_aspect`/`suit_aspect` are glyph height/width ratios.
+    """
+
+    index_window: tuple[float, float, float, float]
+    rank_size: tuple[int, int]
+    suit_size: tuple[int, int]
+    ranks: list[str]
+    suits: list[str]
+    red_suits: list[str]
+    rank_aspect: dict[str, float]
+    suit_aspect: dict[str, float]
+    cards_used: int
+
+
+class CalibrationProfile(_Model):
+    """Everything calibrated for one camera on one table with one deck."""
+
+    profile_version: Literal[1] = 1
+    lens: LensCalibration | None = None
+    table: TableCalibration | None = None
+    zones: list[Zone] = []
+    deck: DeckCalibration | None = None
+
+
+class DeckTemplates:
+    """The deck's template images, as float arrays in 0..1 (ink = 1), keyed by rank or suit code."""
+
+    def __init__(
+        self, ranks: dict[str, npt.NDArray[np.float32]], suits: dict[str, npt.NDArray[np.float32]]
+    ) -> None:
+        self.ranks = ranks
+        self.suits = suits
+
+
+def load_profile(directory: Path) -> tuple[CalibrationProfile, DeckTemplates | None]:
+    """Read a profile directory; return the profile and its deck templates (None without a deck).
+
+    Raises `ProfileError` when the directory or JSON is missing or invalid, of another version,
+    or when a template image named by the deck is missing.
+    """
+    path = Path(directory) / PROFILE_FILE
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ProfileError(
+            f"no calibration profile at {directory} (missing {PROFILE_FILE})"
+        ) from None
+    except (OSError, ValueError) as err:
+        raise ProfileError(f"cannot read calibration profile {path}: {err}") from err
+    if isinstance(raw, dict) and raw.get("profile_version") not in (None, PROFILE_VERSION):
+        raise ProfileError(
+            f"profile {path} has version {raw.get('profile_version')!r}; "
+            f"this program reads version {PROFILE_VERSION}"
+        )
+    try:
+        profile = CalibrationProfile.model_validate(raw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ProfileError(f"invalid calibration profile {path}: {where}: {first['msg']}") from err
+    if profile.deck is None:
+        return profile, None
+    folder = Path(directory) / TEMPLATE_DIR
+    ranks = {r: _read_template(folder / f"rank_{r}.png") for r in profile.deck.ranks}
+    suits = {s: _read_template(folder / f"suit_{s}.png") for s in profile.deck.suits}
+    return profile, DeckTemplates(ranks, suits)
+
+
+def _read_template(path: Path) -> npt.NDArray[np.float32]:
+    image = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+    if image is None:
+        raise ProfileError(f"deck template {path} is missing or unreadable")
+    return image.astype(np.float32) / 255.0
+
+
+def save_profile(
+    directory: Path, profile: CalibrationProfile, templates: DeckTemplates | None = None
+) -> None:
+    """Write `profile.json` (and the templates, when given) into `directory`, creating it.
+
+    Raises `ProfileError` when the directory cannot be written.
+    """
+    folder = Path(directory)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if templates is not None:
+            (folder / TEMPLATE_DIR).mkdir(exist_ok=True)
+            named = [(f"rank_{k}", v) for k, v in templates.ranks.items()]
+            named += [(f"suit_{k}", v) for k, v in templates.suits.items()]
+            for name, image in named:
+                out = np.clip(np.round(image * 255.0), 0, 255).astype(np.uint8)
+                if not cv2.imwrite(str(folder / TEMPLATE_DIR / f"{name}.png"), out):
+                    raise ProfileError(f"cannot write template {name}.png in {folder}")
+        tmp = folder / (PROFILE_FILE + ".tmp")
+        tmp.write_text(profile.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        tmp.replace(folder / PROFILE_FILE)
+    except OSError as err:
+        raise ProfileError(f"cannot write calibration profile in {folder}: {err}") from err
+
+
+def load_or_new(directory: Path) -> tuple[CalibrationProfile, DeckTemplates | None]:
+    """Load the profile in `directory`, or start an empty one when it has none yet."""
+    if not (Path(directory) / PROFILE_FILE).exists():
+        return CalibrationProfile(), None
+    return load_profile(directory)

@@ -1,0 +1,114 @@
+"""Rank and suit classification of one index corner against a deck's templates.
+
+A glyph takes the class of its best-correlated template only when that correlation is high and
+the glyph also sits clearly on the best template's side of the line between the best and the
+runner-up (a two-class discriminant: spades and clubs share most of their outline, so a plain
+correlation margin is too blunt). The ink colour must agree with the suit. Every doubt resolves
+to unknown: a wrong card is worse than none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from calibration.glyphs import Glyph, Image, aspect, find_index, normalise, standardise
+from calibration.profile import DeckCalibration, DeckTemplates
+
+MIN_SCORE = 0.75
+"""Least correlation with the best template (the right class scores ~0.85-0.98 on the bench)."""
+MIN_LEAD = 0.3
+"""Least position past the midpoint between runner-up (-0.5) and best template (+0.5)."""
+MAX_ASPECT_ERROR = 0.3
+"""A glyph whose height/width differs from its template's by more than 30% is not that glyph."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRead:
+    """The result of reading one corner: `code` ("AS") or None for unknown, and a confidence."""
+
+    code: str | None
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class GlyphScore:
+    """One glyph's best class (None when in doubt), its correlation and its discriminant lead."""
+
+    key: str | None
+    score: float
+    lead: float
+
+
+class IndexClassifier:
+    """Reads a corner window (BGR, upright, cut by the deck's `index_window`) into a card code."""
+
+    def __init__(
+        self,
+        deck: DeckCalibration,
+        templates: DeckTemplates,
+        *,
+        min_score: float = MIN_SCORE,
+        min_lead: float = MIN_LEAD,
+    ) -> None:
+        self._deck = deck
+        self._ranks = {k: standardise(v) for k, v in templates.ranks.items()}
+        self._suits = {k: standardise(v) for k, v in templates.suits.items()}
+        self.min_score = min_score
+        self.min_lead = min_lead
+
+    def _best(
+        self,
+        glyph: Glyph,
+        box: tuple[int, int, int, int],
+        templates: dict[str, Glyph],
+        aspects: dict[str, float],
+        size: tuple[int, int],
+        allowed: list[str],
+    ) -> GlyphScore:
+        sample = standardise(normalise(glyph, size))
+        shape = aspect(box)
+        scores = sorted(
+            (
+                (float(sample @ templates[k]), k)
+                for k in allowed
+                if abs(shape / aspects[k] - 1.0) <= MAX_ASPECT_ERROR
+            ),
+            reverse=True,
+        )
+        if not scores:
+            return GlyphScore(None, 0.0, 0.0)
+        best, key = scores[0]
+        lead = 0.5
+        if len(scores) > 1:
+            d = templates[key] - templates[scores[1][1]]
+            mid = (templates[key] + templates[scores[1][1]]) / 2
+            lead = float((sample - mid) @ d / max(1e-9, float(d @ d)))
+        if best < self.min_score or lead < self.min_lead:
+            return GlyphScore(None, max(0.0, best), lead)
+        return GlyphScore(key, best, lead)
+
+    def scores(self, window: Image) -> tuple[GlyphScore, GlyphScore] | None:
+        """Rank and suit scores of `window`; None when it holds no index ink at all."""
+        ink = find_index(window)
+        if ink is None:
+            return None
+        deck = self._deck
+        rank = self._best(
+            ink.rank, ink.rank_box, self._ranks, deck.rank_aspect, deck.rank_size, deck.ranks
+        )
+        colour = [s for s in deck.suits if (s in deck.red_suits) == ink.red]
+        suit = self._best(
+            ink.suit, ink.suit_box, self._suits, deck.suit_aspect, deck.suit_size, colour
+        )
+        return rank, suit
+
+    def read(self, window: Image) -> IndexRead | None:
+        """Read `window`; None when it holds no index ink at all (blank, back, washed out)."""
+        found = self.scores(window)
+        if found is None:
+            return None
+        rank, suit = found
+        confidence = round(min(rank.score, suit.score), 4)
+        if rank.key is None or suit.key is None:
+            return IndexRead(None, confidence)
+        return IndexRead(rank.key + suit.key, confidence)

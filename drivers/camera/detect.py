@@ -1,0 +1,181 @@
+"""Card outlines in a frame: bright, card-shaped regions, including cards partly under others.
+
+A card is a bright, low-ink rectangle with the poker aspect (88/63). A region that is a clean
+strip of a card (its neighbour lies on the rest) is extended to the full card toward the side
+where the occluding card is; anything else (chips, printed boxes, text, glare) is dropped here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[Any]
+Quad = npt.NDArray[Any]
+
+CARD_ASPECT = 88.0 / 63.0
+"""Height over width of a poker-size card."""
+_ASPECT_RANGE = (1.2, 1.65)
+# Moderate perspective changes the outline's aspect by up to ~15% either way.
+_MIN_FILL = 0.84
+_MIN_AREA_FILL = 0.5
+# A card's convex hull (even with a corner bitten off by a neighbour) fills >84% of its bounding
+# rectangle while a chip's fills pi/4 = 78.5%; the region itself may lose ink and pips cut out by
+# the edge cut, but a printed box outline keeps only a few percent and falls below one half.
+_OPEN = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
+# Opening with 5 px removes printed lines and text strokes up to 4 px wide, and chip stripes.
+
+
+@dataclass(frozen=True, slots=True)
+class CardOutline:
+    """A card's four image corners (clockwise, first side short) and its visible region.
+
+    `partial` is True when the outline was extended from a visible strip; `contour` is the visible
+    region's outline, so a reader can tell whether an index corner is actually in view.
+    """
+
+    corners: Quad
+    contour: npt.NDArray[Any]
+    partial: bool
+
+
+def card_threshold(gray: Image) -> float:
+    """The grey level between felt and card paper (Otsu on a subsample, clamped to 90..200)."""
+    sample = np.ascontiguousarray(gray[::4, ::4])
+    thr, _ = cv2.threshold(sample, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return float(min(200.0, max(90.0, thr)))
+
+
+def portrait(quad: Quad) -> Quad:
+    """Reorder four cyclic corners clockwise (image axes) with the first side a short side."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    area = 0.5 * float(np.sum(q[:, 0] * np.roll(q[:, 1], -1) - np.roll(q[:, 0], -1) * q[:, 1]))
+    if area < 0:
+        q = q[::-1]
+    top = np.argmin(q[:, 0] + q[:, 1])
+    q = np.roll(q, -int(top), axis=0)
+    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]):
+        q = np.roll(q, -1, axis=0)
+    return q
+
+
+def _band_brightness(mask: Image, a: Quad, b: Quad, outward: Quad) -> float:
+    """Share of bright pixels in a band 4..12 px outside the side a-b (middle 60% of it)."""
+    h, w = mask.shape
+    hits = total = 0
+    for t in np.linspace(0.2, 0.8, 7):
+        p = a + t * (b - a)
+        for d in (4.0, 7.0, 10.0, 12.0):
+            x, y = p + d * outward
+            xi, yi = round(x), round(y)
+            if 0 <= xi < w and 0 <= yi < h:
+                total += 1
+                hits += int(mask[yi, xi] > 0)
+    return hits / total if total else 0.0
+
+
+def _extend(rect_pts: Quad, mask: Image, short_to: float, along_long: bool = False) -> Quad | None:
+    """Grow a strip's short side (its long side with `along_long`) to `short_to` pixels.
+
+    The strip grows toward the side beyond which another card is bright; None if neither is.
+    """
+    q = portrait(rect_pts)
+    if along_long:
+        q = np.roll(q, -1, axis=0)
+    across = q[1] - q[0]
+    length = float(np.linalg.norm(across))
+    if length <= 0:
+        return None
+    unit = across / length
+    left = _band_brightness(mask, q[0], q[3], -unit)
+    right = _band_brightness(mask, q[1], q[2], unit)
+    if max(left, right) < 0.5:
+        return None
+    grow = (short_to - length) * unit
+    if right >= left:
+        return np.array([q[0], q[1] + grow, q[2] + grow, q[3]])
+    return np.array([q[0] - grow, q[1], q[2], q[3] - grow])
+
+
+def find_outlines(
+    gray: Image,
+    *,
+    min_long_px: float = 60.0,
+    expected: Callable[[float, float], float | None] | None = None,
+) -> list[CardOutline]:
+    """Find card outlines in a grey frame.
+
+    `min_long_px` is the smallest card height accepted; `expected(x, y)` may give the card height
+    in pixels at an image point (from the table calibration) to check sizes and complete strips.
+    """
+    thr = card_threshold(gray)
+    raw = (gray > thr).astype(np.uint8)
+    # Two white cards that overlap differ only by the thin edge line between them: cutting the
+    # bright mask along strong edges keeps them apart, and the glyph edges it also cuts lie inside.
+    edges = cv2.Canny(gray, 60, 140)
+    cut = raw & (edges == 0).astype(np.uint8)
+    opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, _OPEN)
+    contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
+    found: list[tuple[Quad, npt.NDArray[Any], float, float]] = []
+    for contour in contours:
+        area = float(cv2.contourArea(contour))
+        if area < min_area:
+            continue
+        (cx, cy), (rw, rh), _ = cv2.minAreaRect(contour)
+        long_side, short_side = max(rw, rh), min(rw, rh)
+        if short_side < 4 or area / (rw * rh) < _MIN_AREA_FILL:
+            continue
+        if cv2.contourArea(cv2.convexHull(contour)) / (rw * rh) < _MIN_FILL:
+            continue
+        found.append(
+            (
+                cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float64),
+                contour,
+                long_side,
+                short_side,
+            )
+        )
+    full_longs = [
+        f[2]
+        for f in found
+        if _ASPECT_RANGE[0] <= f[2] / f[3] <= _ASPECT_RANGE[1] and f[2] >= min_long_px
+    ]
+    frame_long = float(np.median(full_longs)) if full_longs else None
+    out: list[CardOutline] = []
+    for box, contour, long_side, short_side in found:
+        ratio = long_side / short_side
+        cx, cy = box.mean(axis=0)
+        want = expected(float(cx), float(cy)) if expected is not None else None
+        want = want or frame_long
+        if _ASPECT_RANGE[0] <= ratio <= _ASPECT_RANGE[1]:
+            if long_side < min_long_px or (
+                want is not None and not 0.8 <= long_side / want <= 1.25
+            ):
+                continue
+            hull = cv2.convexHull(contour)
+            approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
+            quad = approx.reshape(-1, 2).astype(np.float64) if len(approx) == 4 else box
+            out.append(CardOutline(portrait(quad), contour, False))
+            continue
+        height = want if want is not None else long_side
+        if ratio > _ASPECT_RANGE[1] and 0.85 <= long_side / height <= 1.18:
+            grown = _extend(box, raw, long_side / CARD_ASPECT)
+        elif (
+            want is not None
+            and 0.85 <= short_side * CARD_ASPECT / want <= 1.18
+            and long_side < 0.9 * want
+        ):
+            grown = _extend(box, raw, want, along_long=True)
+        elif want is not None and 0.85 <= long_side * CARD_ASPECT / want <= 1.18:
+            grown = _extend(box, raw, want)
+        else:
+            grown = None
+        if grown is not None:
+            out.append(CardOutline(portrait(grown), contour, True))
+    return out

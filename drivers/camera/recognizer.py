@@ -1,0 +1,154 @@
+"""`CardRecognizer`: one frame in, a `CardReading` for every card outline out.
+
+Per outline: read both index corners (a card lies either way up, and a neighbour may hide one
+corner), agree or say unknown, decide face down from how little paper the visible face shows,
+and place the card in a zone through the table calibration.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.deck import CANON_SIZE
+from calibration.profile import CalibrationProfile, DeckTemplates
+from calibration.table import TableGeometry
+from drivers.camera.classify import IndexClassifier, IndexRead
+from drivers.camera.detect import CardOutline, Image, card_threshold, find_outlines
+from drivers.camera.errors import RecognizerConfigurationError
+from drivers.camera.reading import CardReading
+
+PAPER_SHARE_FACE_UP = 0.3
+"""A face shows over 45% paper inside its border even on a court card; a back shows almost none
+(its border is cut away before counting), so 30% splits them with room for glare on a back."""
+_PAPER_CHROMA = 60
+
+
+class CardRecognizer:
+    """Recognises cards in BGR frames with a calibration profile that has a deck.
+
+    Raises `RecognizerConfigurationError` when the profile has no deck calibration.
+    """
+
+    def __init__(
+        self,
+        profile: CalibrationProfile,
+        templates: DeckTemplates | None,
+        *,
+        min_card_px: float = 100.0,
+    ) -> None:
+        if profile.deck is None or templates is None:
+            raise RecognizerConfigurationError(
+                "the calibration profile has no deck: run `studio calibrate deck` first"
+            )
+        self._deck = profile.deck
+        self._classifier = IndexClassifier(profile.deck, templates)
+        self._geometry = TableGeometry.from_profile(profile)
+        self._min_card_px = min_card_px
+        cw, ch = CANON_SIZE
+        x0, y0, x1, y1 = profile.deck.index_window
+        self._window = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
+        self._canon = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
+
+    def recognize(self, frame: Image) -> list[CardReading]:
+        """Return a reading for every card outline in `frame` (BGR, any size)."""
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        expected = self._geometry.card_height_px if self._geometry is not None else None
+        outlines = find_outlines(gray, min_long_px=self._min_card_px * 0.5, expected=expected)
+        if not outlines:
+            return []
+        thr = card_threshold(gray)
+        return [self._read(frame, gray, thr, outline) for outline in outlines]
+
+    def _read(self, frame: Image, gray: Image, thr: float, outline: CardOutline) -> CardReading:
+        reads: list[tuple[IndexRead, npt.NDArray[Any]]] = []
+        for turn in (0, 2):
+            quad = np.roll(outline.corners, -turn, axis=0)
+            if outline.partial and not self._window_visible(quad, outline):
+                continue
+            read = self._classifier.read(self._corner(frame, quad))
+            if read is not None:
+                reads.append((read, quad))
+        codes = {r.code for r, _ in reads if r.code is not None}
+        zone = self._zone(outline.corners)
+        if len(codes) == 1:
+            read, quad = max(((r, q) for r, q in reads if r.code), key=lambda rq: rq[0].confidence)
+            return _reading(read.code, False, quad, read.confidence, zone)
+        confidence = 0.0 if len(codes) > 1 else max((r.confidence for r, _ in reads), default=0.0)
+        face_down = not reads and self._paper_share(frame, gray, thr, outline) < PAPER_SHARE_FACE_UP
+        return _reading(None, face_down, outline.corners, 0.0 if face_down else confidence, zone)
+
+    def _corner(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
+        x0, y0, x1, y1 = self._window
+        h = cv2.getPerspectiveTransform(self._canon, quad.astype(np.float32))
+        shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+        m = h @ shift
+        out: Image = cv2.warpPerspective(
+            frame,
+            m,
+            (x1 - x0, y1 - y0),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        return out
+
+    def _window_visible(self, quad: npt.NDArray[Any], outline: CardOutline) -> bool:
+        """True when the index window of `quad`'s top-left corner lies inside the visible region."""
+        x0, y0, x1, y1 = self._window
+        h = cv2.getPerspectiveTransform(self._canon, quad.astype(np.float32))
+        pts = np.array(
+            [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [(x0 + x1) / 2, (y0 + y1) / 2]]], np.float64
+        )
+        img = cv2.perspectiveTransform(pts, h)[0]
+        # The region's own outline detours round index ink cut out by the edge cut: use its hull.
+        hull = cv2.convexHull(outline.contour)
+        return all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -3.0 for x, y in img)
+
+    def _paper_share(self, frame: Image, gray: Image, thr: float, outline: CardOutline) -> float:
+        x, y, w, h = cv2.boundingRect(outline.contour)
+        mask: npt.NDArray[Any] = np.zeros((h, w), np.uint8)
+        cv2.drawContours(mask, [outline.contour - np.array([x, y])], -1, 1, -1)
+        # Cut away the back's white border (about 6% of the width) before counting paper.
+        k = max(3, int(0.2 * min(w, h)) | 1)
+        mask = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+        inside = mask > 0
+        if not inside.any():
+            return 1.0
+        roi = frame[y : y + h, x : x + w]
+        chroma = roi.max(axis=2).astype(np.int16) - roi.min(axis=2).astype(np.int16)
+        paper = (gray[y : y + h, x : x + w] > thr) & (chroma < _PAPER_CHROMA)
+        return float(paper[inside].mean())
+
+    def _zone(self, corners: npt.NDArray[Any]) -> str | None:
+        if self._geometry is None:
+            return None
+        cx, cy = corners.mean(axis=0)
+        return self._geometry.zone_at(float(cx), float(cy))
+
+
+def corner_window(card: Image, window: tuple[float, float, float, float]) -> Image:
+    """Cut the index window (fractions of width and height) from a flattened upright card."""
+    h, w = card.shape[:2]
+    x0, y0, x1, y1 = window
+    out: Image = card[round(y0 * h) : round(y1 * h), round(x0 * w) : round(x1 * w)]
+    return out
+
+
+def _reading(
+    code: str | None,
+    face_down: bool,
+    quad: npt.NDArray[Any],
+    confidence: float,
+    zone: str | None,
+) -> CardReading:
+    pts = [(round(float(x), 1), round(float(y), 1)) for x, y in quad]
+    return CardReading(
+        code=code,
+        face_down=face_down,
+        corners=(pts[0], pts[1], pts[2], pts[3]),
+        confidence=round(float(confidence), 4),
+        zone=zone,
+    )

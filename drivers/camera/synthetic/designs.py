@@ -1,0 +1,84 @@
+"""Card designs for the synthetic renderer: lettering, index size and placement, colours, back.
+
+Two designs differ where real decks differ: a classic deck with a small Hershey Simplex index and
+pips, and a jumbo-index deck with a tall condensed Triplex index and one large centre symbol.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+
+CARD_WIDTH_MM = 63.0
+"""Poker-size card width; the height/width ratio sets every card's aspect."""
+CARD_HEIGHT_MM = 88.0
+"""Poker-size card height."""
+
+BGR = tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class CardDesign:
+    """How one deck looks. Sizes are fractions of the card's height unless named `_w` (width).
+
+    `index_box_w`/`index_height`: the box the rank is fitted into (condensed when too wide);
+    `index_left_w`/`index_top`: the index's top-left corner; `suit_size`: the index suit's size;
+    `centre`: "pips" (classic layout) or "large" (one big symbol); `back`: "lattice" or "rings".
+    """
+
+    name: str
+    font: int
+    stroke: float
+    index_box_w: float
+    index_height: float
+    index_left_w: float
+    index_top: float
+    suit_size: float
+    gap: float
+    red: BGR
+    black: BGR
+    paper: BGR
+    centre: str
+    back: str
+    back_colour: BGR
+
+
+CLASSIC = CardDesign(
+    name="classic",
+    font=cv2.FONT_HERSHEY_SIMPLEX,
+    stroke=0.012,
+    index_box_w=0.16,
+    index_height=0.085,
+    index_left_w=0.045,
+    index_top=0.045,
+    suit_size=0.06,
+    gap=0.018,
+    red=(38, 30, 205),
+    black=(25, 25, 25),
+    paper=(246, 248, 250),
+    centre="pips",
+    back="lattice",
+    back_colour=(40, 30, 170),
+)
+
+JUMBO = CardDesign(
+    name="jumbo",
+    font=cv2.FONT_HERSHEY_TRIPLEX,
+    stroke=0.02,
+    index_box_w=0.2,
+    index_height=0.15,
+    index_left_w=0.05,
+    index_top=0.04,
+    suit_size=0.085,
+    gap=0.02,
+    red=(60, 10, 160),
+    black=(45, 25, 10),
+    paper=(238, 244, 245),
+    centre="large",
+    back="rings",
+    back_colour=(130, 60, 20),
+)
+
+DESIGNS: dict[str, CardDesign] = {d.name: d for d in (CLASSIC, JUMBO)}
+"""Every design by name; tests and the bench run over all of them."""

@@ -1,0 +1,180 @@
+"""Random table scenes drawn from a `SceneStyle`: how many cards, how they lie, what else is there.
+
+Tests and the bench draw from different styles and seeds, so nothing is tuned to the test frames.
+`random_scene(rng, style)` returns a `Scene`; `render_scene` draws it with its ground truth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from drivers.camera.synthetic.designs import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardDesign
+from drivers.camera.synthetic.scene import (
+    Chip,
+    Glare,
+    PlacedCard,
+    Points,
+    Scene,
+    card_corners_mm,
+    project,
+)
+from studio.cards import DECK
+
+_CHIP_COLOURS = ((30, 30, 190), (160, 60, 20), (30, 30, 30), (40, 140, 40), (120, 30, 120))
+_FELTS = ((40, 105, 30), (30, 80, 25), (90, 60, 20), (35, 35, 120))
+
+
+@dataclass(frozen=True, slots=True)
+class SceneStyle:
+    """Ranges a random scene is drawn from (each a (low, high) pair unless said otherwise).
+
+    `card_px`: card height in pixels; `overlap`: how much of a card its row neighbour covers;
+    `p_row`: chance a group of cards is an overlapping row; `p_down`: chance a card lies face down.
+    """
+
+    width: int = 1920
+    height: int = 1080
+    cards: tuple[int, int] = (1, 9)
+    card_px: tuple[float, float] = (130.0, 260.0)
+    tilt: float = 0.0002
+    p_row: float = 0.4
+    overlap: tuple[float, float] = (0.2, 0.55)
+    p_down: float = 0.15
+    chips: tuple[int, int] = (0, 6)
+    boxes: tuple[int, int] = (0, 5)
+    glares: tuple[int, int] = (0, 2)
+    glare_strength: tuple[float, float] = (0.2, 0.6)
+    blur: tuple[float, float] = (0.0, 1.2)
+    motion: tuple[float, float] = (0.0, 4.0)
+    noise: tuple[float, float] = (0.0, 6.0)
+    jpeg: tuple[int, int] = (60, 95)
+    gain: tuple[float, float] = (0.85, 1.1)
+    gradient: tuple[float, float] = (0.0, 0.25)
+
+
+def camera_view(rng: np.random.Generator, style: SceneStyle, px_per_mm: float) -> Points:
+    """A homography from table mm (origin at the table centre) to the image: scale, turn, tilt."""
+    theta = rng.uniform(-0.15, 0.15)
+    c, s = np.cos(theta), np.sin(theta)
+    similarity = np.array(
+        [[px_per_mm * c, -px_per_mm * s, style.width / 2],
+         [px_per_mm * s, px_per_mm * c, style.height / 2],
+         [0.0, 0.0, 1.0]]
+    )  # fmt: skip
+    tilt = np.eye(3)
+    tilt[2, :2] = rng.uniform(-style.tilt, style.tilt, 2)
+    out: Points = similarity @ tilt
+    return out
+
+
+def _inside(h: Points, corners_mm: Points, style: SceneStyle, margin: float = 6.0) -> bool:
+    pts = project(h, corners_mm)
+    return bool(
+        (pts[:, 0] > margin).all()
+        and (pts[:, 1] > margin).all()
+        and (pts[:, 0] < style.width - margin).all()
+        and (pts[:, 1] < style.height - margin).all()
+    )
+
+
+def _clear(corners: Points, taken: list[Points], gap: float) -> bool:
+    centre = corners.mean(axis=0)
+    return all(np.hypot(*(centre - t.mean(axis=0))) > CARD_HEIGHT_MM + gap for t in taken)
+
+
+def random_scene(rng: np.random.Generator, style: SceneStyle, design: CardDesign) -> Scene:
+    """Draw one random scene in `style` with cards of `design` (no card appears twice)."""
+    card_px = rng.uniform(*style.card_px)
+    h = camera_view(rng, style, card_px / CARD_HEIGHT_MM)
+    half_w = style.width / 2 / (card_px / CARD_HEIGHT_MM)
+    half_h = style.height / 2 / (card_px / CARD_HEIGHT_MM)
+    deck = list(rng.permutation(52))
+    want = int(rng.integers(style.cards[0], style.cards[1] + 1))
+    placed: list[PlacedCard] = []
+    groups: list[Points] = []
+    tries = 0
+    while len(placed) < want and tries < 200:
+        tries += 1
+        n = min(want - len(placed), int(rng.integers(2, 5)) if rng.random() < style.p_row else 1)
+        angle = (
+            rng.uniform(0, 360)
+            if n == 1
+            else rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.normal(0, 8)
+        )
+        step = CARD_WIDTH_MM * (1 - rng.uniform(*style.overlap)) if n > 1 else 0.0
+        x = rng.uniform(-half_w, half_w)
+        y = rng.uniform(-half_h, half_h)
+        a = np.deg2rad(angle)
+        group = [
+            PlacedCard(
+                DECK[deck[len(placed) + k]],
+                x + k * step * np.cos(a),
+                y + k * step * np.sin(a),
+                angle + rng.normal(0, 1.5),
+                bool(rng.random() >= style.p_down),
+            )
+            for k in range(n)
+        ]
+        corners = [card_corners_mm(p) for p in group]
+        hull = np.vstack(corners)
+        if not all(_inside(h, c, style) for c in corners) or not _clear(hull, groups, 12.0):
+            continue
+        groups.extend([hull[: len(hull)]])
+        placed.extend(group)
+    chips = []
+    for _ in range(int(rng.integers(style.chips[0], style.chips[1] + 1))):
+        colour = _CHIP_COLOURS[int(rng.integers(len(_CHIP_COLOURS)))]
+        chips.append(
+            Chip(
+                rng.uniform(-half_w, half_w),
+                rng.uniform(-half_h, half_h),
+                rng.uniform(17, 21),
+                colour,
+            )
+        )
+    boxes = []
+    for _ in range(int(rng.integers(style.boxes[0], style.boxes[1] + 1))):
+        bw, bh = (CARD_WIDTH_MM + rng.uniform(0, 20), CARD_HEIGHT_MM + rng.uniform(0, 20))
+        if rng.random() < 0.5:
+            bw, bh = bh, bw
+        boxes.append((rng.uniform(-half_w, half_w - bw), rng.uniform(-half_h, half_h - bh), bw, bh))
+    texts = [
+        (
+            str(rng.choice(["DEALER", "PLAYER", "ANTE", "BONUS", "PLAY"])),
+            rng.uniform(-half_w, half_w * 0.6),
+            rng.uniform(-half_h, half_h),
+        )
+        for _ in range(int(rng.integers(0, 3)))
+    ]
+    glares = [
+        Glare(
+            rng.uniform(0, style.width),
+            rng.uniform(0, style.height),
+            rng.uniform(0.2, 0.6) * card_px,
+            rng.uniform(*style.glare_strength),
+        )
+        for _ in range(int(rng.integers(style.glares[0], style.glares[1] + 1)))
+    ]
+    felt = _FELTS[int(rng.integers(len(_FELTS)))]
+    return Scene(
+        width=style.width,
+        height=style.height,
+        table_to_image=h,
+        design=design,
+        cards=tuple(placed),
+        chips=tuple(chips),
+        boxes=tuple(boxes),
+        texts=tuple(texts),
+        glares=tuple(glares),
+        felt=felt,
+        gain=tuple(float(v) for v in rng.uniform(*style.gain, 3)),  # type: ignore[arg-type]
+        gradient=float(rng.uniform(*style.gradient)),
+        blur_sigma=float(rng.uniform(*style.blur)),
+        motion=float(rng.uniform(*style.motion)),
+        motion_angle=float(rng.uniform(0, 180)),
+        noise=float(rng.uniform(*style.noise)),
+        jpeg_quality=int(rng.integers(style.jpeg[0], style.jpeg[1] + 1)),
+        seed=int(rng.integers(1 << 31)),
+    )

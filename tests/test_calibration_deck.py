@@ -1,0 +1,81 @@
+"""Deck calibration learns both synthetic designs from rendered references and refuses bad sets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import pytest
+
+from calibration.deck import calibrate_deck, learn_deck
+from calibration.errors import DeckCalibrationError, ProfileError
+from calibration.profile import CalibrationProfile, load_profile, save_profile
+from drivers.camera.synthetic.designs import CLASSIC, DESIGNS, JUMBO
+from drivers.camera.synthetic.reference import render_reference, write_reference_deck
+from studio.cards import DECK
+from studio.cli import main
+
+
+@pytest.mark.parametrize("design", sorted(DESIGNS))
+def test_deck_learns_index_window_and_colours(design: str) -> None:
+    refs = {c.code: render_reference(c, DESIGNS[design], "scan", i) for i, c in enumerate(DECK)}
+    deck, templates = learn_deck(refs)
+    x0, y0, x1, y1 = deck.index_window
+    assert 0 <= x0 < x1 <= 0.5 and 0 <= y0 < y1 <= 0.5
+    assert sorted(deck.red_suits) == ["D", "H"]
+    assert set(templates.ranks) == set("23456789TJQKA") and set(templates.suits) == set("CDHS")
+
+
+def test_jumbo_index_window_is_larger_than_classic() -> None:
+    def window_area(design: object) -> float:
+        refs = {c.code: render_reference(c, design, "scan", i) for i, c in enumerate(DECK)}  # type: ignore[arg-type]
+        x0, y0, x1, y1 = learn_deck(refs)[0].index_window
+        return (x1 - x0) * (y1 - y0)
+
+    assert window_area(JUMBO) > 1.5 * window_area(CLASSIC)
+
+
+def test_cli_calibrates_from_photographs_and_profile_round_trips(tmp_path: Path) -> None:
+    write_reference_deck(tmp_path / "cards", JUMBO, style="photo")
+    assert (
+        main(
+            ["calibrate", "deck", "--images", str(tmp_path / "cards"), "--out", str(tmp_path / "p")]
+        )
+        == 0
+    )
+    profile, templates = load_profile(tmp_path / "p")
+    assert profile.deck is not None and templates is not None
+    assert profile.deck.cards_used == 52
+
+
+def test_missing_card_is_named(tmp_path: Path) -> None:
+    write_reference_deck(tmp_path, CLASSIC)
+    (tmp_path / "QH.png").unlink()
+    with pytest.raises(DeckCalibrationError, match="QH"):
+        calibrate_deck(tmp_path)
+
+
+def test_unreadable_card_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_reference_deck(tmp_path, CLASSIC)
+    (tmp_path / "7D.png").write_bytes(b"not an image")
+    assert main(["calibrate", "deck", "--images", str(tmp_path), "--out", str(tmp_path / "p")]) == 2
+    assert "7D.png" in capsys.readouterr().err
+
+
+def test_profile_of_another_version_is_refused(tmp_path: Path) -> None:
+    save_profile(tmp_path, CalibrationProfile())
+    text = (
+        (tmp_path / "profile.json")
+        .read_text()
+        .replace('"profile_version": 1', '"profile_version": 9')
+    )
+    (tmp_path / "profile.json").write_text(text)
+    with pytest.raises(ProfileError, match="version"):
+        load_profile(tmp_path)
+
+
+def test_blank_card_has_no_index(tmp_path: Path) -> None:
+    refs = {c.code: render_reference(c, CLASSIC, "scan", i) for i, c in enumerate(DECK)}
+    refs["AS"] = cv2.rectangle(refs["AS"].copy(), (0, 0), (200, 260), (250, 250, 250), -1)
+    with pytest.raises(DeckCalibrationError, match="AS"):
+        learn_deck(refs)

@@ -1,0 +1,140 @@
+"""Recognition of rendered table frames: right cards, no wrong reads, no phantom cards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from camera_support import Score, deck_profile
+
+from drivers.camera.recognizer import CardRecognizer
+from drivers.camera.synthetic.designs import DESIGNS, JUMBO
+from drivers.camera.synthetic.generator import SceneStyle, random_scene
+from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
+from studio.cards import Card
+from studio.cli import main
+
+# Test frames: moderate sizes and defects; the bench draws from wider ranges and other seeds.
+TEST_STYLE = SceneStyle(
+    card_px=(190.0, 260.0), blur=(0.0, 0.6), motion=(0.0, 1.5), noise=(0.0, 3.0), jpeg=(80, 95),
+    p_row=0.3, glares=(0, 1),
+)  # fmt: skip
+
+
+def _score(design: str, frames: int, seed: int) -> Score:
+    recognizer = CardRecognizer(*deck_profile(design))
+    rng = np.random.default_rng(seed)
+    score = Score()
+    for _ in range(frames):
+        frame = render_scene(random_scene(rng, TEST_STYLE, DESIGNS[design]))
+        score.add(frame, recognizer.recognize(frame.image))
+    return score
+
+
+def test_jumbo_deck_reads_without_wrong_reads() -> None:
+    score = _score("jumbo", 12, seed=101)
+    assert score.wrong == 0, score.wrongs
+    assert score.phantom == 0
+    assert score.recall >= 0.4, (score.recall, score.misses)
+
+
+@pytest.mark.xfail(
+    reason="known weakness: small classic club/spade indices can be confused", strict=False
+)
+def test_classic_deck_reads_without_wrong_reads() -> None:
+    score = _score("classic", 12, seed=202)
+    assert score.wrong == 0, score.wrongs
+
+
+def test_classic_deck_finds_cards_and_no_phantoms() -> None:
+    score = _score("classic", 8, seed=303)
+    assert score.phantom == 0
+    assert score.recall >= 0.3, (score.recall, score.misses)
+
+
+def _view(px_per_mm: float = 2.6) -> np.ndarray:
+    return np.array([[px_per_mm, 0, 960], [0, px_per_mm, 540], [0, 0, 1.0]])
+
+
+def test_chips_boxes_text_and_glare_are_never_cards() -> None:
+    recognizer = CardRecognizer(*deck_profile("jumbo"))
+    from drivers.camera.synthetic.scene import Glare
+
+    scene = Scene(
+        width=1920, height=1080, table_to_image=_view(), design=JUMBO,
+        chips=tuple(Chip(x, y, 19, (30, 30, 190)) for x, y in ((-200, -100), (0, 0), (150, 80))),
+        boxes=((-300, -150, 63, 88), (100, -150, 88, 63), (-50, 60, 70, 95)),
+        texts=(("DEALER", -250, 120), ("PLAYER", 50, -60)),
+        glares=(Glare(700, 400, 80, 0.6), Glare(1200, 700, 60, 0.5)),
+    )  # fmt: skip
+    assert recognizer.recognize(render_scene(scene).image) == []
+
+
+def test_card_backs_are_face_down_and_never_a_value() -> None:
+    recognizer = CardRecognizer(*deck_profile("jumbo"))
+    cards = tuple(
+        PlacedCard(Card.parse(code), x, 0, angle, face_up=False)
+        for code, x, angle in (("AS", -200, 0), ("KH", 0, 30), ("7D", 200, 95))
+    )
+    scene = Scene(width=1920, height=1080, table_to_image=_view(), design=JUMBO, cards=cards)
+    readings = recognizer.recognize(render_scene(scene).image)
+    assert len(readings) == 3
+    assert all(r.face_down and r.code is None for r in readings)
+
+
+def test_overlapped_row_never_misreads_and_reads_the_top_card() -> None:
+    recognizer = CardRecognizer(*deck_profile("jumbo"))
+    row = ("9S", "4H", "QD")
+    for angle in (0.0, 180.0):
+        step = 36.0 if angle == 0 else -36.0
+        cards = tuple(
+            PlacedCard(Card.parse(c), -40 + k * step, 0, angle) for k, c in enumerate(row)
+        )
+        scene = Scene(width=1920, height=1080, table_to_image=_view(), design=JUMBO, cards=cards)
+        codes = {r.code for r in recognizer.recognize(render_scene(scene).image)}
+        assert "QD" in codes and codes <= {*row, None}, (angle, codes)
+
+
+@pytest.mark.xfail(reason="strips of overlapped cards are not yet completed reliably", strict=False)
+def test_index_read_from_either_corner_of_an_overlapped_row() -> None:
+    recognizer = CardRecognizer(*deck_profile("jumbo"))
+    row = ("9S", "4H", "QD")
+    for angle in (0.0, 180.0):
+        step = 36.0 if angle == 0 else -36.0
+        cards = tuple(
+            PlacedCard(Card.parse(c), -40 + k * step, 0, angle) for k, c in enumerate(row)
+        )
+        scene = Scene(width=1920, height=1080, table_to_image=_view(), design=JUMBO, cards=cards)
+        codes = {r.code for r in recognizer.recognize(render_scene(scene).image)}
+        assert codes == set(row), (angle, codes)
+
+
+def test_recognize_cli_prints_the_json_contract(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from calibration.profile import save_profile
+
+    profile, templates = deck_profile("jumbo")
+    save_profile(tmp_path / "p", profile, templates)
+    cards = (
+        PlacedCard(Card.parse("AS"), 20, 0, 10),
+        PlacedCard(Card.parse("TD"), -100, 0, 0, False),
+    )
+    scene = Scene(width=1280, height=720, table_to_image=_view(2.4), design=JUMBO, cards=cards)
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), render_scene(scene).image)
+    assert main(["recognize", "--profile", str(tmp_path / "p"), str(image), "--json"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1
+    data = json.loads(lines[0])
+    assert data["image"] == str(image)
+    by_face = sorted(data["cards"], key=lambda c: c["face_down"])
+    assert [c["code"] for c in by_face] == ["AS", None]
+    assert by_face[1]["face_down"] is True
+    for card in data["cards"]:
+        assert set(card) == {"code", "face_down", "corners", "confidence", "zone"}
+        assert len(card["corners"]) == 4 and all(len(p) == 2 for p in card["corners"])
+        assert isinstance(card["confidence"], float) and card["zone"] is None
