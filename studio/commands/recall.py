@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     Raises `JournalError` for a missing or unreadable journal and `InputError` for an unknown
     round or a bad count (exit status 2).
     """
-    with Journal(args.journal, readonly=True) as journal:
+    with Journal(args.journal, readonly=True) as journal, journal.reading():
         if args.last is not None:
             rounds = recall_last(journal, args.last)
         else:

@@ -284,6 +284,23 @@ class Journal:
 
     # -- reading --------------------------------------------------------------------------------
 
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Read inside one transaction: every query sees the same state of the file.
+
+        A journal is read while its table writes it (recall, verify of a live table); without
+        this the head could be read after appends the records were read before.
+        """
+        db = self._db()
+        if db.in_transaction:
+            yield
+            return
+        db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            db.execute("COMMIT")
+
     def records(self, after: int = 0) -> Iterator[Record]:
         """Every record with an id above `after`, in chain order.
 

@@ -53,6 +53,11 @@ def verify(journal: Journal) -> VerifyReport:
 
     Raises `JournalError` only when the file cannot be read at all.
     """
+    with journal.reading():
+        return _verify(journal)
+
+
+def _verify(journal: Journal) -> VerifyReport:
     expected_id = 1
     prev = GENESIS
     counts = {"input": 0, "event": 0}
