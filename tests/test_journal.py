@@ -183,3 +183,16 @@ def test_verify_command_exit_statuses(
     assert "OK: 9 records (3 inputs, 6 events, 3 rounds)" in out
     assert main(["journal", "verify", str(tmp_path / "nothing")]) == 2
     assert "no such journal file" in capsys.readouterr().err
+
+
+def test_reading_sees_one_state_of_a_live_journal(journal_path: Path) -> None:
+    with Journal(journal_path, readonly=True) as reader, Journal(journal_path) as writer:
+        with reader.reading():
+            records = reader.records()
+            first = next(records)
+            writer.append_input({"kind": "tick", "ts": "2026-11-29T10:00:09Z"})
+            rest = list(records)
+            head = reader.meta("head")
+        assert first.id == 1
+        assert head == f"{rest[-1].id}:{rest[-1].hash}" == "9:" + rest[-1].hash
+        assert reader.meta("head") == f"10:{writer.head_hash}"
