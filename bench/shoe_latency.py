@@ -1,0 +1,179 @@
+"""Shoe-to-input latency: from the simulator writing a card's bytes to the reader handing over the
+`CardRead`, p50 and p99, over a pty, over ser2net (rfc2217), over a TCP socket, beside the raw pty
+one-way trip and round trip measured in the same run.
+
+Simulator and reader run in this process on real lines, so both ends read one monotonic clock.
+ser2net (Debian package) is started on a loopback port with `chardelay: false`; without it the
+ser2net row is skipped.
+
+    python bench/shoe_latency.py [--cards N] [--interval-ms MS] [--protocol framed|barcode] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import termios
+import time
+import tty
+from pathlib import Path
+
+from drivers.shoe.readings import CardRead
+from drivers.shoe.serial_shoe import SerialShoe
+from drivers.shoe.sim_line import PtyLine, SimLine, TcpLine
+from drivers.shoe.simulator import SimulatedShoe
+
+FRAME = bytes(range(0x20, 0x20 + 22))  # the size of a card frame with an 8-byte tag
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+    return {
+        "n": len(ordered),
+        "p50_us": pick(0.50) * 1e6,
+        "p99_us": pick(0.99) * 1e6,
+        "max_us": ordered[-1] * 1e6,
+        "mean_us": statistics.fmean(ordered) * 1e6,
+    }
+
+
+def raw_pty(count: int) -> tuple[list[float], list[float]]:
+    """Write a frame into a raw pty master, time until the slave reads it; and back again."""
+    master, slave = os.openpty()
+    tty.setraw(slave, termios.TCSANOW)
+    one_way: list[float] = []
+    round_trip: list[float] = []
+    try:
+        for _ in range(count):
+            t0 = time.monotonic()
+            os.write(master, FRAME)
+            got = b""
+            while len(got) < len(FRAME):
+                select.select([slave], [], [], 1.0)
+                got += os.read(slave, 4096)
+            t1 = time.monotonic()
+            os.write(slave, got)
+            back = b""
+            while len(back) < len(FRAME):
+                select.select([master], [], [], 1.0)
+                back += os.read(master, 4096)
+            t2 = time.monotonic()
+            one_way.append(t1 - t0)
+            round_trip.append(t2 - t0)
+    finally:
+        os.close(master)
+        os.close(slave)
+    return one_way, round_trip
+
+
+def shoe_latency(
+    line: SimLine, url: str, protocol: str, cards: int, interval: float
+) -> list[float]:
+    written: dict[int, float] = {}
+
+    def on_write(n: int, seq: int | None, at: float) -> None:
+        written.setdefault(n, at)
+
+    latencies: list[float] = []
+    with SerialShoe(url, protocol) as shoe:
+        sim = SimulatedShoe(
+            line, protocol, cards=cards, interval=interval, start_delay=1.0, on_write=on_write
+        )
+        with sim.start():
+            n = 0
+            deadline = time.monotonic() + 60 + cards * interval * 2
+            while n < cards and time.monotonic() < deadline:
+                delivery = shoe.read(timeout=1.0)
+                if delivery is None or not isinstance(delivery.item, CardRead):
+                    continue
+                n += 1
+                latencies.append(delivery.at - written[n])
+            sim.close()
+    return latencies
+
+
+def ser2net(tmp: Path, device: Path) -> tuple[subprocess.Popen[bytes], int]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    config = tmp / "ser2net.yaml"
+    config.write_text(
+        "%YAML 1.1\n---\nconnection: &shoe\n"
+        f"  accepter: telnet(rfc2217),tcp(nodelay),127.0.0.1,{port}\n"
+        f"  connector: serialdev,{device},9600n81,local\n"
+        "  options:\n    kickolduser: true\n    chardelay: false\n    mdns: false\n"
+    )
+    proc = subprocess.Popen(
+        ["ser2net", "-n", "-u", "-c", str(config)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.02)
+    return proc, port
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cards", type=int, default=2000)
+    parser.add_argument("--interval-ms", type=float, default=2.0)
+    parser.add_argument("--protocol", default="framed", choices=("framed", "barcode"))
+    parser.add_argument("--json", action="store_true", help="print one JSON object last")
+    args = parser.parse_args()
+    interval = args.interval_ms / 1000
+    figures: dict[str, dict[str, float]] = {}
+
+    one_way, round_trip = raw_pty(args.cards)
+    figures["raw pty one-way"] = percentiles(one_way)
+    figures["raw pty round trip"] = percentiles(round_trip)
+
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        path = tmp / "shoe"
+        line = PtyLine(path)
+        figures["shoe -> input, pty"] = percentiles(
+            shoe_latency(line, str(path), args.protocol, args.cards, interval)
+        )
+        tcp = TcpLine("127.0.0.1", 0)
+        figures["shoe -> input, socket://"] = percentiles(
+            shoe_latency(tcp, f"socket://127.0.0.1:{tcp.port}", args.protocol, args.cards, interval)
+        )
+        if shutil.which("ser2net"):
+            line = PtyLine(path)
+            proc, port = ser2net(tmp, path)
+            try:
+                url = f"rfc2217://127.0.0.1:{port}?ign_set_control"
+                figures["shoe -> input, ser2net rfc2217"] = percentiles(
+                    shoe_latency(line, url, args.protocol, args.cards, interval)
+                )
+            finally:
+                proc.terminate()
+                proc.wait()
+        else:
+            print("ser2net is not installed: skipping the ser2net row")
+
+    print(f"{args.protocol} protocol, {args.cards} cards, one per {args.interval_ms} ms")
+    print(f"{'path':34} {'n':>6} {'p50 us':>9} {'p99 us':>9} {'max us':>9}")
+    for name, row in figures.items():
+        print(
+            f"{name:34} {row['n']:6.0f} {row['p50_us']:9.0f} {row['p99_us']:9.0f} "
+            f"{row['max_us']:9.0f}"
+        )
+    if args.json:
+        print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
