@@ -137,9 +137,12 @@ def test_commands_refuse_arguments_they_do_not_take() -> None:
 def test_an_accepted_command_records_its_actor() -> None:
     b = bench(CARIB)
     out = b.start()
-    assert out[0].type == "command_accepted" and out[0].audience == "restricted"
-    assert out[0].body["actor"] == "d7" and out[0].body["role"] == "dealer"
-    assert [e.type for e in out[1:]] == ["round_opened", "betting_light_changed"]
+    assert [e.type for e in out] == ["round_opened", "betting_light_changed", "command_accepted"]
+    assert out[2].audience == "restricted" and out[2].game_number == b.snap()["game_number"]
+    assert out[2].body["actor"] == "d7" and out[2].body["role"] == "dealer"
+    b.cmd("call_manager", role="dealer")
+    voided = b.cmd("void")
+    assert voided[0].body["actor"] == "m3" and voided[0].game_number == out[0].game_number
 
 
 def test_unreadable_card_is_corrected_then_the_round_resumes() -> None:

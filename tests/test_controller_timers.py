@@ -20,8 +20,8 @@ def types(out: list[object]) -> list[str]:
 def test_betting_goes_green_then_yellow_then_closes() -> None:
     b = bench(CARIB)
     out = b.start()
-    assert out[1].body["yellow_at"] == "2026-11-29T14:32:14Z"
-    assert out[2].body == {"light": "green", "closes_at": "2026-11-29T14:32:17Z"}
+    assert out[0].body["yellow_at"] == "2026-11-29T14:32:14Z"
+    assert out[1].body == {"light": "green", "closes_at": "2026-11-29T14:32:17Z"}
     assert b.wait(6.999) == []
     assert [e.body["light"] for e in b.wait(0.001)] == ["yellow"]
     assert b.wait(2.999) == []

@@ -97,17 +97,20 @@ class TableCommands(TableHardware):
                 "restricted",
             )
             return
-        self._emit(
-            CommandAccepted(
-                command=command.command,
-                actor=command.actor,
-                role=command.role,
-                position=command.position,
-                card=Card.parse(command.card).code if command.card else None,
-                note=command.note,
-            ),
-            "restricted",
+        accepted = CommandAccepted(
+            command=command.command,
+            actor=command.actor,
+            role=command.role,
+            position=command.position,
+            card=Card.parse(command.card).code if command.card else None,
+            note=command.note,
         )
+        if command.command == "start_round":
+            # Opening first puts the record of who opened the round under its game number.
+            self._applies[command.command](command)
+            self._emit(accepted, "restricted")
+            return
+        self._emit(accepted, "restricted")
         self._applies[command.command](command)
 
     # -- checks of state --------------------------------------------------------------------
