@@ -45,7 +45,8 @@ class SimulatorProcess:
         self.log_path = tmp / f"sim-{time.monotonic_ns()}.jsonl"
         self.pty = tmp / "shoe"
         cmd = [sys.executable, "-m", "studio.cli", "shoe", "simulate", "--protocol", protocol]
-        cmd += ["--pty", str(self.pty), "--log", str(self.log_path), *args]
+        where = [] if "--listen" in args else ["--pty", str(self.pty)]
+        cmd += [*where, "--log", str(self.log_path), *args]
         self.stderr = tmp / "sim.err"
         self.proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=self.stderr.open("w"), text=True
@@ -55,6 +56,7 @@ class SimulatorProcess:
         if not ready.startswith("ready "):
             _stop(self.proc)
             pytest.fail(f"simulator did not start: {ready!r} {self.stderr.read_text()}")
+        self.address = ready.split("=", 1)[1]
 
     def finished(self) -> bool:
         return self.proc.poll() is not None

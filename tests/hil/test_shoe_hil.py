@@ -7,11 +7,14 @@ must deliver, and (monotonic, one clock for every process) when the line went aw
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
-from shoe_rig import Rig, collect, expected_tokens, tokens
+from shoe_rig import Rig, SimulatorProcess, collect, expected_tokens, tokens
 
 from drivers.shoe.readings import (
     CardRead,
@@ -152,3 +155,44 @@ def test_real_shoe_deals_a_deck(rig: Rig) -> None:
             if delivery is not None and isinstance(delivery.item, CardRead):
                 seen.append(delivery.item.card.code)
     assert len(seen) == 52 and len(set(seen)) == 52
+
+
+def test_reader_on_a_socat_pty_bridged_to_a_tcp_shoe(tmp_path: Path) -> None:
+    """A pty made by another program (socat), bridged to a simulator on TCP, killed mid-deal."""
+    if shutil.which("socat") is None:
+        pytest.skip("socat is not installed (Debian package socat; .ci/run installs it)")
+    sim = SimulatorProcess(
+        tmp_path, "framed", "--cards", "300", "--interval-ms", "5", "--listen", "127.0.0.1:0"
+    )
+    address = sim.address
+    link = tmp_path / "bridge"
+    bridge = [
+        "socat",
+        f"PTY,link={link},raw,echo=0",
+        f"TCP:{address},nodelay",
+    ]
+    socat = subprocess.Popen(bridge, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            if link.exists():
+                break
+            time.sleep(0.02)
+        with SerialShoe(str(link), "framed") as shoe:
+            seen: list[Delivery] = []
+            while sum(isinstance(d.item, CardRead) for d in seen) < 100:
+                delivery = shoe.read(timeout=10)
+                assert delivery is not None
+                seen.append(delivery)
+            killed_at = time.monotonic()
+            socat.kill()
+            socat.wait()
+            socat = subprocess.Popen(bridge, stderr=subprocess.DEVNULL)
+            seen += collect(shoe, sim, timeout=60)
+        assert sim.wait(5) == 0
+        took = _first_fault_after(seen, killed_at, FaultReason.DISCONNECTED)
+        assert took < FAULT_REPORT_BOUND
+        assert tokens(seen) == expected_tokens(sim.log())
+    finally:
+        socat.kill()
+        socat.wait()
+        sim.stop()
