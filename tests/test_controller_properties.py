@@ -182,29 +182,27 @@ def _settle(b: Bench, then: str) -> None:
 
 
 def _assert_no_leak(b: Bench) -> None:
-    down = {
-        e.body["position"]: e.body["card"]
-        for e in b.of_type("card_dealt", "restricted")
-        if e.body["face"] == Face.DOWN.value
-    }
-    down |= {
-        e.body["position"]: e.body["card"]
-        for e in b.of_type("card_corrected", "restricted")
-        if e.body["face"] == Face.DOWN.value
-    }
-    revealed: set[str] = set()
+    """No public envelope of a round carries one of its face-down codes before that card's reveal.
+
+    A void round never reveals its face-down cards: they must stay off the public stream.
+    """
+    secrets: dict[tuple[str | None, str], str] = {}
     for e in b.events:
-        if e.audience != "public":
-            continue
+        restricted = e.audience == "restricted" and e.type in ("card_dealt", "card_corrected")
+        if restricted and e.body["face"] == Face.DOWN.value:
+            secrets[(e.game_number, e.body["position"])] = e.body["card"]
+    revealed: set[tuple[str | None, str]] = set()
+    for e in b.public():
         if e.type == "card_revealed":
-            revealed.add(e.body["position"])
-        if e.type in ("round_opened", "round_result", "round_voided"):
-            revealed = set() if e.type == "round_opened" else set(down)
-            if e.type == "round_opened":
-                continue
-        secret = [c for p, c in down.items() if p not in revealed]
+            revealed.add((e.game_number, e.body["position"]))
+        hidden = [
+            c for key, c in secrets.items() if key[0] == e.game_number and key not in revealed
+        ]
+        if e.type == "round_result":
+            assert not [k for k in secrets if k[0] == e.game_number and k not in revealed]
+            continue
         text = e.model_dump_json()
-        assert not [c for c in secret if f'"{c}"' in text], (e, secret)
+        assert not [c for c in hidden if f'"{c}"' in text], (e, hidden)
 
 
 @PROPS
