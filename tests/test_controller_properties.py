@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from test_controller_kit import CONFIGS, Bench, bench, shuffled
 
@@ -235,3 +235,87 @@ def test_a_second_controller_fed_the_same_inputs_emits_the_same_events(
         _settle(b, then)
     again = b.replay()
     assert [e.model_dump() for e in again] == [e.model_dump() for e in b.events]
+
+
+COMMANDS = (
+    "start_round",
+    "call_manager",
+    "resume",
+    "correct_card",
+    "discard_last_card",
+    "rescan",
+    "void",
+    "new_deck",
+)
+ROLE_NAMES = ("dealer", "shift_manager", "settlement", "observer")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=configs, camera=st.booleans(), data=st.data())
+def test_random_walks_keep_every_invariant(
+    config: dict[str, Any], camera: bool, data: st.DataObject
+) -> None:
+    """Any mix of cards, sightings, device reports, commands and time keeps the promises."""
+    b = bench(config, camera=camera, device_silence_seconds=12.0, auto_start=True)
+    positions = list(b.settings.rules().positions)
+    codes = [c.code for c in shuffled(data.draw(seeds))]
+    for _ in range(data.draw(st.integers(10, 150))):
+        snap = b.snap()
+        action = data.draw(st.sampled_from(["deal"] * 8 + ["wait"] * 3 + ["odd", "cmd", "cmd"]))
+        before = len(b.events)
+        if action == "deal" and snap["expecting"] and codes:
+            b.deal(codes.pop())
+        elif action == "deal":
+            b.wait(1.0)  # the dealer waits for the table
+        elif action == "wait":
+            b.wait(data.draw(st.sampled_from([0.5, 2.0, 8.0])))
+            b.status("shoe", "ok")
+            if camera:
+                b.status("camera", "ok")
+        elif action == "odd":
+            kind = data.draw(st.sampled_from(["draw", "none", "see", "fault"]))
+            b.step(0.3)
+            if kind == "draw" and codes:
+                b.draw(data.draw(st.sampled_from(codes[-5:] + list(snap["positions"].values()))))
+            elif kind == "none":
+                b.draw(None)
+            elif kind == "see":
+                zone = data.draw(st.sampled_from(positions))
+                b.see(zone, "up", data.draw(st.sampled_from(codes[-3:] or ["AS"])))
+            elif kind == "fault":
+                b.status(data.draw(st.sampled_from(["shoe", "camera"])), "fault")
+        else:
+            likely = (
+                ("resume", "resume", "discard_last_card", "void", "correct_card", "rescan")
+                if snap["paused"]
+                else ("start_round", "start_round")
+                if snap["phase"] == "idle"
+                else ()
+            )
+            command = data.draw(st.sampled_from(likely + COMMANDS))
+            role = data.draw(st.sampled_from(("shift_manager", "dealer", *ROLE_NAMES)))
+            kw: dict[str, str] = {}
+            if command == "correct_card":
+                kw = {
+                    "position": data.draw(st.sampled_from(positions)),
+                    "card": data.draw(st.sampled_from(codes[-3:] or ["2C"])),
+                }
+            out = b.cmd(command, role=role, **kw)
+            if out and out[0].type == "command_rejected":
+                assert len(out) == 1
+                after = b.snap()
+                assert {k: v for k, v in after.items() if k not in ("seq", "now", "timers")} == {
+                    k: v for k, v in snap.items() if k not in ("seq", "now", "timers")
+                }
+        fresh = b.events[before:]
+        if snap["paused"]:
+            assert not [e for e in fresh if e.type == "card_dealt"]
+        for e in fresh:
+            if e.type == "round_result":
+                cards = list(e.body["positions"].values())
+                assert len(set(cards)) == len(cards) == len(positions)
+    assert [e.seq for e in b.events] == list(range(1, len(b.events) + 1))
+    _assert_no_leak(b)
+    assert [e.model_dump() for e in b.replay()] == [e.model_dump() for e in b.events]
+    for kind in ("round_result", "round_voided", "round_resumed", "command_rejected"):
+        event(f"{kind}: {'yes' if b.of_type(kind) else 'no'}")
