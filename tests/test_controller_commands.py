@@ -254,13 +254,15 @@ def test_void_without_a_jackpot_hand_does_not_flag(config: dict[str, Any], flag:
     assert voided.body["jackpot_compensation"] is flag
 
 
-def test_a_refused_correction_echoes_no_secret_publicly() -> None:
+def test_a_face_down_correction_keeps_its_values_restricted() -> None:
     b = bench(CARIB)
     b.start()
     b.wait(10.0)
     for code in ("2C", "3C", "4C", "5C", "6C", "7C", "8D"):
         b.deal(code)
-    b.draw("8D")
+    assert b.draw("8D")[1].body["kind"] == "duplicate_card"
     out = b.cmd("correct_card", position="dealer-3", card="9D")
-    public = [e.body for e in out if e.audience == "public"]
-    assert public == [{"position": "dealer-3", "face": "down", "card": None, "previous": None}]
+    assert [(e.audience, e.body) for e in out[1:]] == [
+        ("public", {"position": "dealer-3", "face": "down", "card": None, "previous": None}),
+        ("restricted", {"position": "dealer-3", "face": "down", "card": "9D", "previous": "8D"}),
+    ]

@@ -73,11 +73,16 @@ class TableCore:
             )
         )
 
-    def _emit_card(self, make: Callable[[str | None], EventBody], card: Card, public: bool) -> None:
-        # The split is made here, once: the public body is built without the value unless the
-        # card already lies face up, so no later code can leak a face-down card (GAMES.md).
-        self._emit(make(card.code if public else None), "public")
-        self._emit(make(card.code), "restricted")
+    def _emit_card(
+        self, make: Callable[[str | None, bool], EventBody], card: Card, public: bool
+    ) -> None:
+        """Emit a card event twice: public (the value only if `public`) and restricted (always).
+
+        `make(code, restricted)` builds the body. The split is made here, once, so no other code
+        can put a face-down card's value on the public stream (GAMES.md: secret until revealed).
+        """
+        self._emit(make(card.code if public else None, False), "public")
+        self._emit(make(card.code, True), "restricted")
 
     # -- time -----------------------------------------------------------------------------------
 

@@ -47,7 +47,7 @@ class TableHardware(TableCore):
             )
             return
         self._emit_card(
-            lambda code: CardDealt(
+            lambda code, _: CardDealt(
                 position=seat.position, face=seat.face.value, number=seat.number, card=code
             ),
             card,
@@ -61,11 +61,11 @@ class TableHardware(TableCore):
         assert seat.card is not None
         old = previous.code if previous is not None else None
         self._emit_card(
-            lambda code: CardCorrected(
+            lambda code, restricted: CardCorrected(
                 position=seat.position,
                 face=seat.face.value,
                 card=code,
-                previous=old if code is not None and seat.public else None,
+                previous=old if restricted or seat.public else None,
             ),
             seat.card,
             seat.public,
