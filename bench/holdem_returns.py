@@ -16,6 +16,7 @@ from typing import TypeVar
 import numpy as np
 
 from studio.games import get_rules
+from studio.ranker import combinations_array
 from studio.returns.holdem import (
     HoldemReturn,
     exact_return,
@@ -25,7 +26,8 @@ from studio.returns.holdem import (
 from studio.returns.holdem_boards import canonical_boards, random_boards
 from studio.returns.holdem_play import board_figures
 from studio.returns.holdem_showdown import DEALER_HANDS, HOLES, showdown
-from studio.returns.holdem_situations import situation_table
+from studio.returns.holdem_situations import hole_class, hole_class_name, situation_table
+from studio.returns.holdem_strategy import preflop_play
 
 T = TypeVar("T")
 
@@ -81,7 +83,20 @@ def main() -> None:
     table = timed("flop situation classes", situation_table)
     print(f"  {table.count:,} classes covering {int(table.size.sum()):,} (hole pair, flop)")
     report("simple strategy, exact", timed("exact, simple strategy", strategy_return, count))
-    report("optimal play, exact", timed("exact, optimal play", exact_return, count))
+    best = timed("exact, optimal play", exact_return, count)
+    report("optimal play, exact", best)
+    print_preflop(best)
+
+
+def print_preflop(best: HoldemReturn) -> None:
+    pairs = combinations_array(52, 2).astype(np.intp)
+    _, first = np.unique(hole_class(pairs[:, 0], pairs[:, 1]), return_index=True)
+    simple = preflop_play(pairs[first, 0], pairs[first, 1])
+    optimal = np.array(best.preflop_multiples) > 0
+    raised = [hole_class_name(k) for k in range(169) if optimal[k]]
+    print(f"  optimal pre-flop 4x with {len(raised)} of 169 starting hands: {' '.join(raised)}")
+    differ = [hole_class_name(k) for k in range(169) if optimal[k] != simple[k]]
+    print(f"  differs from the simple strategy on: {' '.join(differ) or 'no starting hand'}")
 
 
 if __name__ == "__main__":

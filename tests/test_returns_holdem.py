@@ -23,6 +23,7 @@ from studio.returns.holdem_situations import (
     _canonical_codes,
     flop_ids,
     hole_class,
+    hole_class_name,
     pair_ids,
 )
 from studio.returns.holdem_strategy import flop_play, preflop_play
@@ -176,13 +177,11 @@ def _plain_table(boards: np.ndarray) -> SituationTable:
     flop_id = flop_ids()[flop[..., 0], flop[..., 1], flop[..., 2]]
     codes = (pair[:, None, :] * FLOP_COUNT + flop_id[:, :, None]).ravel()
     unique = np.unique(codes)
-    lookup = np.full(PAIR_COUNT * FLOP_COUNT, -1, dtype=np.int32)
-    lookup[unique] = np.arange(len(unique), dtype=np.int32)
+    lookup = np.full((FLOP_COUNT, PAIR_COUNT), -1, dtype=np.int32)
+    lookup[unique % FLOP_COUNT, unique // FLOP_COUNT] = np.arange(len(unique), dtype=np.int32)
     cards = combinations_array(52, 2)[unique // FLOP_COUNT]
     hole = hole_class(cards[:, 0], cards[:, 1])
-    return SituationTable(
-        lookup.reshape(PAIR_COUNT, FLOP_COUNT), hole, np.ones(len(unique), np.int64), len(unique)
-    )
+    return SituationTable(lookup, hole, np.ones(len(unique), np.int64), len(unique))
 
 
 def test_optimal_solver_matches_a_direct_derivation_on_one_board() -> None:
@@ -224,3 +223,11 @@ def test_situations_that_differ_by_suit_names_share_a_class() -> None:
     assert code("AH KH", "2H 7H 9C") == code("AS KS", "2S 7S 9D") == code("KC AC", "9H 7C 2C")
     assert code("AH KH", "2H 7H 9C") != code("AH KS", "2H 7H 9C")
     assert code("AH KD", "2H 7D 9C") != code("AH KD", "2D 7H 9C")
+
+
+@pytest.mark.parametrize(
+    ("hole", "name"), [("AH KH", "AKs"), ("KD AC", "AKo"), ("7S 7C", "77"), ("2C 9C", "92s")]
+)
+def test_starting_hand_classes_have_their_usual_names(hole: str, name: str) -> None:
+    a, b = _codes(hole)
+    assert hole_class_name(int(hole_class(a, b))) == name

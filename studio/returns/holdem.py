@@ -44,7 +44,9 @@ class HoldemReturn:
     `per_ante_ci` and `on_total_ci` are 95% confidence intervals, for an exact result None.
     `blind_forfeited` is the Blind win beyond a push (per Ante) given up by river folds (0: the
     Blind component is then the strategy-independent one). `play` names the way of playing:
-    `optimal` or `simple` (`studio.returns.holdem_strategy`).
+    `optimal` or `simple` (`studio.returns.holdem_strategy`); for optimal play,
+    `preflop_multiples[k]` is the Play chosen pre-flop (4, or 0 to check) for starting-hand
+    class k (`studio.returns.holdem_situations.hole_class`).
     """
 
     per_ante: float
@@ -58,6 +60,7 @@ class HoldemReturn:
     blind_forfeited: float
     boards: int
     play: str = "simple"
+    preflop_multiples: tuple[int, ...] = ()
     per_ante_ci: tuple[float, float] | None = None
     on_total_ci: tuple[float, float] | None = None
 
@@ -114,6 +117,7 @@ def exact_return(progress: Progress | None = None) -> HoldemReturn:
         blind_forfeited=best.blind_forfeited,
         boards=int(weights.sum()),
         play="optimal",
+        preflop_multiples=tuple(int(m) for m in best.preflop_play),
     )
 
 

@@ -76,7 +76,7 @@ class SituationSums:
         pair = pair_ids()[holes[..., 0], holes[..., 1]]
         flop = np.sort(arr[:, FLOPS], axis=2)
         flop_id = flop_ids()[flop[..., 0], flop[..., 1], flop[..., 2]]
-        situation = self._table.lookup[pair[:, None, :], flop_id[:, :, None]]
+        situation = self._table.lookup[flop_id[:, :, None], pair[:, None, :]]
         plays = shown.river_play()
         # The pre-flop choice needs only per-hand sums, so its terms skip the ten-fold spread.
         hand = hole_class(holes[..., 0], holes[..., 1]).ravel()

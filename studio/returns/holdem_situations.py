@@ -2,7 +2,7 @@
 
 The optimal flop decision depends only on the two hole cards and the three flop cards, and two
 situations that differ by a relabelling of suits are worth the same. `situation_table()` numbers
-the classes densely and maps every (hole pair id, flop id) to its class, so a board-by-board
+the classes densely and maps every (flop id, hole pair id) to its class, so a board-by-board
 enumeration can add each board's contribution to the right situation with one lookup.
 """
 
@@ -14,6 +14,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
+from studio.cards import RANK_CHARS
 from studio.ranker import combinations_array
 
 PAIR_COUNT = 1326
@@ -22,7 +23,7 @@ FLOP_COUNT = 22_100
 """C(52, 3) flops."""
 HOLE_CLASSES = 169
 """Starting hands up to suit symmetry: 13 pairs, 78 suited and 78 offsuit rank pairs."""
-_CHUNK = 24
+_CHUNK = 400
 
 
 @cache
@@ -58,6 +59,14 @@ def hole_class(first: npt.ArrayLike, second: npt.ArrayLike) -> npt.NDArray[np.in
     return np.asarray(np.where(suited, 13 * low + high, 13 * high + low), dtype=np.int64)
 
 
+def hole_class_name(k: int) -> str:
+    """The usual name of starting-hand class `k` (`hole_class`): "AKs", "T9o", "77"."""
+    row, column = divmod(k, 13)
+    high, low = max(row, column), min(row, column)
+    name = RANK_CHARS[high] + RANK_CHARS[low]
+    return name if high == low else name + ("s" if row < column else "o")
+
+
 def _canonical_codes(
     holes: npt.NDArray[np.intp], flops: npt.NDArray[np.intp]
 ) -> npt.NDArray[np.int32]:
@@ -83,7 +92,7 @@ def _canonical_codes(
 class SituationTable:
     """Dense numbering of the flop situation classes.
 
-    `lookup[pair id, flop id]` is a class (-1 where the cards overlap); `hole[class]` is the
+    `lookup[flop id, pair id]` is a class (-1 where the cards overlap); `hole[class]` is the
     class's starting-hand class (`hole_class`), `size[class]` how many (hole pair, flop)
     situations it holds; `count` classes in all.
     """
@@ -96,17 +105,18 @@ class SituationTable:
 
 @cache
 def situation_table() -> SituationTable:
-    """Number every (hole pair, flop) situation up to suit symmetry (a few seconds, ~120 MB)."""
+    """Number every (hole pair, flop) situation up to suit symmetry (a few seconds, ~0.5 GB)."""
     pairs = combinations_array(52, 2).astype(np.intp)
     flops = combinations_array(52, 3).astype(np.intp)
-    codes = np.empty((PAIR_COUNT, FLOP_COUNT), dtype=np.int32)
-    for start in range(0, PAIR_COUNT, _CHUNK):
-        chunk = pairs[start : start + _CHUNK]
+    # Flop-major, so that one flop's lookups for all of a board's hole pairs share a short row.
+    codes = np.empty((FLOP_COUNT, PAIR_COUNT), dtype=np.int32)
+    for start in range(0, FLOP_COUNT, _CHUNK):
+        chunk = flops[start : start + _CHUNK]
         n = len(chunk)
-        holes = np.repeat(chunk, FLOP_COUNT, axis=0)
-        flop = np.tile(flops, (n, 1))
-        codes[start : start + n] = _canonical_codes(holes, flop).reshape(n, FLOP_COUNT)
-    overlap = (pairs[:, None, :, None] == flops[None, :, None, :]).any(axis=(2, 3))
+        holes = np.tile(pairs, (n, 1))
+        flop = np.repeat(chunk, PAIR_COUNT, axis=0)
+        codes[start : start + n] = _canonical_codes(holes, flop).reshape(n, PAIR_COUNT)
+    overlap = (flops[:, None, :, None] == pairs[None, :, None, :]).any(axis=(2, 3))
     used = np.zeros(PAIR_COUNT * FLOP_COUNT, dtype=bool)
     used[codes[~overlap]] = True
     dense = np.cumsum(used, dtype=np.int32) - 1
