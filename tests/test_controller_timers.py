@@ -125,6 +125,19 @@ def test_the_camera_must_confirm_each_card_in_time() -> None:
     assert out[1].body["cards"] == ["3C", "3D"] and out[1].body["device"] == "camera"
 
 
+def test_what_the_camera_saw_during_a_pause_confirms_the_card_on_resume() -> None:
+    b = bench(CARIB, camera=True)
+    b.start()
+    b.wait(10.0)
+    b.draw("2C")
+    b.wait(2.0)
+    assert b.snap()["incidents"][0]["kind"] == "camera_mismatch"
+    b.see("player-1", "up", "2C")
+    b.cmd("resume")
+    assert not [t for t in b.snap()["timers"] if t.startswith("confirm:")]
+    assert b.wait(30.0)[1].body["kind"] == "deal_timeout"
+
+
 def test_a_window_waits_for_the_camera_to_confirm_every_card() -> None:
     b = bench(CARIB, camera=True)
     b.start()

@@ -156,13 +156,12 @@ class TableCore:
         st.paused = False
         st.incidents = []
         self._thaw()
-        rnd = st.active
-        if rnd is not None and st.settings.camera:
-            for seat in rnd.seats.values():
-                if not seat.confirmed and f"confirm:{seat.position}" not in st.timers:
-                    self._set_timer(f"confirm:{seat.position}", self._confirm_time)
+        self._recheck_camera()
         self._emit(RoundResumed(incidents=numbers))
         self._proceed()
+
+    def _recheck_camera(self) -> None:
+        """Hook: on resume, settle the camera's confirmations (see `TableHardware`)."""
 
     # -- the round ------------------------------------------------------------------------------
 

@@ -80,6 +80,22 @@ class TableHardware(TableCore):
             return
         self._set_timer(f"confirm:{seat.position}", self._confirm_time)
 
+    def _recheck_camera(self) -> None:
+        # What the camera saw while the table was paused (the manager straightening a card)
+        # counts now; a card still unconfirmed gets its timer back, fresh if it had fired.
+        rnd = self._state.active
+        if rnd is None or not self._state.settings.camera:
+            return
+        for seat in rnd.seats.values():
+            if seat.confirmed:
+                continue
+            sighting = rnd.sightings.get(seat.position)
+            if sighting is not None and _verdict(seat, sighting[0], sighting[1]):
+                seat.confirmed = True
+                self._cancel(f"confirm:{seat.position}")
+            elif f"confirm:{seat.position}" not in self._state.timers:
+                self._set_timer(f"confirm:{seat.position}", self._confirm_time)
+
     def _camera_timed_out(self, position: str) -> None:
         rnd = self._state.active
         seat = rnd.seats.get(position) if rnd is not None else None
