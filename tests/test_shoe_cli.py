@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -128,3 +129,19 @@ def test_monitor_gives_up_after_its_timeout(tmp_path: Path) -> None:
                "--count", "1", "--timeout", "0.5")  # fmt: skip
     assert mon.returncode == 1
     assert json.loads(mon.stdout.splitlines()[0])["kind"] == "fault"
+
+
+def test_barcode_listener_waits_for_its_host(
+    procs: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    log = tmp_path / "deal.jsonl"
+    sim, address = _simulate(
+        procs, "--protocol", "barcode", "--listen", "127.0.0.1:0", "--cards", "40",
+        "--interval-ms", "2", "--log", str(log),
+    )  # fmt: skip
+    time.sleep(0.3)  # a barcode shoe must not deal into an empty socket
+    mon = _run("monitor", f"socket://{address}", "--protocol", "barcode", "--json", "--count", "40")
+    assert mon.returncode == 0, mon.stderr
+    assert sim.wait(30) == 0
+    cards = [json.loads(line)["card"] for line in mon.stdout.splitlines() if '"card"' in line]
+    assert cards == [json.loads(line)["card"] for line in log.read_text().splitlines()]

@@ -221,6 +221,10 @@ class SimulatedShoe:
         """Deal every card, then wait for acknowledgements; return how many were given up."""
         if self.session is not None:
             self._send(self.session.reset(self._now())[1])
+        # A shoe behind a device server deals once a host is attached (a pty is always there):
+        # barcode lines sent to nobody would be lost.
+        while not self.line.connected() and not self._stop.is_set():
+            self._service(self._now() + 0.01)
         self._service(self._now() + self.start_delay)
         next_at = self._now()
         while self.dealt < self.cards and not self._stop.is_set():

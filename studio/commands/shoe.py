@@ -3,7 +3,8 @@
 - `simulate --protocol barcode|framed (--pty PATH | --listen HOST:PORT) [--cards N]
   [--interval-ms MS] [--start-delay-ms MS] [--seed S] [--faults NAME=RATE,...] [--log FILE]`
   creates the pty (a symlink at PATH) or listens, prints one `ready pty=PATH` or
-  `ready listen=HOST:PORT` line on stdout, waits the start delay, deals N cards one per interval
+  `ready listen=HOST:PORT` line on stdout, waits for a host (when listening) and the start
+  delay, deals N cards one per interval
   (a fresh shuffled deck after every 52), and exits once the last card is acknowledged (status 0)
   or given up (status 1). `--log` writes one JSON line per card dealt, in dealing order.
 - `monitor URL --protocol barcode|framed [--json] [--count N]` opens any pyserial URL or device
