@@ -151,3 +151,38 @@ def test_a_journal_keeps_its_table_settings(tmp_path: Path) -> None:
         assert bind_settings(journal, None) == stud
         with pytest.raises(ConfigurationError, match="other settings"):
             bind_settings(journal, TableSettings(game="ultimate-holdem"))
+
+
+def test_a_forged_chain_still_fails_the_replay(tmp_path: Path) -> None:
+    """Rewriting a card and every hash after it fools verify, never the replay."""
+    import json
+    import sqlite3
+
+    from studio.controller import TableController
+    from studio.journal import GENESIS, canonical_json, record_hash
+    from studio.simulation import simulate
+
+    path = tmp_path / "j"
+    settings = TableSettings(game="caribbean-stud")
+    simulate(path, settings, rounds=2, seed=4)
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT id, kind, seq, body FROM records ORDER BY id").fetchall()
+        prev = GENESIS
+        forged = False
+        for record_id, kind, seq, body in rows:
+            data = json.loads(body)
+            if not forged and data.get("type") == "card_dealt" and data["body"]["card"]:
+                data["body"]["card"] = "AS" if data["body"]["card"] != "AS" else "KS"
+                body, forged = canonical_json(data), True
+            digest = record_hash(record_id, kind, seq, prev, body)
+            db.execute(
+                "UPDATE records SET body = ?, prev = ?, hash = ? WHERE id = ?",
+                (body, prev, digest, record_id),
+            )
+            prev = digest
+        db.execute("UPDATE meta SET value = ? WHERE key = 'head'", (f"{rows[-1][0]}:{prev}",))
+    db.close()
+    with Journal(path) as journal:
+        assert verify(journal).ok
+        with pytest.raises(ReplayMismatchError, match="card_dealt"):
+            recover(journal, TableController(settings), now=T0)
