@@ -231,3 +231,42 @@ def test_situations_that_differ_by_suit_names_share_a_class() -> None:
 def test_starting_hand_classes_have_their_usual_names(hole: str, name: str) -> None:
     a, b = _codes(hole)
     assert hole_class_name(int(hole_class(a, b))) == name
+
+
+def test_exact_path_on_a_small_universe(monkeypatch: pytest.MonkeyPatch) -> None:
+    import studio.returns.holdem as holdem
+
+    boards = random_boards(np.random.default_rng(21), 5).astype(np.intp)
+    monkeypatch.setattr(holdem, "canonical_boards", lambda: (boards, np.ones(5, np.int64)))
+    monkeypatch.setattr(holdem, "situation_table", lambda: _plain_table(boards))
+    calls: list[tuple[int, int]] = []
+    rows = holdem.holdem_rows(lambda done, total: calls.append((done, total)))
+    assert calls[0] == (0, 5) and calls[-1] == (5, 5)
+    assert all(r.method == "exact" and r.ci95 is None for r in rows)
+    assert "optimal" in rows[0].note
+
+    best = holdem.exact_return()
+    simple = board_figures(boards)
+    assert best.play == "optimal" and len(best.preflop_multiples) == 169
+    assert best.blind_bonus == pytest.approx(float(simple.blind_bonus.mean()))
+    assert best.per_ante >= 1.0 + float(simple.net.mean()) - 1e-12
+    assert rows[0].computed == pytest.approx(best.per_ante)
+    assert rows[1].computed == pytest.approx(best.on_total)
+    assert best.preflop + best.flop + best.river + best.fold == pytest.approx(1.0)
+
+
+def test_situation_codes_ignore_suit_names_and_keep_the_cards() -> None:
+    rng = np.random.default_rng(4)
+    deals = np.argsort(rng.random((2000, 52)), axis=1)[:, :5]
+    holes, flops = np.sort(deals[:, :2], axis=1), np.sort(deals[:, 2:], axis=1)
+    codes = _canonical_codes(holes, flops)
+    renamed = np.argsort(rng.random((2000, 4)), axis=1)
+    relabel = (deals // 4) * 4 + np.take_along_axis(renamed, deals % 4, axis=1)
+    again = _canonical_codes(np.sort(relabel[:, :2], axis=1), np.sort(relabel[:, 2:], axis=1))
+    assert (codes == again).all()
+    # The canonical situation holds the same ranks, and is its own canonical form.
+    pairs, triples = combinations_array(52, 2), combinations_array(52, 3)
+    hole_c, flop_c = pairs[codes // FLOP_COUNT], triples[codes % FLOP_COUNT]
+    assert (np.sort(hole_c // 4, axis=1) == np.sort(holes // 4, axis=1)).all()
+    assert (np.sort(flop_c // 4, axis=1) == np.sort(flops // 4, axis=1)).all()
+    assert (_canonical_codes(hole_c.astype(np.intp), flop_c.astype(np.intp)) == codes).all()
