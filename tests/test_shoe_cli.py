@@ -120,6 +120,8 @@ def test_user_errors_are_one_line_and_status_2(tmp_path: Path) -> None:
     assert bad_url.returncode == 2 and bad_url.stderr.startswith(
         "studio shoe monitor: bad shoe URL"
     )
+    no_dir = _run("simulate", "--protocol", "barcode", "--pty", str(tmp_path / "no" / "shoe"))
+    assert no_dir.returncode == 2 and "cannot create a pty" in no_dir.stderr
     missing_deck = _run("monitor", "loop://", "--protocol", "framed", "--deck", "/nonexistent.json")
     assert missing_deck.returncode == 2 and "deck registration" in missing_deck.stderr
 

@@ -61,12 +61,19 @@ class PtyLine:
     """A pseudo-terminal whose slave is published as a symlink at `path`."""
 
     def __init__(self, path: Path) -> None:
-        """Create the pty and the symlink (replacing a stale one)."""
+        """Create the pty and the symlink (replacing a stale one).
+
+        Raises `DriverConnectionError` when the pty or the symlink cannot be made.
+        """
         self.path = path
         self.address = str(path)
         self._master = -1
         self._slave = -1
-        self._open()
+        try:
+            self._open()
+        except OSError as err:
+            self._destroy()
+            raise DriverConnectionError(f"cannot create a pty at {path}: {err}") from err
 
     def _open(self) -> None:
         master, slave = os.openpty()

@@ -28,7 +28,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TextIO
 
 from drivers.errors import DriverError, ProtocolError
 from drivers.shoe.deck import BarcodeTable, DeckRegistration
@@ -131,7 +131,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         table = BarcodeTable.from_config(args.barcode_table)
         line = f"pty:{args.pty}" if args.pty is not None else f"tcp:{args.listen}"
         with ExitStack() as stack:
-            log = stack.enter_context(args.log.open("w")) if args.log is not None else None
+            log = stack.enter_context(_open_log(args.log)) if args.log is not None else None
             shoe = stack.enter_context(
                 SimulatedShoe(
                     line,
@@ -149,12 +149,17 @@ def run_simulate(args: argparse.Namespace) -> int:
             kind = "pty" if args.pty is not None else "listen"
             print(f"ready {kind}={shoe.line.address}", flush=True)
             given_up = shoe.run()
-    except OSError as err:
-        raise StudioError(f"cannot write the log: {err}") from err
     except DriverError as err:
         return _fail(args, err)
     print(f"dealt {shoe.dealt} cards, {given_up} given up", file=sys.stderr)
     return 1 if given_up else 0
+
+
+def _open_log(path: Path) -> TextIO:
+    try:
+        return path.open("w", encoding="utf-8")
+    except OSError as err:
+        raise StudioError(f"cannot write the log {path}: {err}") from err
 
 
 def reading_json(delivery: Delivery) -> dict[str, Any]:
