@@ -12,6 +12,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from typing import NoReturn
 
 from studio import __version__
 from studio.errors import StudioError
@@ -33,11 +34,20 @@ COMMAND_MODULES: tuple[str, ...] = (
 """Modules of `studio.commands` that add a subcommand; the order is the help's order."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr and exit status 2.
+
+    Other tools parse our stderr; argparse's default repeats the whole usage text first.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print `message` as one line naming the command, then exit with status 2."""
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
-        prog="studio", description="Controller for a live-casino dealer table."
-    )
+    parser = OneLineParser(prog="studio", description="Controller for a live-casino dealer table.")
     parser.add_argument("--version", action="version", version=f"studio {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail to stderr")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
