@@ -266,3 +266,27 @@ def test_a_face_down_correction_keeps_its_values_restricted() -> None:
         ("public", {"position": "dealer-3", "face": "down", "card": None, "previous": None}),
         ("restricted", {"position": "dealer-3", "face": "down", "card": "9D", "previous": "8D"}),
     ]
+
+
+def test_a_face_up_duplicate_of_a_face_down_card_never_names_it_publicly() -> None:
+    b = bench(HOLDEM)
+    b.start()
+    b.wait(10.0)
+    for code in ("2C", "3C", "4C", "5C"):
+        b.deal(code)
+    b.wait(8.0)
+    out = b.draw("4C")  # flop-1, face up, but 4C lies face down at dealer-1
+    assert out[1].body["position"] == "flop-1" and out[1].body["kind"] == "duplicate_card"
+    out = b.cmd("discard_last_card")
+    assert [(e.audience, e.body["card"]) for e in out[1:]] == [
+        ("public", None),
+        ("restricted", "4C"),
+    ]
+    b.cmd("resume")
+    assert b.draw("4C")[1].body["kind"] == "duplicate_card"
+    out = b.cmd("correct_card", position="flop-1", card="9H")
+    assert [(e.audience, e.body["previous"]) for e in out[1:]] == [
+        ("public", None),
+        ("restricted", "4C"),
+    ]
+    assert not [e for e in b.public() if '"4C"' in e.model_dump_json()]

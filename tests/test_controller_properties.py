@@ -52,12 +52,16 @@ def test_valid_dealing_always_reaches_a_result(
     assert not b.of_type("round_paused")
 
 
-def _inject(b: Bench, fault: str, dealt: dict[str, str], deck: list[Card]) -> str:
-    """Inject `fault` now; return the incident kind it must raise."""
+def _inject(b: Bench, fault: str, dealt: dict[str, str], deck: list[Card], pick: int = 0) -> str:
+    """Inject `fault` now; return the incident kind it must raise.
+
+    A duplicate repeats the dealt card number `pick` (modulo): face up or face down.
+    """
     snap = b.snap()
     expecting = snap["expecting"]
     if fault == "duplicate" and dealt:
-        b.draw(next(iter(dealt.values())))
+        codes = list(dealt.values())
+        b.draw(codes[pick % len(codes)])
         return "duplicate_card" if expecting else "card_out_of_turn"
     if fault == "unreadable":
         b.draw(None, raw="02 3F 3F 03")
@@ -139,9 +143,10 @@ def _leaks(body: Any, code: str) -> bool:
     cut=st.integers(0, 30),
     fault=st.sampled_from(FAULTS),
     then=st.sampled_from(["void", "fix"]),
+    pick=st.integers(0, 9),
 )
 def test_no_public_event_carries_a_face_down_card_before_its_reveal(
-    config: dict[str, Any], camera: bool, seed: int, cut: int, fault: str, then: str
+    config: dict[str, Any], camera: bool, seed: int, cut: int, fault: str, then: str, pick: int
 ) -> None:
     b = bench(config, camera=camera, device_silence_seconds=15.0 if fault == "silence" else None)
     deck = shuffled(seed)
@@ -155,7 +160,7 @@ def test_no_public_event_carries_a_face_down_card_before_its_reveal(
             b.deal(card)
         elif snap["phase"] != "idle":
             b.wait(1.0)
-    if b.snap()["phase"] != "idle" and _inject(b, fault, dealt, deck):
+    if b.snap()["phase"] != "idle" and _inject(b, fault, dealt, deck, pick):
         _settle(b, then)
     if b.snap()["phase"] != "idle":
         b.play_round(deck)
@@ -319,3 +324,51 @@ def test_random_walks_keep_every_invariant(
     assert [e.model_dump() for e in b.replay()] == [e.model_dump() for e in b.events]
     for kind in ("round_result", "round_voided", "round_resumed", "command_rejected"):
         event(f"{kind}: {'yes' if b.of_type(kind) else 'no'}")
+
+
+@PROPS
+@given(
+    # Only Hold'em deals face-up cards after face-down ones, so it gets most of the draws.
+    config=st.sampled_from([*CONFIGS, CONFIGS[3], CONFIGS[3], CONFIGS[3]]),
+    camera=st.booleans(),
+    seed=seeds,
+    cut=st.integers(1, 12),
+    pick=st.integers(0, 11),
+    fix=st.sampled_from(["discard", "correct"]),
+)
+def test_a_duplicate_of_a_hidden_card_never_names_it_publicly(
+    config: dict[str, Any], camera: bool, seed: int, cut: int, pick: int, fix: str
+) -> None:
+    """A misread repeating a face-down card's code, wherever it lands, stays off the stream."""
+    b = bench(config, camera=camera)
+    deck = shuffled(seed)
+    b.start()
+    dealt: list[str] = []
+    while len(dealt) < cut or not b.snap()["expecting"]:
+        if b.snap()["phase"] == "idle":
+            return
+        if b.snap()["expecting"]:
+            dealt.append(deck.pop().code)
+            b.deal(dealt[-1])
+        else:
+            b.wait(1.0)
+    hidden = [
+        code for position, code in b.snap()["positions"].items() if b.face_of(position) is Face.DOWN
+    ]
+    b.step(0.5)
+    out = b.draw((hidden or dealt)[pick % len(hidden or dealt)])
+    position = out[1].body["position"]
+    if fix == "discard":
+        b.cmd("discard_last_card")
+    else:
+        code = deck.pop().code
+        b.cmd("correct_card", position=position, card=code)
+        if camera and b.face_of(position) is Face.UP:
+            b.see(position, "up", code)
+        elif camera:
+            b.see(position, "down")
+    b.cmd("resume")
+    assert not b.snap()["paused"], b.snap()["resume_blockers"]
+    b.play_round(deck)
+    _assert_no_leak(b)
+    assert b.of_type("round_result")

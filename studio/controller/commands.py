@@ -226,18 +226,18 @@ class TableCommands(TableHardware):
         if isinstance(last, Stray):
             if last.card is not None:
                 rnd.burned.add(last.card)
-            self._emit(CardDiscarded(position=None, card=None))
-            code = last.card.code if last.card else None
-            self._emit(CardDiscarded(position=None, card=code), "restricted")
+            self._emit_card(
+                lambda code, _: CardDiscarded(position=None, card=code), last.card, False
+            )
             return
         seat = rnd.seats.pop(last)
         rnd.step = seat.step
         self._cancel(f"confirm:{seat.position}")
         if seat.card is not None and rnd.holder(seat.card) is None:
             rnd.burned.add(seat.card)
-        code = seat.card.code if seat.card else None
-        self._emit(CardDiscarded(position=last, card=code if seat.public else None))
-        self._emit(CardDiscarded(position=last, card=code), "restricted")
+        self._emit_card(
+            lambda code, _: CardDiscarded(position=last, card=code), seat.card, seat.public
+        )
 
     def _apply_rescan(self, _: Command) -> None:
         rnd = self._state.active

@@ -74,15 +74,28 @@ class TableCore:
         )
 
     def _emit_card(
-        self, make: Callable[[str | None, bool], EventBody], card: Card, public: bool
+        self, make: Callable[[str | None, bool], EventBody], card: Card | None, public: bool
     ) -> None:
         """Emit a card event twice: public (the value only if `public`) and restricted (always).
 
         `make(code, restricted)` builds the body. The split is made here, once, so no other code
         can put a face-down card's value on the public stream (GAMES.md: secret until revealed).
         """
-        self._emit(make(card.code if public else None, False), "public")
-        self._emit(make(card.code, True), "restricted")
+        code = card.code if card is not None else None
+        shown = code if public and not self._secret(card) else None
+        self._emit(make(shown, False), "public")
+        self._emit(make(code, True), "restricted")
+
+    def _secret(self, card: Card | None) -> bool:
+        """Whether `card` is the value of a face-down card not yet revealed this round.
+
+        A misread or duplicate can put the same code at a face-up position too; its value must
+        then stay off the public stream as well, or it would name the hidden card.
+        """
+        rnd = self._state.active
+        if rnd is None or card is None:
+            return False
+        return any(s.card == card and not s.public for s in rnd.seats.values())
 
     # -- time -----------------------------------------------------------------------------------
 

@@ -65,7 +65,9 @@ class TableHardware(TableCore):
                 position=seat.position,
                 face=seat.face.value,
                 card=code,
-                previous=old if restricted or seat.public else None,
+                previous=old
+                if restricted or (seat.public and not self._secret(previous))
+                else None,
             ),
             seat.card,
             seat.public,
