@@ -2,7 +2,8 @@
 `CardRead`, p50 and p99, over a pty, over ser2net (rfc2217), over a TCP socket, beside the raw pty
 one-way trip and round trip measured in the same run.
 
-Simulator and reader run in this process on real lines, so both ends read one monotonic clock.
+The simulator runs as its own process (`studio shoe simulate`), as a real shoe is, and logs when
+it wrote each card; the reader runs here. Both read CLOCK_MONOTONIC, one clock for every process.
 ser2net (Debian package) is started on a loopback port with `chardelay: false`; without it the
 ser2net row is skipped.
 
@@ -19,6 +20,7 @@ import shutil
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import termios
 import time
@@ -27,8 +29,6 @@ from pathlib import Path
 
 from drivers.shoe.readings import CardRead
 from drivers.shoe.serial_shoe import SerialShoe
-from drivers.shoe.sim_line import PtyLine, SimLine, TcpLine
-from drivers.shoe.simulator import SimulatedShoe
 
 FRAME = bytes(range(0x20, 0x20 + 22))  # the size of a card frame with an 8-byte tag
 
@@ -74,30 +74,46 @@ def raw_pty(count: int) -> tuple[list[float], list[float]]:
     return one_way, round_trip
 
 
+def start_simulator(
+    tmp: Path, protocol: str, where: list[str], cards: int, interval_ms: float
+) -> tuple[subprocess.Popen[str], Path, str]:
+    """Start `studio shoe simulate` in its own process; return it, its log and its address."""
+    log = tmp / f"deal-{time.monotonic_ns()}.jsonl"
+    cmd = [sys.executable, "-m", "studio.cli", "shoe", "simulate", "--protocol", protocol, *where]
+    cmd += ["--cards", str(cards), "--interval-ms", str(interval_ms), "--start-delay-ms", "1500"]
+    proc = subprocess.Popen(
+        [*cmd, "--log", str(log)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert proc.stdout is not None
+    ready = proc.stdout.readline().strip()
+    if not ready.startswith("ready "):
+        proc.kill()
+        raise SystemExit(f"simulator did not start: {ready!r}")
+    return proc, log, ready.split("=", 1)[1]
+
+
 def shoe_latency(
-    line: SimLine, url: str, protocol: str, cards: int, interval: float
+    proc: subprocess.Popen[str], log: Path, url: str, protocol: str, cards: int
 ) -> list[float]:
-    written: dict[int, float] = {}
-
-    def on_write(n: int, seq: int | None, at: float) -> None:
-        written.setdefault(n, at)
-
-    latencies: list[float] = []
-    with SerialShoe(url, protocol) as shoe:
-        sim = SimulatedShoe(
-            line, protocol, cards=cards, interval=interval, start_delay=1.0, on_write=on_write
-        )
-        with sim.start():
-            n = 0
-            deadline = time.monotonic() + 60 + cards * interval * 2
-            while n < cards and time.monotonic() < deadline:
+    """Read `cards` cards from `url`; latency = reader hand-over minus simulator write time."""
+    arrived: list[float] = []
+    try:
+        with SerialShoe(url, protocol) as shoe:
+            deadline = time.monotonic() + 120
+            while len(arrived) < cards and time.monotonic() < deadline:
                 delivery = shoe.read(timeout=1.0)
-                if delivery is None or not isinstance(delivery.item, CardRead):
-                    continue
-                n += 1
-                latencies.append(delivery.at - written[n])
-            sim.close()
-    return latencies
+                if delivery is not None and isinstance(delivery.item, CardRead):
+                    arrived.append(delivery.at)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+    written = [json.loads(line)["t"] for line in log.read_text().splitlines()]
+    # time.monotonic() is CLOCK_MONOTONIC: one clock for both processes.
+    return [at - t for at, t in zip(arrived, written, strict=False)]
 
 
 def ser2net(tmp: Path, device: Path) -> tuple[subprocess.Popen[bytes], int]:
@@ -132,7 +148,6 @@ def main() -> None:
     parser.add_argument("--protocol", default="framed", choices=("framed", "barcode"))
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     args = parser.parse_args()
-    interval = args.interval_ms / 1000
     figures: dict[str, dict[str, float]] = {}
 
     one_way, round_trip = raw_pty(args.cards)
@@ -142,25 +157,27 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         path = tmp / "shoe"
-        line = PtyLine(path)
+        n, ms = args.cards, args.interval_ms
+        proc, log, _ = start_simulator(tmp, args.protocol, ["--pty", str(path)], n, ms)
         figures["shoe -> input, pty"] = percentiles(
-            shoe_latency(line, str(path), args.protocol, args.cards, interval)
+            shoe_latency(proc, log, str(path), args.protocol, n)
         )
-        tcp = TcpLine("127.0.0.1", 0)
+        where = ["--listen", "127.0.0.1:0"]
+        proc, log, address = start_simulator(tmp, args.protocol, where, n, ms)
         figures["shoe -> input, socket://"] = percentiles(
-            shoe_latency(tcp, f"socket://127.0.0.1:{tcp.port}", args.protocol, args.cards, interval)
+            shoe_latency(proc, log, f"socket://{address}", args.protocol, n)
         )
         if shutil.which("ser2net"):
-            line = PtyLine(path)
-            proc, port = ser2net(tmp, path)
+            proc, log, _ = start_simulator(tmp, args.protocol, ["--pty", str(path)], n, ms)
+            server, port = ser2net(tmp, path)
             try:
                 url = f"rfc2217://127.0.0.1:{port}?ign_set_control"
                 figures["shoe -> input, ser2net rfc2217"] = percentiles(
-                    shoe_latency(line, url, args.protocol, args.cards, interval)
+                    shoe_latency(proc, log, url, args.protocol, n)
                 )
             finally:
-                proc.terminate()
-                proc.wait()
+                server.terminate()
+                server.wait()
         else:
             print("ser2net is not installed: skipping the ser2net row")
 

@@ -278,13 +278,13 @@ class SimulatedShoe:
             "tag": tag.hex().upper() if self.session is not None else None,
             "faults": [name.replace("_", "-") for name in faults],
             "expect": self._expect(faults),
-            "t": self._now(),
         }
         if "garbage" in faults:
             self._send(garbage)
+        entry["t"] = written = self._now()
         if "drop" not in faults:
             if self._on_write is not None:
-                self._on_write(self.dealt, seq, self._now())
+                self._on_write(self.dealt, seq, written)
             self._send(wire, slow="slow" in faults)
             if "duplicate" in faults:
                 self._send(wire)
