@@ -315,6 +315,22 @@ class Journal:
         except sqlite3.Error as err:
             raise JournalError(f"{self.path}: cannot read: {err}") from err
 
+    def events_from(self, seq: int) -> Iterator[Record]:
+        """Every stored event with sequence number `seq` or later, in sequence order.
+
+        Reads through the `(kind, seq)` index, so a replay from near the head costs the same on
+        a journal of any length. Raises `JournalError` when the file cannot be read.
+        """
+        try:
+            cursor = self._db().execute(
+                f"SELECT {_COLUMNS} FROM records WHERE kind = 'event' AND seq >= ? ORDER BY seq",
+                (seq,),
+            )
+            for row in cursor:
+                yield _row(row)
+        except sqlite3.Error as err:
+            raise JournalError(f"{self.path}: cannot read: {err}") from err
+
     def last_input(self) -> Record | None:
         """The most recent input record, or None for a journal without inputs."""
         row = (
