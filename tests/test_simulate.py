@@ -207,11 +207,6 @@ def test_summary_text() -> None:
     assert summary.text() == "2 rounds completed, 0 voided, 10 events; incidents: duplicate_card 1"
 
 
-@pytest.mark.xfail(
-    reason="controller: the public card_discarded of a face-up duplicate names the code of the "
-    "face-down card it duplicates (studio/controller/commands.py _apply_discard)",
-    strict=False,
-)
 def test_a_discarded_duplicate_of_a_face_down_card_stays_secret() -> None:
     from datetime import timedelta
 
