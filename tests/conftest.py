@@ -11,3 +11,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="pyserial URL or device path of a real shoe: runs tests/hil against it too",
     )
+    parser.addoption(
+        "--shoe-protocol",
+        default="framed",
+        choices=("framed", "barcode"),
+        help="protocol of the real shoe given with --shoe-url",
+    )
