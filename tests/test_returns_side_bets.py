@@ -102,6 +102,8 @@ def test_rows_report_every_side_bet_with_progress_to_the_end() -> None:
     jackpot = keyed[("caribbean-stud", "live", "jackpot")]
     assert jackpot.computed == pytest.approx(0.31845, abs=1e-5)
     assert "49.995%" in jackpot.note
+    assert jackpot.pool_feed == pytest.approx(0.49995, abs=1e-5)
+    assert jackpot.to_json()["pool_feed"] == jackpot.pool_feed
     dones = [done for done, _ in seen]
     assert dones == sorted(dones)
     assert seen[-1][0] == seen[-1][1] == comb(52, 6) + comb(52, 5) + comb(52, 7)

@@ -12,7 +12,9 @@ class ReturnRow:
 
     `bet` is `main`, `bonus`, `jackpot` or `trips`; `basis` is what the return is a fraction of
     (`ante`, `total` main bet, or the side `bet` itself); returns are fractions (0.9144), and
-    `ci95` is the 95% confidence interval of a simulated figure (None when exact).
+    `ci95` is the 95% confidence interval of a simulated figure (None when exact);
+    `pool_feed` is, for a progressive bet, the share of each bet the pool must take to reach the
+    published return (the pool pays out what it takes in, so that share is the royal's return).
     """
 
     game: str
@@ -24,6 +26,7 @@ class ReturnRow:
     method: str
     ci95: tuple[float, float] | None = None
     note: str = ""
+    pool_feed: float | None = None
 
     @property
     def difference(self) -> float | None:

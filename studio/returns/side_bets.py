@@ -124,6 +124,7 @@ def side_bet_rows(progress: Progress | None = None) -> list[ReturnRow]:
                 f"fixed prizes only; the progressive pool must take {float(jackpot.pool_feed):.3%}"
                 " of each Jackpot bet to reach the published return"
             ),
+            pool_feed=float(jackpot.pool_feed),
         )
     )
     rows.append(
