@@ -92,9 +92,10 @@ def locate_index(card: Image, name: str = "card") -> IndexInk:
 
 
 def _as_seen(flat: Image, name: str) -> list[IndexInk]:
-    """The index as the camera sees it on cards 130..260 px tall: resampled down and back up.
+    """The index as the camera sees it on smaller cards: resampled down, back up, and softened.
 
-    Templates averaged over these match the recognizer's glyphs, whose boxes blur widens.
+    One template level per height: a blurred glyph's box widens and its strokes merge, so a
+    glyph is compared with the level nearest its own sharpness (the best-scoring one).
     """
     out = []
     for height in _SEEN_HEIGHTS:
@@ -102,10 +103,7 @@ def _as_seen(flat: Image, name: str) -> list[IndexInk]:
         back = cv2.resize(small, CANON_SIZE, interpolation=cv2.INTER_LINEAR)
         # The camera's optics and the warp blur a small index about this much.
         soft = cv2.GaussianBlur(back, (0, 0), 0.8 * CANON_SIZE[1] / height)
-        try:
-            out.append(locate_index(soft, name))
-        except DeckCalibrationError:
-            continue
+        out.append(locate_index(soft, name))
     return out
 
 
@@ -175,12 +173,19 @@ def learn_deck(cards: Mapping[str, Image]) -> tuple[DeckCalibration, DeckTemplat
         min(0.5, (x1 + margin) / cw),
         min(0.5, (y1 + margin) / ch),
     )
+    levels = len(_SEEN_HEIGHTS) + 1
     ranks = {
-        r: np.mean([normalise(i.rank, RANK_SIZE) for s in SUIT_CHARS for i in seen[r + s]], axis=0)
+        r: [
+            np.mean([normalise(seen[r + s][k].rank, RANK_SIZE) for s in SUIT_CHARS], axis=0)
+            for k in range(levels)
+        ]
         for r in RANK_CHARS
     }
     suits = {
-        s: np.mean([normalise(i.suit, SUIT_SIZE) for r in RANK_CHARS for i in seen[r + s]], axis=0)
+        s: [
+            np.mean([normalise(seen[r + s][k].suit, SUIT_SIZE) for r in RANK_CHARS], axis=0)
+            for k in range(levels)
+        ]
         for s in SUIT_CHARS
     }
     red = [s for s in SUIT_CHARS if sum(inks[r + s].red for r in RANK_CHARS) > len(RANK_CHARS) / 2]
@@ -190,6 +195,7 @@ def learn_deck(cards: Mapping[str, Image]) -> tuple[DeckCalibration, DeckTemplat
         suit_size=SUIT_SIZE,
         ranks=list(RANK_CHARS),
         suits=list(SUIT_CHARS),
+        levels=levels,
         red_suits=red,
         rank_aspect={
             r: float(np.mean([aspect(inks[r + s].rank_box) for s in SUIT_CHARS]))
@@ -202,8 +208,8 @@ def learn_deck(cards: Mapping[str, Image]) -> tuple[DeckCalibration, DeckTemplat
         cards_used=len(inks),
     )
     templates = DeckTemplates(
-        {k: v.astype(np.float32) for k, v in ranks.items()},
-        {k: v.astype(np.float32) for k, v in suits.items()},
+        {k: [t.astype(np.float32) for t in v] for k, v in ranks.items()},
+        {k: [t.astype(np.float32) for t in v] for k, v in suits.items()},
     )
     return deck, templates
 

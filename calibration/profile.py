@@ -65,7 +65,8 @@ class DeckCalibration(_Model):
 
     `index_window` is (x0, y0, x1, y1) as fractions of an upright card's width and height, holding
     the top-left index; `rank_size`/`suit_size` are template (width, height) in pixels; `red_suits`
-    lists suits printed red; `rank_aspect`/`suit_aspect` are glyph height/width ratios.
+    lists suits printed red; `rank_aspect`/`suit_aspect` are glyph height/width ratios; `levels`
+    is how many templates each glyph has (one per sharpness the camera may see it at).
     """
 
     index_window: tuple[float, float, float, float]
@@ -73,6 +74,7 @@ class DeckCalibration(_Model):
     suit_size: tuple[int, int]
     ranks: list[str]
     suits: list[str]
+    levels: int = Field(ge=1)
     red_suits: list[str]
     rank_aspect: dict[str, float]
     suit_aspect: dict[str, float]
@@ -90,10 +92,12 @@ class CalibrationProfile(_Model):
 
 
 class DeckTemplates:
-    """The deck's template images, as float arrays in 0..1 (ink = 1), keyed by rank or suit code."""
+    """The deck's template images (float, 0..1, ink = 1): per rank or suit code, one per level."""
 
     def __init__(
-        self, ranks: dict[str, npt.NDArray[np.float32]], suits: dict[str, npt.NDArray[np.float32]]
+        self,
+        ranks: dict[str, list[npt.NDArray[np.float32]]],
+        suits: dict[str, list[npt.NDArray[np.float32]]],
     ) -> None:
         self.ranks = ranks
         self.suits = suits
@@ -128,8 +132,15 @@ def load_profile(directory: Path) -> tuple[CalibrationProfile, DeckTemplates | N
     if profile.deck is None:
         return profile, None
     folder = Path(directory) / TEMPLATE_DIR
-    ranks = {r: _read_template(folder / f"rank_{r}.png") for r in profile.deck.ranks}
-    suits = {s: _read_template(folder / f"suit_{s}.png") for s in profile.deck.suits}
+    levels = range(profile.deck.levels)
+    ranks = {
+        r: [_read_template(folder / f"rank_{r}_{i}.png") for i in levels]
+        for r in profile.deck.ranks
+    }
+    suits = {
+        s: [_read_template(folder / f"suit_{s}_{i}.png") for i in levels]
+        for s in profile.deck.suits
+    }
     return profile, DeckTemplates(ranks, suits)
 
 
@@ -152,8 +163,12 @@ def save_profile(
         folder.mkdir(parents=True, exist_ok=True)
         if templates is not None:
             (folder / TEMPLATE_DIR).mkdir(exist_ok=True)
-            named = [(f"rank_{k}", v) for k, v in templates.ranks.items()]
-            named += [(f"suit_{k}", v) for k, v in templates.suits.items()]
+            named = [
+                (f"rank_{k}_{i}", t) for k, v in templates.ranks.items() for i, t in enumerate(v)
+            ]
+            named += [
+                (f"suit_{k}_{i}", t) for k, v in templates.suits.items() for i, t in enumerate(v)
+            ]
             for name, image in named:
                 out = np.clip(np.round(image * 255.0), 0, 255).astype(np.uint8)
                 if not cv2.imwrite(str(folder / TEMPLATE_DIR / f"{name}.png"), out):

@@ -38,21 +38,20 @@ def test_jumbo_deck_reads_without_wrong_reads() -> None:
     score = _score("jumbo", 12, seed=101)
     assert score.wrong == 0, score.wrongs
     assert score.phantom == 0
-    assert score.recall >= 0.4, (score.recall, score.misses)
+    # Measured 0.90 on these frames; the floor leaves room for platform rounding differences.
+    assert score.recall >= 0.8, (score.recall, score.misses)
 
 
-@pytest.mark.xfail(
-    reason="known weakness: small classic club/spade indices can be confused", strict=False
-)
 def test_classic_deck_reads_without_wrong_reads() -> None:
     score = _score("classic", 12, seed=202)
     assert score.wrong == 0, score.wrongs
+    assert score.recall >= 0.75, (score.recall, score.misses)
 
 
 def test_classic_deck_finds_cards_and_no_phantoms() -> None:
     score = _score("classic", 8, seed=303)
     assert score.phantom == 0
-    assert score.recall >= 0.3, (score.recall, score.misses)
+    assert score.recall >= 0.8, (score.recall, score.misses)
 
 
 def _view(px_per_mm: float = 2.6) -> np.ndarray:
@@ -98,7 +97,6 @@ def test_overlapped_row_never_misreads_and_reads_the_top_card() -> None:
         assert "QD" in codes and codes <= {*row, None}, (angle, codes)
 
 
-@pytest.mark.xfail(reason="strips of overlapped cards are not yet completed reliably", strict=False)
 def test_index_read_from_either_corner_of_an_overlapped_row() -> None:
     recognizer = CardRecognizer(*deck_profile("jumbo"))
     row = ("9S", "4H", "QD")

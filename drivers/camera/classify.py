@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from calibration.glyphs import Glyph, Image, aspect, find_index, normalise, standardise
 from calibration.profile import DeckCalibration, DeckTemplates
 
-MIN_SCORE = 0.75
+MIN_SCORE = 0.8
 """Least correlation with the best template (the right class scores ~0.85-0.98 on the bench)."""
-MIN_LEAD = 0.3
+MIN_LEAD = 0.2
 """Least position past the midpoint between runner-up (-0.5) and best template (+0.5)."""
 MAX_ASPECT_ERROR = 0.3
 """A glyph whose height/width differs from its template's by more than 30% is not that glyph."""
@@ -51,8 +51,8 @@ class IndexClassifier:
         min_lead: float = MIN_LEAD,
     ) -> None:
         self._deck = deck
-        self._ranks = {k: standardise(v) for k, v in templates.ranks.items()}
-        self._suits = {k: standardise(v) for k, v in templates.suits.items()}
+        self._ranks = {k: [standardise(t) for t in v] for k, v in templates.ranks.items()}
+        self._suits = {k: [standardise(t) for t in v] for k, v in templates.suits.items()}
         self.min_score = min_score
         self.min_lead = min_lead
 
@@ -60,7 +60,7 @@ class IndexClassifier:
         self,
         glyph: Glyph,
         box: tuple[int, int, int, int],
-        templates: dict[str, Glyph],
+        templates: dict[str, list[Glyph]],
         aspects: dict[str, float],
         size: tuple[int, int],
         allowed: list[str],
@@ -69,7 +69,7 @@ class IndexClassifier:
         shape = aspect(box)
         scores = sorted(
             (
-                (float(sample @ templates[k]), k)
+                (*max((float(sample @ t), i) for i, t in enumerate(templates[k])), k)
                 for k in allowed
                 if abs(shape / aspects[k] - 1.0) <= MAX_ASPECT_ERROR
             ),
@@ -77,11 +77,13 @@ class IndexClassifier:
         )
         if not scores:
             return GlyphScore(None, 0.0, 0.0)
-        best, key = scores[0]
+        best, level, key = scores[0]
         lead = 0.5
         if len(scores) > 1:
-            d = templates[key] - templates[scores[1][1]]
-            mid = (templates[key] + templates[scores[1][1]]) / 2
+            # Compare both classes at the sharpness level that fits the glyph best.
+            mine, other = templates[key][level], templates[scores[1][2]][level]
+            d = mine - other
+            mid = (mine + other) / 2
             lead = float((sample - mid) @ d / max(1e-9, float(d @ d)))
         if best < self.min_score or lead < self.min_lead:
             return GlyphScore(None, max(0.0, best), lead)

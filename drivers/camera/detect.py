@@ -28,7 +28,43 @@ _MIN_AREA_FILL = 0.5
 # rectangle while a chip's fills pi/4 = 78.5%; the region itself may lose ink and pips cut out by
 # the edge cut, but a printed box outline keeps only a few percent and falls below one half.
 _OPEN = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
-# Opening with 5 px removes printed lines and text strokes up to 4 px wide, and chip stripes.
+_SPLIT = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+# Opening with 3 px removes hairlines and noise but keeps a small card back's 5 px white border;
+# printed boxes that survive are hollow with felt inside, and are dropped by `_felt_inside`.
+_HOLLOW = 0.55
+_FELT_MATCH = 30.0
+# A face-up card's region is mostly bright even after its ink is cut out; a back or a printed
+# box outline is a bright ring around a dark inside.
+
+
+def _hollow(mask: Image, contour: npt.NDArray[Any]) -> bool:
+    """True when the bright pixels inside `contour` cover less than `_HOLLOW` of its area."""
+    x, y, w, h = cv2.boundingRect(contour)
+    solid = np.zeros((h, w), np.uint8)
+    cv2.drawContours(solid, [contour - np.array([x, y])], -1, 1, -1)
+    inside = int(solid.sum())
+    return inside == 0 or float((mask[y : y + h, x : x + w] & solid).sum()) / inside < _HOLLOW
+
+
+def _felt_inside(frame: Image, contour: npt.NDArray[Any]) -> bool:
+    """True when the middle of a hollow outline has the colour of the felt just outside it."""
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = max(4, min(w, h) // 8)
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(frame.shape[1], x + w + pad), min(frame.shape[0], y + h + pad)
+    solid = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(solid, [contour - np.array([x0, y0])], -1, 1, -1)
+    k = max(3, (min(w, h) // 3) | 1)
+    core = cv2.erode(solid, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))) > 0
+    ring = cv2.dilate(solid, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))) == 0
+    roi = frame[y0:y1, x0:x1].reshape(-1, 3).astype(np.float32)
+    if not core.any() or not ring.any():
+        return True
+    inner = roi[core.ravel()].mean(axis=0)
+    outer = roi[ring.ravel()].mean(axis=0)
+    # Felt seen through a printed box differs from the felt outside only by lighting (<~20
+    # levels); a back's print is a different, saturated colour or pattern.
+    return float(np.abs(inner - outer).max()) < _FELT_MATCH
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,19 +143,22 @@ def find_outlines(
     *,
     min_long_px: float = 60.0,
     expected: Callable[[float, float], float | None] | None = None,
+    frame: Image | None = None,
 ) -> list[CardOutline]:
     """Find card outlines in a grey frame.
 
     `min_long_px` is the smallest card height accepted; `expected(x, y)` may give the card height
     in pixels at an image point (from the table calibration) to check sizes and complete strips.
+    `frame` (the BGR frame) lets a hollow bright outline count as a card back when its inside
+    differs from the felt around it; without it, hollow outlines are dropped.
     """
     thr = card_threshold(gray)
     raw = (gray > thr).astype(np.uint8)
     # Two white cards that overlap differ only by the thin edge line between them: cutting the
     # bright mask along strong edges keeps them apart, and the glyph edges it also cuts lie inside.
     edges = cv2.Canny(gray, 60, 140)
-    cut = raw & (edges == 0).astype(np.uint8)
-    opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, _OPEN)
+    cut = cv2.morphologyEx(raw, cv2.MORPH_OPEN, _OPEN) & (edges == 0).astype(np.uint8)
+    opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, _SPLIT)
     contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
     found: list[tuple[Quad, npt.NDArray[Any], float, float]] = []
@@ -132,6 +171,8 @@ def find_outlines(
         if short_side < 4 or area / (rw * rh) < _MIN_AREA_FILL:
             continue
         if cv2.contourArea(cv2.convexHull(contour)) / (rw * rh) < _MIN_FILL:
+            continue
+        if _hollow(opened, contour) and (frame is None or _felt_inside(frame, contour)):
             continue
         found.append(
             (

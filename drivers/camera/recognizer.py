@@ -57,7 +57,9 @@ class CardRecognizer:
         """Return a reading for every card outline in `frame` (BGR, any size)."""
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         expected = self._geometry.card_height_px if self._geometry is not None else None
-        outlines = find_outlines(gray, min_long_px=self._min_card_px * 0.5, expected=expected)
+        outlines = find_outlines(
+            gray, min_long_px=self._min_card_px * 0.5, expected=expected, frame=frame
+        )
         if not outlines:
             return []
         thr = card_threshold(gray)
@@ -96,12 +98,15 @@ class CardRecognizer:
         return out
 
     def _window_visible(self, quad: npt.NDArray[Any], outline: CardOutline) -> bool:
-        """True when the index window of `quad`'s top-left corner lies inside the visible region."""
+        """True when the index window of `quad`'s top-left corner lies inside the visible region.
+
+        The window's own corner sits on the card's rounded corner, so its inner 70% is tested.
+        """
         x0, y0, x1, y1 = self._window
+        dx, dy = 0.15 * (x1 - x0), 0.15 * (y1 - y0)
         h = cv2.getPerspectiveTransform(self._canon, quad.astype(np.float32))
-        pts = np.array(
-            [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [(x0 + x1) / 2, (y0 + y1) / 2]]], np.float64
-        )
+        inner = [[x0 + dx, y0 + dy], [x1 - dx, y0 + dy], [x1 - dx, y1 - dy], [x0 + dx, y1 - dy]]
+        pts = np.array([[*inner, [(x0 + x1) / 2, (y0 + y1) / 2]]], np.float64)
         img = cv2.perspectiveTransform(pts, h)[0]
         # The region's own outline detours round index ink cut out by the edge cut: use its hull.
         hull = cv2.convexHull(outline.contour)

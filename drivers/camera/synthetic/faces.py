@@ -78,10 +78,12 @@ def draw_suit(img: Image, suit: Suit, cx: float, cy: float, size: float, colour:
         poly([(-0.44, 0.0), (0.44, 0.0), (0, -0.5)])
         poly([(0, 0.1), (-0.16, 0.5), (0.16, 0.5)])
     else:
-        disc(0, -0.25, 0.21)
-        disc(-0.23, 0.07, 0.21)
-        disc(0.23, 0.07, 0.21)
-        poly([(0, -0.05), (-0.15, 0.5), (0.15, 0.5)])
+        # A trefoil with clear notches between its lobes, as printed clubs have.
+        disc(0, -0.29, 0.2)
+        disc(-0.28, 0.07, 0.2)
+        disc(0.28, 0.07, 0.2)
+        poly([(0, -0.1), (-0.09, 0.1), (0.09, 0.1)])
+        poly([(0, 0.0), (-0.15, 0.5), (0.15, 0.5)])
 
 
 def _rank_text(rank: Rank) -> str:

@@ -31,7 +31,8 @@ class SceneStyle:
     """Ranges a random scene is drawn from (each a (low, high) pair unless said otherwise).
 
     `card_px`: card height in pixels; `overlap`: how much of a card its row neighbour covers;
-    `p_row`: chance a group of cards is an overlapping row; `p_down`: chance a card lies face down.
+    `p_row`: chance of a row of cards (overlapping, or touching with chance `p_touch`);
+    `p_down`: chance a card lies face down.
     """
 
     width: int = 1920
@@ -41,6 +42,7 @@ class SceneStyle:
     tilt: float = 0.0002
     p_row: float = 0.4
     overlap: tuple[float, float] = (0.2, 0.55)
+    p_touch: float = 0.3
     p_down: float = 0.15
     chips: tuple[int, int] = (0, 6)
     boxes: tuple[int, int] = (0, 5)
@@ -79,9 +81,9 @@ def _inside(h: Points, corners_mm: Points, style: SceneStyle, margin: float = 6.
     )
 
 
-def _clear(corners: Points, taken: list[Points], gap: float) -> bool:
-    centre = corners.mean(axis=0)
-    return all(np.hypot(*(centre - t.mean(axis=0))) > CARD_HEIGHT_MM + gap for t in taken)
+def _clear(centres: list[Points], taken: list[Points], gap: float) -> bool:
+    """True when every new card centre is a card height plus `gap` from every placed one."""
+    return all(np.hypot(*(c - t)) > CARD_HEIGHT_MM + gap for c in centres for t in taken)
 
 
 def random_scene(rng: np.random.Generator, style: SceneStyle, design: CardDesign) -> Scene:
@@ -104,6 +106,8 @@ def random_scene(rng: np.random.Generator, style: SceneStyle, design: CardDesign
             else rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.normal(0, 8)
         )
         step = CARD_WIDTH_MM * (1 - rng.uniform(*style.overlap)) if n > 1 else 0.0
+        if n > 1 and rng.random() < style.p_touch:
+            step = CARD_WIDTH_MM + rng.uniform(0.3, 2.5)
         x = rng.uniform(-half_w, half_w)
         y = rng.uniform(-half_h, half_h)
         a = np.deg2rad(angle)
@@ -118,10 +122,10 @@ def random_scene(rng: np.random.Generator, style: SceneStyle, design: CardDesign
             for k in range(n)
         ]
         corners = [card_corners_mm(p) for p in group]
-        hull = np.vstack(corners)
-        if not all(_inside(h, c, style) for c in corners) or not _clear(hull, groups, 12.0):
+        centres = [np.array([p.x, p.y]) for p in group]
+        if not all(_inside(h, c, style) for c in corners) or not _clear(centres, groups, 12.0):
             continue
-        groups.extend([hull[: len(hull)]])
+        groups.extend(centres)
         placed.extend(group)
     chips = []
     for _ in range(int(rng.integers(style.chips[0], style.chips[1] + 1))):
