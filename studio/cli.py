@@ -30,6 +30,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy",
     "calibrate",
     "recognize",
+    "run",
+    "watch",
 )
 """Modules of `studio.commands` that add a subcommand; the order is the help's order."""
 

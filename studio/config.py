@@ -1,0 +1,246 @@
+"""A table's configuration: one TOML file validated into `RuntimeConfig`, with embedded defaults.
+
+`load_config(path)` reads a TOML file and lays it over `DEFAULT_TOML` (section by section, key
+by key), so a file names only what differs from the defaults. Every section refuses unknown keys,
+because a misspelt key that is silently ignored would run the table on a default nobody chose.
+`load_config(None)` is the embedded defaults alone: a Caribbean Stud table with a simulated shoe
+on a pseudo-terminal read through the real serial driver, a journal in the user's data
+directory, ZeroMQ on loopback and a simulated dealer dealing continuously.
+
+Backends are chosen by a string (`shoe.backend = "simulated" | "serial"`, `camera.backend =
+"none" | "simulated"`), never by flags spread through the code. Paths may use `{data}` (the
+data directory), `{table}` (the table id) and `{game}`. Errors are `ConfigurationError` with one
+line naming the key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from studio.bus import defaults as bus_defaults
+from studio.errors import ConfigurationError
+from studio.messages import SCHEMA_VERSION, TableSettings
+
+DEFAULT_TOML = """\
+schema_version = 1
+
+[table]
+table = "T01"
+game = "caribbean-stud"
+variant = "live"
+betting_seconds = 8.0
+yellow_seconds = 3.0
+decision_seconds = 5.0
+deal_timeout_seconds = 30.0
+camera_confirm_seconds = 2.0
+round_gap_seconds = 3.0
+
+[shoe]
+backend = "simulated"
+protocol = "framed"
+pty = "{data}/run/{table}-shoe"
+baudrate = 9600
+
+[camera]
+backend = "none"
+
+[journal]
+path = "{data}/journals/{table}-{game}.journal"
+durable_events = false
+
+[bus]
+public = "tcp://127.0.0.1:7710"
+restricted = "tcp://127.0.0.1:7711"
+replay = "tcp://127.0.0.1:7712"
+commands = "tcp://127.0.0.1:7713"
+keys_dir = ""
+heartbeat_seconds = 1.0
+
+[dealer]
+enabled = true
+draw_seconds = 0.8
+camera_lag_seconds = 0.2
+seed = 0
+"""
+"""The embedded defaults, as a TOML text a user can copy and edit (`studio run --print-config`)."""
+
+
+def data_dir() -> Path:
+    """The user's studio data directory: `$XDG_DATA_HOME/studio`, else `~/.local/share/studio`."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "studio"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ShoeConfig(_Section):
+    """The card shoe.
+
+    `backend` "serial" reads a real shoe at `url` (any pyserial URL: a device path,
+    `rfc2217://...`, `socket://...`); "simulated" starts a simulated shoe on a pseudo-terminal
+    whose slave is linked at `pty`, and reads it through the same serial driver at that path.
+    `protocol` is the shoe's byte protocol ("framed" or "barcode"). `log` (simulated only) writes
+    the simulator's per-card log (JSON lines, with each card's write time) to that file.
+    """
+
+    backend: Literal["simulated", "serial"] = "simulated"
+    protocol: Literal["framed", "barcode"] = "framed"
+    url: str | None = None
+    pty: str = "{data}/run/{table}-shoe"
+    baudrate: int = Field(default=9600, gt=0)
+    log: str | None = None
+
+    @model_validator(mode="after")
+    def _url_for_serial(self) -> ShoeConfig:
+        if self.backend == "serial" and not self.url:
+            raise ValueError('shoe.url is required when shoe.backend = "serial"')
+        return self
+
+
+class CameraConfig(_Section):
+    """The camera: "none", or "simulated" (the simulated dealer reports what lies where)."""
+
+    backend: Literal["none", "simulated"] = "none"
+
+
+class JournalConfig(_Section):
+    """Where the journal lives, and whether events fsync too (inputs always do)."""
+
+    path: str = "{data}/journals/{table}-{game}.journal"
+    durable_events: bool = False
+
+
+class BusConfig(_Section):
+    """The table's ZeroMQ endpoints (tcp on loopback or ipc), key directory and heartbeat.
+
+    `keys_dir` "" means `studio.bus.defaults.keys_dir()` (`$STUDIO_KEYS_DIR` or the data
+    directory's `keys`).
+    """
+
+    public: str = bus_defaults.PUBLIC_ENDPOINT
+    restricted: str = bus_defaults.RESTRICTED_ENDPOINT
+    replay: str = bus_defaults.REPLAY_ENDPOINT
+    commands: str = bus_defaults.COMMAND_ENDPOINT
+    keys_dir: str = ""
+    heartbeat_seconds: float = Field(default=1.0, gt=0)
+
+
+class DealerConfig(_Section):
+    """The simulated dealer (and with `camera.backend = "simulated"`, the camera's sightings).
+
+    `enabled` deals rounds continuously: opens a round `table.round_gap_seconds` after the last
+    ended, draws each card `draw_seconds` after the table can take it. `manager` is what a
+    simulated shift manager does with a paused round after `manager_seconds`: "none" leaves it
+    to a person (the default: faults latch until someone acts), "resume" or "void".
+    """
+
+    enabled: bool = True
+    draw_seconds: float = Field(default=0.8, ge=0)
+    camera_lag_seconds: float = Field(default=0.2, ge=0)
+    seed: int = 0
+    manager: Literal["none", "resume", "void"] = "none"
+    manager_seconds: float = Field(default=2.0, ge=0)
+
+
+class RuntimeConfig(_Section):
+    """A whole table: the game settings (`table`) and the devices, journal, bus and dealer."""
+
+    schema_version: int = SCHEMA_VERSION
+    table: TableSettings
+    shoe: ShoeConfig = ShoeConfig()
+    camera: CameraConfig = CameraConfig()
+    journal: JournalConfig = JournalConfig()
+    bus: BusConfig = BusConfig()
+    dealer: DealerConfig = DealerConfig()
+
+    @model_validator(mode="after")
+    def _camera_agrees(self) -> RuntimeConfig:
+        if self.table.camera != (self.camera.backend != "none"):
+            raise ValueError(
+                'table.camera must be true exactly when camera.backend is not "none" '
+                "(it is set from camera.backend when left out)"
+            )
+        return self
+
+    def expand(self, template: str) -> Path:
+        """`template` with `{data}`, `{table}` and `{game}` filled in, as a path.
+
+        Raises `ConfigurationError` for another placeholder.
+        """
+        try:
+            filled = template.format(data=data_dir(), table=self.table.table, game=self.table.game)
+        except (KeyError, IndexError, ValueError) as err:
+            raise ConfigurationError(f"bad path template {template!r}: {err}") from err
+        return Path(filled).expanduser()
+
+    @property
+    def journal_path(self) -> Path:
+        """The journal file."""
+        return self.expand(self.journal.path)
+
+    @property
+    def keys_path(self) -> Path:
+        """The key directory."""
+        return self.expand(self.bus.keys_dir) if self.bus.keys_dir else bus_defaults.keys_dir()
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def build_config(data: dict[str, Any]) -> RuntimeConfig:
+    """Validate `data` (the TOML's tables) laid over the embedded defaults.
+
+    `table.camera` follows `camera.backend` unless given. Raises `ConfigurationError` with the
+    first problem's key and message.
+    """
+    merged = _merge(tomllib.loads(DEFAULT_TOML), data)
+    table = merged.get("table")
+    camera = merged.get("camera")
+    if isinstance(table, dict) and isinstance(camera, dict) and "camera" not in table:
+        table["camera"] = camera.get("backend", "none") != "none"
+    try:
+        return RuntimeConfig.model_validate(merged)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "config"
+        raise ConfigurationError(
+            f"config {where}: {first['msg']} ({err.error_count()} error(s))"
+        ) from err
+
+
+def load_config(
+    path: str | os.PathLike[str] | None = None, *, game: str | None = None
+) -> RuntimeConfig:
+    """The configuration in the TOML file at `path` (None: the embedded defaults).
+
+    `game` overrides `table.game` (the `--game` option). Raises `ConfigurationError` when the
+    file cannot be read, is not TOML, or does not validate.
+    """
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as err:
+            raise ConfigurationError(f"cannot read config {path}: {err.strerror}") from err
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+            raise ConfigurationError(f"config {path} is not valid TOML: {err}") from err
+    if game is not None:
+        table = data.setdefault("table", {})
+        if not isinstance(table, dict):
+            raise ConfigurationError("config table: must be a TOML table")
+        table["game"] = game
+    return build_config(data)

@@ -1,0 +1,28 @@
+"""The table's runtime: the asyncio shell that wires devices, clock, journal, controller and bus.
+
+`TableRuntime(config).run()` (or `run_table(config)`) runs one table from a `RuntimeConfig`
+(`studio.config`); `studio run` is its command line. The parts: `table` (the loop, inputs,
+commands, life cycle), `devices` (the shoe and its bridge into the loop), `dealer` (the simulated
+dealer), `source` (the replay service's journal-backed event source), `keys` (first-run keys),
+`announce` (the run file that tells `studio watch` where a table's streams are).
+"""
+
+from studio.runtime.announce import RunFile, find_table, read_run_file, run_dir
+from studio.runtime.devices import DealerShoe, ShoeDevice
+from studio.runtime.keys import TableKeys, ensure_keys
+from studio.runtime.source import JournalSource
+from studio.runtime.table import TableRuntime, run_table
+
+__all__ = [
+    "DealerShoe",
+    "JournalSource",
+    "RunFile",
+    "ShoeDevice",
+    "TableKeys",
+    "TableRuntime",
+    "ensure_keys",
+    "find_table",
+    "read_run_file",
+    "run_dir",
+    "run_table",
+]

@@ -1,0 +1,194 @@
+"""The simulated dealer (and shift manager and camera) of `studio run`, in real time.
+
+It reads the table's snapshot as a person reads the table: it opens a round when the table is
+idle (a shuffled deck per round), draws the next card into the simulated shoe when the table
+expects one, and with a simulated camera reports what lies at each card's position. Betting and
+decision windows need nothing from it: the runtime's clock closes them and the controller takes
+the automatic actions. A paused round waits for a person unless `dealer.manager` says otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from studio.cards import DECK, Card
+from studio.config import DealerConfig
+from studio.messages import CardSeen, Command, CommandName, Envelope, Input
+
+log = logging.getLogger(__name__)
+
+DEALER = "dealer-sim"
+"""The simulated dealer's actor id on record."""
+MANAGER = "manager-sim"
+"""The simulated shift manager's actor id on record."""
+LOOK_EVERY = 0.02
+"""Seconds between two looks at the table: far below a person's reaction time."""
+
+
+class Table(Protocol):
+    """What the dealer needs of the runtime."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table now (the controller's restricted snapshot)."""
+        ...
+
+    def submit(self, inp: Input) -> list[Envelope]:
+        """Journal and apply one input; return its events."""
+        ...
+
+    @property
+    def cards_drawn(self) -> int:
+        """How many card_drawn inputs the table has applied."""
+        ...
+
+
+class SimulatedDealer:
+    """Deals rounds at a table in real time (see the module docstring).
+
+    `deal(card)` puts a card into the shoe; `seed` seeds the shuffles; `faces` maps each
+    position to "up" or "down"; `rounds` limits how many rounds it opens (None: no limit);
+    `camera` enables sightings.
+    """
+
+    def __init__(
+        self,
+        table: Table,
+        deal: Callable[[Card], None],
+        config: DealerConfig,
+        *,
+        seed: int | str,
+        faces: dict[str, str],
+        round_gap: float,
+        camera: bool,
+        rounds: int | None = None,
+    ) -> None:
+        self._table = table
+        self._deal = deal
+        self._config = config
+        self._faces = faces
+        self._gap = round_gap
+        self._camera = camera
+        self._rounds = rounds
+        self._rng = random.Random(seed)
+        self._deck: list[Card] = []
+        self._deck_for: str | None = None
+        self.opened = 0
+        self._in_flight = False
+        self._waiter: asyncio.Task[None] | None = None
+        self._sighted: set[tuple[str | None, str, str]] = set()
+        self._loop = asyncio.get_running_loop()
+        self._since = self._loop.time()
+        self._state: tuple[Any, ...] = ()
+
+    def _now(self) -> datetime:
+        return datetime.now(UTC)
+
+    def _command(self, name: CommandName, *, manager: bool = False, note: str = "") -> None:
+        self._table.submit(
+            Command(
+                ts=self._now(),
+                actor=MANAGER if manager else DEALER,
+                role="shift_manager" if manager else "dealer",
+                command=name,
+                note=note,
+            )
+        )
+
+    def _waited(self, seconds: float) -> bool:
+        return self._loop.time() - self._since >= seconds
+
+    async def run(self) -> None:
+        """Deal until cancelled (or until `rounds` rounds are opened and the table is idle)."""
+        while True:
+            snap = self._table.snapshot()
+            state = (
+                snap["phase"],
+                snap["paused"],
+                snap["game_number"],
+                snap["expecting"],
+                len(snap["positions"]),
+            )
+            if state != self._state:
+                # Every reaction is timed from the moment the table last changed.
+                self._state, self._since = state, self._loop.time()
+            self._act(snap)
+            await asyncio.sleep(LOOK_EVERY)
+
+    def _act(self, snap: dict[str, Any]) -> None:
+        if snap["paused"]:
+            self._manage(snap)
+        elif self._camera and any(t.startswith("confirm:") for t in snap["timers"]):
+            self._look(snap)
+        elif snap["phase"] == "idle":
+            if (self._rounds is None or self.opened < self._rounds) and self._waited(self._gap):
+                self.opened += 1
+                self._command("start_round")
+        elif (
+            snap["expecting"] is not None
+            and not self._in_flight
+            and self._waited(self._config.draw_seconds)
+        ):
+            self._draw(snap)
+
+    def _draw(self, snap: dict[str, Any]) -> None:
+        game = snap["game_number"]
+        if self._deck_for != game:
+            # A fresh shuffle per round (GAMES.md); a round recovered mid-deal keeps its cards.
+            used = {code for code in snap["positions"].values() if code}
+            self._deck = [card for card in DECK if card.code not in used]
+            self._rng.shuffle(self._deck)
+            self._deck_for = game
+        before = self._table.cards_drawn
+        self._deal(self._deck.pop())
+        # No next card until this one has come back through the shoe: until then the snapshot
+        # still expects the same position.
+        self._in_flight = True
+        self._waiter = self._loop.create_task(self._card_back(before))
+
+    async def _card_back(self, before: int) -> None:
+        deadline = self._loop.time() + 5.0
+        while self._table.cards_drawn == before and self._loop.time() < deadline:
+            await asyncio.sleep(0.002)
+        if self._table.cards_drawn == before:
+            log.warning("a card dealt into the simulated shoe did not come back within 5 s")
+        self._in_flight = False
+        self._since = self._loop.time()
+
+    @property
+    def in_flight(self) -> bool:
+        """Whether a card is in the shoe's line and not yet applied by the table."""
+        return self._in_flight
+
+    def _look(self, snap: dict[str, Any]) -> None:
+        for name in snap["timers"]:
+            if not name.startswith("confirm:"):
+                continue
+            position = name.partition(":")[2]
+            key = (snap["game_number"], position, str(snap["timers"][name]))
+            if key in self._sighted or not self._waited(self._config.camera_lag_seconds):
+                continue
+            self._sighted.add(key)
+            code = snap["positions"].get(position)
+            face = self._faces.get(position, "up")
+            if face == "down" or code is None:
+                seen = CardSeen(ts=self._now(), zone=position, face="down", raw="sim:back")
+            else:
+                seen = CardSeen(
+                    ts=self._now(), zone=position, face="up", card=code, raw=f"sim:{code}"
+                )
+            self._table.submit(seen)
+
+    def _manage(self, snap: dict[str, Any]) -> None:
+        policy = self._config.manager
+        if policy == "none" or not self._waited(self._config.manager_seconds):
+            return
+        self._since = self._loop.time()
+        if policy == "resume" and not snap["resume_blockers"]:
+            self._command("resume", manager=True)
+        elif snap["phase"] != "idle":
+            self._command("void", manager=True, note="simulated shift manager")

@@ -1,0 +1,167 @@
+"""The table's devices, built from the configuration: the shoe (real or simulated) and its bridge.
+
+The shoe is always read through the real serial driver (`drivers.shoe.SerialShoe`) at a pyserial
+URL. With `shoe.backend = "simulated"` a `DealerShoe` (the drivers' `SimulatedShoe` on a real
+pseudo-terminal) sits at the far end of that line and deals the cards the simulated dealer hands
+it, so the simulated table exercises the same bytes, protocol and reader as a real one.
+
+Deliveries leave the reader's thread through `LoopQueue`, which wakes the asyncio loop for each
+one: the loop alone journals and applies inputs, so no lock guards the controller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Self, TextIO
+
+from drivers.errors import DriverError
+from drivers.shoe import SerialShoe, SimulatedShoe
+from drivers.shoe.readings import Delivery
+from studio.cards import Card
+from studio.config import RuntimeConfig
+from studio.errors import ConfigurationError
+
+log = logging.getLogger(__name__)
+
+ORDER_POLL = 0.01
+"""Seconds the simulated shoe waits for the dealer's next card before it serves its line again
+(acknowledgements, heartbeats every 200 ms): short enough that its session never goes silent."""
+
+
+class _StoppedError(Exception):
+    """The dealer shoe was closed while it waited for a card."""
+
+
+class DealerShoe(SimulatedShoe):
+    """A simulated shoe that deals exactly the cards a dealer hands it, when it hands them.
+
+    The drivers' simulator deals its own shuffled deck at a fixed pace; a table's dealer must
+    instead draw one card when the table can take it, from a deck shuffled for each round. This
+    subclass takes its next card from `deal()` (through the simulator's `_next_card` hook) and
+    keeps serving the line while it waits. Start it with `start()`; `close()` is idempotent.
+    """
+
+    def __init__(
+        self, pty: Path, protocol: str, *, seed: int = 0, log_to: TextIO | None = None
+    ) -> None:
+        """Create the pty (its slave linked at `pty`); raises DriverError if it cannot."""
+        self._orders: queue.Queue[Card] = queue.Queue()
+        super().__init__(
+            f"pty:{pty}", protocol, cards=sys.maxsize, interval=0.0, seed=seed, log_to=log_to
+        )
+
+    def deal(self, card: Card) -> None:
+        """Draw `card` now: its frame (or barcode line) goes onto the line at once."""
+        self._orders.put(card)
+
+    def _next_card(self) -> Card:
+        while True:
+            try:
+                return self._orders.get(timeout=ORDER_POLL)
+            except queue.Empty:
+                if self._stop.is_set():
+                    raise _StoppedError from None
+                self._service(self._now() + 0.001)
+
+    def failure(self) -> BaseException | None:
+        """What ended the simulator's thread, other than being closed."""
+        return None if isinstance(self.error, _StoppedError) else self.error
+
+
+class LoopQueue(queue.Queue[Delivery]):
+    """A queue whose every `put` (from any thread) schedules `wake()` on an asyncio loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, wake: Callable[[], None]) -> None:
+        super().__init__()
+        self._loop = loop
+        self._wake = wake
+
+    def put(self, item: Delivery, block: bool = True, timeout: float | None = None) -> None:
+        """Queue `item` and wake the loop (a loop already closed is not woken)."""
+        super().put(item, block, timeout)
+        try:
+            self._loop.call_soon_threadsafe(self._wake)
+        except RuntimeError:
+            log.debug("delivery after the loop closed stays queued")
+
+
+class ShoeDevice:
+    """The table's shoe: the serial reader, and for a simulated shoe the simulator behind it.
+
+    Context manager; `close()` is idempotent: it stops the reader first (so closing the
+    simulator's pty is not reported as an unplugged shoe), then the simulator. Raises
+    `ConfigurationError` for a bad URL or protocol, or a pty that cannot be made.
+    """
+
+    def __init__(self, config: RuntimeConfig, deliveries: queue.Queue[Delivery]) -> None:
+        shoe = config.shoe
+        self.simulator: DealerShoe | None = None
+        self._log: TextIO | None = None
+        self._closed = False
+        try:
+            if shoe.backend == "simulated":
+                pty = config.expand(shoe.pty)
+                pty.parent.mkdir(parents=True, exist_ok=True)
+                if shoe.log:
+                    self._log = config.expand(shoe.log).open("a", encoding="utf-8")
+                self.simulator = DealerShoe(
+                    pty, shoe.protocol, seed=config.dealer.seed, log_to=self._log
+                )
+                self.simulator.start()
+                url = str(pty)
+            else:
+                assert shoe.url is not None
+                url = shoe.url
+            self.url = url
+            self.reader = SerialShoe(
+                url, shoe.protocol, deliveries=deliveries, baudrate=shoe.baudrate
+            )
+        except (DriverError, OSError) as err:
+            self._close_simulator()
+            raise ConfigurationError(f"shoe: {err}") from err
+
+    def describe(self) -> str:
+        """One line: which shoe, on which line, with which protocol."""
+        kind = "simulated shoe on a pty" if self.simulator is not None else "shoe"
+        return f"{kind} at {self.url} ({self.reader.protocol.name} protocol, serial driver)"
+
+    def deal(self, card: Card) -> None:
+        """Have the simulated shoe draw `card`; raises ConfigurationError for a real shoe."""
+        if self.simulator is None:
+            raise ConfigurationError("only a simulated shoe deals on command")
+        self.simulator.deal(card)
+
+    def close(self) -> None:
+        """Stop reading, then stop the simulator and remove its pty; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self.reader.close()
+        self._close_simulator()
+
+    def _close_simulator(self) -> None:
+        if self.simulator is not None:
+            self.simulator.close()
+            failure = self.simulator.failure()
+            if failure is not None:
+                log.error("the simulated shoe failed: %r", failure)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,425 @@
+"""`TableRuntime`: the asyncio shell that runs one table.
+
+It composes the adapters around the pure controller, in one event loop that alone touches the
+controller and the journal (so neither needs a lock):
+
+- inputs come from the shoe reader's thread (through `LoopQueue`), the command channel's thread
+  (through `run_coroutine_threadsafe`, answered when the loop has decided), the clock (a tick at
+  the controller's next timer deadline) and the simulated dealer;
+- each input is journalled durably before the controller sees it (`RecordedTable`), and every
+  event it causes is published on the public and restricted streams;
+- the replay service serves the journal by sequence number and the latest snapshot;
+- a command the channel refuses by role is journalled too, as the command input it was: the
+  controller refuses it again and records the actor and the reason.
+
+`start()` recovers from the journal (a round a crash interrupted comes back paused) before
+anything is bound; `stop()` (SIGTERM, SIGINT, `--rounds`, `--duration`) drains: no new cards,
+the command channel closes after answering what it holds, deliveries already read are applied,
+the publisher hands on every event, and the journal closes last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import queue
+import signal
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from drivers.shoe.adapter import to_input
+from drivers.shoe.readings import Delivery, ShoeReset
+from studio.bus import CommandChannel, EventPublisher, ReplayService
+from studio.bus.commands import CommandDecision, CommandRequest
+from studio.config import RuntimeConfig
+from studio.controller import TableController
+from studio.errors import JournalError, StudioError
+from studio.journal import Journal, RecordedTable, recover
+from studio.journal.recorder import bind_settings
+from studio.messages import CardDrawn, Envelope, Input, Tick
+from studio.runtime.announce import RunFile, run_dir, write_run_file
+from studio.runtime.dealer import SimulatedDealer
+from studio.runtime.devices import LoopQueue, ShoeDevice
+from studio.runtime.keys import TableKeys, ensure_keys
+from studio.runtime.source import JournalSource
+from studio.simulation.table import card_faces
+
+log = logging.getLogger(__name__)
+
+COMMAND_TIMEOUT = 5.0
+"""Seconds the command channel's thread waits for the loop to decide a command."""
+DRAIN_CARD_WAIT = 2.0
+"""Seconds a stopping table waits for a card already in the shoe's line to arrive."""
+TIMER_MARGIN = 0.0005
+"""Seconds past a timer's deadline that its tick is sent, so the deadline has surely passed."""
+
+
+def _last_public_seq(journal: Journal, last_seq: int) -> int:
+    """The sequence number of the journal's last public event up to `last_seq` (0 if none)."""
+    window = 64
+    while True:
+        start = max(1, last_seq - window + 1)
+        found = 0
+        for record in journal.events_from(start):
+            if record.seq > last_seq:
+                break
+            if '"audience":"public"' in record.body:
+                found = record.seq
+        if found or start == 1:
+            return found
+        window *= 4
+
+
+class TableRuntime:
+    """One table running in an asyncio loop (see the module docstring).
+
+    Use `run()` from inside a loop: it starts, waits until `stop()` is requested (or the
+    `rounds` / `duration` limit is reached) and stops. `rounds` counts rounds ended (result or
+    void) during this run; `duration` is in seconds. `announce` prints where the streams are.
+    """
+
+    def __init__(
+        self,
+        config: RuntimeConfig,
+        *,
+        rounds: int | None = None,
+        duration: float | None = None,
+        announce: bool = True,
+    ) -> None:
+        self.config = config
+        self.settings = config.table
+        self._rounds = rounds
+        self._duration = duration
+        self._announce = announce
+        self._stop_requested: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._journal: Journal | None = None
+        self._table: RecordedTable | None = None
+        self._controller: TableController | None = None
+        self._publisher: EventPublisher | None = None
+        self._replay: ReplayService | None = None
+        self._channel: CommandChannel | None = None
+        self._shoe: ShoeDevice | None = None
+        self._deliveries: LoopQueue | None = None
+        self._dealer: SimulatedDealer | None = None
+        self._dealer_task: asyncio.Task[None] | None = None
+        self._tick: asyncio.TimerHandle | None = None
+        self._snapshot: dict[str, Any] = {}
+        self._cards_drawn = 0
+        self._shoe_heard = False
+        self._rounds_ended = 0
+        self._stopping = False
+        self._failure: BaseException | None = None
+        self._run_file: Path | None = None
+        self.keys: TableKeys | None = None
+        self.events_published = 0
+
+    # -- what the dealer and the replay source read ---------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The controller's snapshot after the last input (a dict the runtime no longer changes)."""
+        return self._snapshot
+
+    def _shared_snapshot(self) -> Mapping[str, Any]:
+        # Called from the replay service's thread: the attribute is swapped, never mutated.
+        return self._snapshot
+
+    @property
+    def cards_drawn(self) -> int:
+        """How many card_drawn inputs this run has applied."""
+        return self._cards_drawn
+
+    # -- inputs -----------------------------------------------------------------------------------
+
+    def submit(self, inp: Input) -> list[Envelope]:
+        """Journal `inp`, apply it, publish its events and re-arm the clock; return the events.
+
+        Runs in the loop's thread only. A journal that cannot be written stops the table: an
+        input that is not on record must not be applied, and no later one may be either.
+        """
+        if self._table is None or self._controller is None:
+            raise StudioError("the table is not running")
+        if self._failure is not None:
+            raise StudioError("the table has stopped after a journal failure")
+        try:
+            events = self._table.submit(inp)
+        except JournalError as err:
+            self._fail(err)
+            raise
+        if isinstance(inp, CardDrawn):
+            self._cards_drawn += 1
+        self._publish(events)
+        self._snapshot = self._controller.snapshot()
+        self._arm_clock()
+        return events
+
+    def _publish(self, events: list[Envelope]) -> None:
+        publisher = self._publisher
+        for event in events:
+            if event.type in ("round_result", "round_voided") and event.audience == "public":
+                self._rounds_ended += 1
+            if publisher is not None:
+                # The event is on record already; a stream that misses it is repaired by replay.
+                try:
+                    publisher.publish(event)
+                    self.events_published += 1
+                except StudioError:
+                    log.exception("event %d not published", event.seq)
+        if self._rounds is not None and self._rounds_ended >= self._rounds:
+            self.stop()
+
+    def _fail(self, err: BaseException) -> None:
+        log.error("table stopping: %s", err)
+        self._failure = err
+        self.stop()
+
+    def _arm_clock(self) -> None:
+        """Schedule a tick at the controller's earliest timer deadline (none while paused)."""
+        if self._tick is not None:
+            self._tick.cancel()
+            self._tick = None
+        snap = self._snapshot
+        if snap.get("paused") or not snap.get("timers") or self._stopping:
+            return
+        deadline = min(datetime.fromisoformat(v) for v in snap["timers"].values())
+        delay = (deadline - datetime.now(UTC)).total_seconds() + TIMER_MARGIN
+        self._tick = asyncio.get_running_loop().call_later(max(0.0, delay), self._on_tick)
+
+    def _on_tick(self) -> None:
+        self._tick = None
+        with contextlib.suppress(StudioError):
+            self.submit(Tick(ts=datetime.now(UTC)))
+
+    def _on_delivery(self) -> None:
+        """Apply every delivery the shoe reader has queued (called in the loop's thread)."""
+        deliveries = self._deliveries
+        if deliveries is None:
+            return
+        while True:
+            try:
+                delivery: Delivery = deliveries.get_nowait()
+            except queue.Empty:
+                return
+            first, self._shoe_heard = not self._shoe_heard, True
+            if first and isinstance(delivery.item, ShoeReset):
+                # A framed shoe announces every session with a RESET, the one it opens at power-on
+                # too; only a reset after the reader has heard the shoe can have lost cards.
+                log.info("shoe session started (%s)", delivery.item)
+                continue
+            inp = to_input(delivery)
+            if inp is None:
+                continue
+            try:
+                self.submit(inp)
+            except StudioError:
+                return
+
+    # -- commands (called in the command channel's thread) -----------------------------------------
+
+    def _decide(self, request: CommandRequest) -> CommandDecision:
+        return self._bridge(request, role_refusal=None)
+
+    def _refused(self, request: CommandRequest, reason: str) -> None:
+        self._bridge(request, role_refusal=reason)
+
+    def _bridge(self, request: CommandRequest, role_refusal: str | None) -> CommandDecision:
+        loop = self._loop
+        if loop is None:
+            return CommandDecision(False, "the table is not running")
+
+        async def apply() -> CommandDecision:
+            if self._table is None:
+                return CommandDecision(False, "the table is stopping")
+            events = self.submit(request.as_input(datetime.now(UTC)))
+            for event in events:
+                if event.type == "command_rejected":
+                    return CommandDecision(False, str(event.body.get("reason")))
+            if role_refusal is not None:
+                return CommandDecision(False, role_refusal)
+            return CommandDecision(True)
+
+        future = asyncio.run_coroutine_threadsafe(apply(), loop)
+        return future.result(timeout=COMMAND_TIMEOUT)
+
+    # -- life cycle -----------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Ask the table to drain and stop (from the loop's thread; signals land here)."""
+        if self._stop_requested is not None:
+            self._stop_requested.set()
+
+    async def run(self) -> int:
+        """Start, serve until stopped, drain and stop; return the exit status (0, or 1 on failure).
+
+        Raises `StudioError` (ConfigurationError, JournalError, BusError, KeyFileError) when the
+        table cannot start; what was started is closed again.
+        """
+        loop = self._loop = asyncio.get_running_loop()
+        self._stop_requested = asyncio.Event()
+        try:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, self.stop)
+            self._start(loop)
+            if self._duration is not None:
+                loop.call_later(self._duration, self.stop)
+            await self._stop_requested.wait()
+        finally:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(sig)
+            await self._shutdown()
+        return 1 if self._failure is not None else 0
+
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        config = self.config
+        self.keys = ensure_keys(config.keys_path)
+        security = self.keys.security()
+        path = config.journal_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._journal = Journal(path, durable_events=config.journal.durable_events)
+        settings = bind_settings(self._journal, self.settings)
+        self._controller = TableController(settings)
+        report = recover(self._journal, self._controller, datetime.now(UTC))
+        log.info("%s: %s", path, report.summary())
+        self._table = RecordedTable(self._journal, self._controller)
+        self._snapshot = self._controller.snapshot()
+        # The restart's own events are the first this process publishes; everything before was
+        # on the previous process's streams (or is fetched from replay by subscribers).
+        before = self._journal.last_event_seq - len(report.restarted)
+        bus = config.bus
+        self._publisher = EventPublisher(
+            settings.table,
+            public_endpoint=bus.public,
+            restricted_endpoint=bus.restricted,
+            security=security,
+            heartbeat_interval=bus.heartbeat_seconds,
+            last_seq=before,
+            last_public_seq=_last_public_seq(self._journal, before),
+        )
+        self._publish(report.restarted)
+        self._replay = ReplayService(
+            bus.replay,
+            open_source=lambda: JournalSource(path, self._shared_snapshot),
+            security=security,
+        )
+        self._channel = CommandChannel(
+            bus.commands, self._decide, security, on_refused=self._refused
+        )
+        self._deliveries = LoopQueue(loop, self._on_delivery)
+        self._shoe = ShoeDevice(config, self._deliveries)
+        if config.dealer.enabled and self._shoe.simulator is not None:
+            self._dealer = SimulatedDealer(
+                self,
+                self._shoe.deal,
+                config.dealer,
+                # A continued journal gets new cards, not the same shuffles again.
+                seed=f"{config.dealer.seed}:{self._journal.input_count}",
+                faces=card_faces(settings.rules().deals),
+                round_gap=settings.round_gap_seconds,
+                camera=config.camera.backend == "simulated",
+                rounds=self._rounds,
+            )
+            self._dealer_task = loop.create_task(self._dealer.run())
+        self._arm_clock()
+        self._run_file = self._write_run_file()
+        if self._announce:
+            self._print_where(report.summary())
+
+    def _write_run_file(self) -> Path:
+        assert self._publisher is not None and self._replay is not None
+        assert self._channel is not None and self.keys is not None
+        streams = self._publisher.endpoints
+        return write_run_file(
+            RunFile(
+                table=self.settings.table,
+                game=self.settings.game,
+                pid=os.getpid(),
+                public=streams["public"],
+                restricted=streams["restricted"],
+                replay=self._replay.endpoint,
+                commands=self._channel.endpoint,
+                server_key=str(self.keys.server_public),
+                keys_dir=str(self.keys.directory),
+                journal=str(self.config.journal_path),
+            )
+        )
+
+    def _print_where(self, recovery: str) -> None:
+        assert self._publisher is not None and self._replay is not None
+        assert self._channel is not None and self.keys is not None and self._shoe is not None
+        s = self.settings
+        streams = self._publisher.endpoints
+        keys = self.keys
+        dealer = "simulated dealer" if self._dealer is not None else "no simulated dealer"
+        lines = [
+            f"table {s.table}: {s.game} ({s.variant}), {dealer}",
+            f"  shoe        {self._shoe.describe()}",
+            f"  camera      {self.config.camera.backend}",
+            f"  journal     {self.config.journal_path} ({recovery})",
+            f"  public      {streams['public']}  (plain)",
+            f"  restricted  {streams['restricted']}  (CURVE)",
+            f"  replay      {self._replay.endpoint}  (CURVE)",
+            f"  commands    {self._channel.endpoint}  (CURVE)",
+            f"  keys        {keys.directory}  (table key {keys.server_public.name})",
+            f"  manager key {keys.local_secret('shift-manager')}",
+            f"  observer    {keys.local_secret('observer')}",
+            f"  run file    {self._run_file}",
+            "  follow it:  studio watch        command it: studio command ACTION --key KEYFILE",
+            "ready",
+        ]
+        print("\n".join(lines), flush=True)
+
+    async def _shutdown(self) -> None:
+        self._stopping = True
+        loop = asyncio.get_running_loop()
+        if self._dealer_task is not None:
+            self._dealer_task.cancel()
+            try:
+                await self._dealer_task
+            except asyncio.CancelledError:
+                pass
+            except StudioError:
+                log.exception("the simulated dealer stopped")
+            # A card already on the line was drawn: it must reach the journal, not vanish.
+            waited = 0.0
+            while self._dealer is not None and self._dealer.in_flight and waited < DRAIN_CARD_WAIT:
+                await asyncio.sleep(0.01)
+                waited += 0.01
+        if self._channel is not None:
+            # Closed off the loop: its thread may be waiting for the loop to decide a command.
+            await loop.run_in_executor(None, self._channel.close)
+        if self._shoe is not None:
+            await loop.run_in_executor(None, self._shoe.close)
+            self._on_delivery()
+        if self._tick is not None:
+            self._tick.cancel()
+            self._tick = None
+        for closer in (self._publisher, self._replay):
+            if closer is not None:
+                await loop.run_in_executor(None, closer.close)
+        if self._journal is not None:
+            self._journal.close()
+        self._table = None
+        if self._run_file is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self._run_file.unlink()
+        log.info("table %s stopped", self.settings.table)
+
+
+def run_table(
+    config: RuntimeConfig,
+    *,
+    rounds: int | None = None,
+    duration: float | None = None,
+    announce: bool = True,
+) -> int:
+    """Run the table in `config` in a new event loop until it stops; return the exit status.
+
+    Raises `StudioError` when it cannot start (see `TableRuntime.run`).
+    """
+    run_dir().mkdir(parents=True, exist_ok=True)
+    runtime = TableRuntime(config, rounds=rounds, duration=duration, announce=announce)
+    return asyncio.run(runtime.run())
