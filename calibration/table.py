@@ -183,6 +183,21 @@ class TableGeometry:
         return None
 
 
+DEFAULT_MARKERS: tuple[MarkerPlacement, ...] = (
+    MarkerPlacement(0, -450.0, -300.0, 50.0),
+    MarkerPlacement(1, 400.0, -300.0, 50.0),
+    MarkerPlacement(2, 400.0, 250.0, 50.0),
+    MarkerPlacement(3, -450.0, 250.0, 50.0),
+)
+"""The studio's felt: four 50 mm markers (ids 0-3) around a 900 x 600 mm layout centred at 0."""
+
+
+def layout_corners(width_mm: float, height_mm: float) -> list[tuple[float, float]]:
+    """Table mm of a centred layout rectangle's corners, clockwise from the top-left."""
+    w, h = width_mm / 2, height_mm / 2
+    return [(-w, -h), (w, -h), (w, h), (-w, h)]
+
+
 def markers_from_mapping(
     placements: Mapping[int, tuple[float, float, float]],
 ) -> list[MarkerPlacement]:

@@ -14,11 +14,23 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import cv2
+
 from calibration.deck import calibrate_deck, flatten_card, read_reference, reference_images
 from calibration.errors import DeckCalibrationError
 from calibration.profile import load_or_new, save_profile
+from calibration.table import (
+    DEFAULT_MARKERS,
+    TableGeometry,
+    homography_from_aruco,
+    homography_from_points,
+    layout_corners,
+)
+from calibration.zones import draw_zones, layout_zones
 from drivers.camera.classify import IndexClassifier
 from drivers.camera.recognizer import corner_window
+from studio.errors import InputError
+from studio.games import get_rules
 
 
 def register(sub: Any) -> None:
@@ -29,6 +41,20 @@ def register(sub: Any) -> None:
     deck.add_argument("--images", required=True, type=Path, help="directory of AS.png, TD.jpg...")
     deck.add_argument("--out", required=True, type=Path, help="profile directory to write")
     deck.set_defaults(run=run_deck)
+    table = jobs.add_parser("table", help="fit the table homography and place the game's zones")
+    table.add_argument("--image", required=True, type=Path, help="a frame of the empty table")
+    table.add_argument("--game", required=True, help="game whose positions become zones")
+    table.add_argument("--profile", required=True, type=Path, help="profile directory to update")
+    table.add_argument(
+        "--points",
+        help="image points of the layout's corners instead of ArUco markers: "
+        "'x,y x,y x,y x,y' (top-left, top-right, bottom-right, bottom-left)",
+    )
+    table.add_argument(
+        "--layout-mm", default="900x600", help="layout rectangle for --points, WxH in mm"
+    )
+    table.add_argument("--overlay", type=Path, help="zone picture (default PROFILE/zones.png)")
+    table.set_defaults(run=run_table)
 
 
 def run_deck(args: argparse.Namespace) -> int:
@@ -49,4 +75,52 @@ def run_deck(args: argparse.Namespace) -> int:
     profile = profile.model_copy(update={"deck": deck})
     save_profile(args.out, profile, templates)
     print(f"deck calibrated from 52 cards into {args.out} (index window {deck.index_window})")
+    return 0
+
+
+def position_rows(positions: tuple[str, ...]) -> list[list[str]]:
+    """Arrange a game's positions in rows as the felt shows them: dealer, board, then player."""
+    dealer = [p for p in positions if p.startswith("dealer")]
+    player = [p for p in positions if p.startswith("player")]
+    board = [p for p in positions if p not in dealer and p not in player]
+    return [row for row in (dealer, board, player) if row]
+
+
+def _parse_points(text: str) -> list[tuple[float, float]]:
+    try:
+        pts = [tuple(float(v) for v in pair.split(",")) for pair in text.replace(";", " ").split()]
+    except ValueError as err:
+        raise InputError(f"--points must be 'x,y x,y x,y x,y', got {text!r}") from err
+    if len(pts) != 4 or any(len(p) != 2 for p in pts):
+        raise InputError(f"--points needs exactly four x,y pairs, got {text!r}")
+    return [(p[0], p[1]) for p in pts]
+
+
+def run_table(args: argparse.Namespace) -> int:
+    """Fit the homography (ArUco or --points), place the game's zones, save, draw the overlay."""
+    frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise InputError(f"cannot read image {args.image}")
+    rules = get_rules(args.game)
+    size = (int(frame.shape[1]), int(frame.shape[0]))
+    if args.points:
+        try:
+            w, h = (float(v) for v in args.layout_mm.lower().split("x"))
+        except ValueError as err:
+            raise InputError(f"--layout-mm must be WxH, got {args.layout_mm!r}") from err
+        table = homography_from_points(_parse_points(args.points), layout_corners(w, h), size)
+    else:
+        table = homography_from_aruco(frame, DEFAULT_MARKERS)
+    zones = layout_zones(position_rows(rules.positions))
+    profile, templates = load_or_new(args.profile)
+    profile = profile.model_copy(update={"table": table, "zones": zones})
+    save_profile(args.profile, profile, templates)
+    geometry = TableGeometry.from_profile(profile)
+    assert geometry is not None
+    overlay = args.overlay or args.profile / "zones.png"
+    cv2.imwrite(str(overlay), draw_zones(frame, geometry, zones))
+    print(
+        f"table calibrated by {table.method} (residual {table.residual_mm} mm), "
+        f"{len(zones)} zones for {args.game}; check {overlay}"
+    )
     return 0
