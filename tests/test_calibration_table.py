@@ -7,6 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from camera_support import deck_profile
 
 from calibration.errors import TableCalibrationError
 from calibration.profile import CalibrationProfile, load_profile
@@ -18,7 +19,6 @@ from calibration.table import (
     layout_corners,
 )
 from calibration.zones import layout_zones, zone_centre
-from camera_support import deck_profile
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.designs import JUMBO
 from drivers.camera.synthetic.generator import SceneStyle, camera_view
