@@ -18,6 +18,7 @@ import cv2
 
 from calibration.deck import calibrate_deck, flatten_card, read_reference, reference_images
 from calibration.errors import DeckCalibrationError
+from calibration.lens import MAX_RMS_PX, calibrate_lens
 from calibration.profile import load_or_new, save_profile
 from calibration.table import (
     DEFAULT_MARKERS,
@@ -55,6 +56,15 @@ def register(sub: Any) -> None:
     )
     table.add_argument("--overlay", type=Path, help="zone picture (default PROFILE/zones.png)")
     table.set_defaults(run=run_table)
+    lens = jobs.add_parser("lens", help="fit intrinsics and distortion from chessboard images")
+    lens.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    lens.add_argument("--profile", required=True, type=Path, help="profile directory to update")
+    lens.add_argument("--pattern", default="9x6", help="inner corners, COLSxROWS (default 9x6)")
+    lens.add_argument("--square-mm", type=float, default=25.0, help="square size in mm")
+    lens.add_argument(
+        "--max-error", type=float, default=MAX_RMS_PX, help="RMS reprojection limit in pixels"
+    )
+    lens.set_defaults(run=run_lens)
 
 
 def run_deck(args: argparse.Namespace) -> int:
@@ -122,5 +132,27 @@ def run_table(args: argparse.Namespace) -> int:
     print(
         f"table calibrated by {table.method} (residual {table.residual_mm} mm), "
         f"{len(zones)} zones for {args.game}; check {overlay}"
+    )
+    return 0
+
+
+def run_lens(args: argparse.Namespace) -> int:
+    """Fit the lens from the chessboard images and save it; report the reprojection error."""
+    try:
+        cols, rows = (int(v) for v in args.pattern.lower().split("x"))
+    except ValueError as err:
+        raise InputError(f"--pattern must be COLSxROWS, got {args.pattern!r}") from err
+    images = []
+    for path in args.images:
+        image = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+        if image is None:
+            raise InputError(f"cannot read image {path}")
+        images.append(image)
+    lens = calibrate_lens(images, (cols, rows), args.square_mm, args.max_error)
+    profile, templates = load_or_new(args.profile)
+    save_profile(args.profile, profile.model_copy(update={"lens": lens}), templates)
+    print(
+        f"lens calibrated from {lens.images_used} of {len(images)} images: "
+        f"reprojection error {lens.rms_error} px (limit {args.max_error} px)"
     )
     return 0

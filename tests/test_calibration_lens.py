@@ -1,0 +1,60 @@
+"""Lens calibration recovers a known camera from rendered chessboards, and enforces its limit."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.errors import LensCalibrationError
+from calibration.lens import calibrate_lens, undistort_points
+from calibration.profile import load_profile
+from drivers.camera.synthetic.chessboard import TrueCamera, random_pose, render_chessboard
+from studio.cli import main
+
+CAMERA = TrueCamera()
+
+
+@lru_cache(maxsize=1)
+def _views() -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(0)
+    return tuple(render_chessboard(CAMERA, *random_pose(rng, (250, 175))) for _ in range(8))
+
+
+def test_focal_length_principal_point_and_distortion_are_recovered() -> None:
+    lens = calibrate_lens(list(_views()))
+    k = np.array(lens.camera_matrix)
+    assert lens.rms_error < 0.5
+    assert abs(k[0, 0] / CAMERA.focal - 1) < 0.02 and abs(k[1, 1] / CAMERA.focal - 1) < 0.02
+    assert abs(k[0, 2] - CAMERA.cx) < 8 and abs(k[1, 2] - CAMERA.cy) < 8
+    # Distortion terms trade off against each other; what matters is where points end up, over
+    # the part of the image the boards covered (a fit says nothing about corners it never saw).
+    grid = np.array([[x, y] for x in range(200, 601, 50) for y in range(150, 451, 50)], float)
+    truth = cv2.undistortPoints(
+        grid.reshape(-1, 1, 2), CAMERA.matrix(), CAMERA.distortion(), P=CAMERA.matrix()
+    ).reshape(-1, 2)
+    assert float(np.abs(undistort_points(grid, lens) - truth).max()) < 1.5
+
+
+def test_reprojection_limit_is_enforced() -> None:
+    with pytest.raises(LensCalibrationError, match="exceeds the limit"):
+        calibrate_lens(list(_views()), max_rms=0.01)
+
+
+def test_too_few_boards_are_refused() -> None:
+    blank = np.full((600, 800), 90, np.uint8)
+    with pytest.raises(LensCalibrationError, match="found in 1 of 3"):
+        calibrate_lens([_views()[0], blank, blank])
+
+
+def test_cli_writes_the_lens_into_the_profile(tmp_path: Path) -> None:
+    paths = []
+    for i, view in enumerate(_views()[:5]):
+        paths.append(str(tmp_path / f"board{i}.png"))
+        cv2.imwrite(paths[-1], view)
+    assert main(["calibrate", "lens", *paths, "--profile", str(tmp_path / "p")]) == 0
+    lens = load_profile(tmp_path / "p")[0].lens
+    assert lens is not None and lens.images_used == 5
