@@ -1,0 +1,104 @@
+"""The table config: embedded defaults, TOML over them, unknown keys and bad values refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from studio.cli import main
+from studio.config import DEFAULT_TOML, build_config, load_config
+from studio.errors import ConfigurationError
+
+
+def test_the_embedded_defaults_are_a_simulated_caribbean_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    config = load_config(None)
+    assert config.table.game == "caribbean-stud"
+    assert config.shoe.backend == "simulated"
+    assert config.dealer.enabled
+    assert config.bus.public.startswith("tcp://127.0.0.1:")
+    assert config.journal_path == tmp_path / "studio" / "journals" / "T01-caribbean-stud.journal"
+    assert not config.table.camera
+
+
+def test_a_file_names_only_what_differs(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text('[table]\ntable = "T07"\nbetting_seconds = 12\n[shoe]\nprotocol = "barcode"\n')
+    config = load_config(path)
+    assert (config.table.table, config.table.betting_seconds) == ("T07", 12)
+    assert config.shoe.protocol == "barcode"
+    assert config.table.decision_seconds == 5.0  # from the defaults
+
+
+def test_game_option_overrides_the_file(tmp_path: Path) -> None:
+    config = load_config(None, game="ultimate-holdem")
+    assert config.table.game == "ultimate-holdem"
+    assert config.journal.path.endswith("{table}-{game}.journal")
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        ({"tabel": {}}, "tabel"),
+        ({"table": {"colour": "red"}}, "table.colour"),
+        ({"shoe": {"baud": 9600}}, "shoe.baud"),
+        ({"bus": {"public": "tcp://127.0.0.1:1", "extra": 1}}, "bus.extra"),
+        ({"dealer": {"speed": 2}}, "dealer.speed"),
+    ],
+)
+def test_unknown_keys_are_refused_naming_them(data: dict[str, object], where: str) -> None:
+    with pytest.raises(ConfigurationError, match=rf"config {where}: Extra inputs"):
+        build_config(data)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"table": {"game": "blackjack"}}, "unknown game"),
+        ({"table": {"betting_seconds": 2, "yellow_seconds": 3}}, "yellow_seconds"),
+        ({"shoe": {"backend": "usb"}}, "shoe.backend"),
+        ({"shoe": {"backend": "serial"}}, "shoe.url is required"),
+        ({"camera": {"backend": "simulated"}, "table": {"camera": False}}, "table.camera"),
+        ({"dealer": {"draw_seconds": -1}}, "dealer.draw_seconds"),
+    ],
+)
+def test_bad_values_are_one_line_errors(data: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message) as caught:
+        build_config(data)  # type: ignore[arg-type]
+    assert "\n" not in str(caught.value)
+
+
+def test_the_camera_backend_sets_the_tables_camera() -> None:
+    assert build_config({"camera": {"backend": "simulated"}}).table.camera
+
+
+def test_unreadable_or_malformed_files_are_configuration_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="cannot read config"):
+        load_config(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[table\n")
+    with pytest.raises(ConfigurationError, match="not valid TOML"):
+        load_config(bad)
+
+
+def test_a_bad_path_template_is_a_configuration_error() -> None:
+    config = build_config({"journal": {"path": "{home}/j.journal"}})
+    with pytest.raises(ConfigurationError, match="bad path template"):
+        _ = config.journal_path
+
+
+def test_run_prints_the_defaults_and_refuses_bad_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--print-config"]) == 0
+    printed = capsys.readouterr().out
+    assert printed == DEFAULT_TOML
+    assert build_config({}) == load_config(None)
+    bad = tmp_path / "t.toml"
+    bad.write_text("[shoe]\nspeed = 1\n")
+    assert main(["run", "--config", str(bad)]) == 2
+    assert "config shoe.speed" in capsys.readouterr().err
+    assert main(["run", "--rounds", "0"]) == 2

@@ -1,0 +1,172 @@
+"""Shared pieces of the end-to-end tests: a `studio run` process on ipc endpoints (no tests here).
+
+Each table gets its own temporary data directory, key directory and ipc endpoints, so tests never
+meet each other (or the default loopback ports another engineer's table may hold), and every
+process is killed and reaped when its test ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from studio.bus import KeyPair, ReplayTarget, Subscriber
+from studio.bus.keys import create_key_files, register_key
+from studio.bus.wire import WireEvent
+from studio.messages import Role
+
+FAST_TABLE = """\
+[table]
+game = "{game}"
+betting_seconds = 0.3
+yellow_seconds = 0.1
+decision_seconds = 0.3
+round_gap_seconds = 0.2
+[bus]
+public = "ipc://{root}/pub"
+restricted = "ipc://{root}/res"
+replay = "ipc://{root}/rep"
+commands = "ipc://{root}/cmd"
+keys_dir = "{root}/keys"
+heartbeat_seconds = 0.2
+[dealer]
+draw_seconds = {draw}
+"""
+
+
+@dataclass
+class TableRig:
+    """One table's files and endpoints, and the `studio run` processes started on them."""
+
+    root: Path
+    game: str = "caribbean-stud"
+    draw: float = 0.02
+    procs: list[subprocess.Popen[str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.config = self.root / "table.toml"
+        self.config.write_text(FAST_TABLE.format(root=self.root, game=self.game, draw=self.draw))
+        self.env = {
+            **os.environ,
+            "XDG_DATA_HOME": str(self.root / "data"),
+            "STUDIO_KEYS_DIR": str(self.root / "keys"),
+        }
+
+    @property
+    def keys_dir(self) -> Path:
+        return self.root / "keys"
+
+    @property
+    def journal(self) -> Path:
+        return self.root / "data" / "studio" / "journals" / f"T01-{self.game}.journal"
+
+    def endpoint(self, name: str) -> str:
+        return f"ipc://{self.root}/{name}"
+
+    def server_key(self) -> bytes:
+        return KeyPair.load(self.keys_dir / "table.key").public
+
+    def key(self, name: str) -> KeyPair:
+        return KeyPair.load(self.keys_dir / f"{name}.key_secret")
+
+    def add_key(self, name: str, role: Role) -> KeyPair:
+        public, _ = create_key_files(self.keys_dir, name)
+        register_key(self.keys_dir / "allow_list.json", name, role, KeyPair.load(public).public)
+        return self.key(name)
+
+    def start(self, *args: str) -> subprocess.Popen[str]:
+        """Start `studio run` and wait for its `ready` line."""
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "studio.cli", "run", "--config", str(self.config), *args],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.procs.append(proc)
+        assert proc.stdout is not None
+        lines = []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if line.strip() == "ready":
+                # Keep draining stdout so the table never blocks on a full pipe.
+                threading.Thread(target=proc.stdout.read, daemon=True).start()
+                return proc
+        proc.kill()
+        _, err = proc.communicate()
+        pytest.fail(f"studio run did not get ready: {''.join(lines)}\n{err}")
+
+    def subscriber(
+        self, key: str = "observer", *, after: int = 0, restricted: bool = False
+    ) -> Subscriber:
+        server = self.server_key()
+        return Subscriber(
+            self.endpoint("res" if restricted else "pub"),
+            {"T01": ReplayTarget(self.endpoint("rep"), server)},
+            audience="restricted" if restricted else "public",
+            client_keys=self.key(key),
+            stream_server_key=server if restricted else None,
+            after={"T01": after},
+        )
+
+    def close(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+
+
+@contextmanager
+def table_rig(root: Path, game: str = "caribbean-stud") -> Iterator[TableRig]:
+    """A `TableRig` whose processes are killed and reaped when the block ends."""
+    table = TableRig(root, game)
+    try:
+        yield table
+    finally:
+        table.close()
+
+
+@pytest.fixture(name="rig")
+def rig_fixture(tmp_path: Path) -> Iterator[TableRig]:
+    with table_rig(tmp_path) as table:
+        yield table
+
+
+def collect(
+    sub: Subscriber, until: Any, timeout: float = 30.0, into: list[WireEvent] | None = None
+) -> list[WireEvent]:
+    """Receive events until `until(event)` is true for one; fail after `timeout` seconds."""
+    got = into if into is not None else []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        event = sub.receive(timeout=0.5)
+        if event is None:
+            continue
+        got.append(event)
+        if until(event):
+            return got
+    pytest.fail(f"gave up after {len(got)} events: {[e.type for e in got[-10:]]}")
+
+
+def body(event: WireEvent) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(event.payload)["body"]
+    return data
