@@ -1,0 +1,111 @@
+"""The runtime's parts on their own: replay source, first-run keys, run files, the watch log."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from studio.bus.keys import read_allow_list
+from studio.commands.watch import describe
+from studio.errors import ConfigurationError
+from studio.journal import Journal
+from studio.runtime import JournalSource, RunFile, ensure_keys, find_table
+from studio.runtime.announce import write_run_file
+from studio.runtime.devices import LoopQueue
+
+
+def _event(seq: int) -> dict[str, object]:
+    return {
+        "table": "T01",
+        "seq": seq,
+        "game_number": None,
+        "ts": datetime(2026, 1, 1, tzinfo=UTC).isoformat(),
+        "audience": "public",
+        "type": "deck_changed",
+        "body": {},
+        "schema_version": 1,
+    }
+
+
+def test_the_replay_source_reads_events_by_sequence_number(tmp_path: Path) -> None:
+    path = tmp_path / "j.journal"
+    with Journal(path) as journal:
+        journal.append_input({"kind": "tick", "ts": "2026-01-01T00:00:00Z"})
+        journal.append_events([_event(s) for s in range(1, 6)])
+        journal.append_input({"kind": "tick", "ts": "2026-01-01T00:00:01Z"})
+        journal.append_events([_event(s) for s in range(6, 9)])
+    with JournalSource(path, lambda: {"phase": "idle"}) as source:
+        assert [int(b.split('"seq":')[1].split(",")[0]) for b in source.events_from(4)] == [
+            4,
+            5,
+            6,
+            7,
+            8,
+        ]
+        assert list(source.events_from(9)) == []
+        assert source.snapshot() == {"phase": "idle"}
+        source.close()
+
+
+def test_first_run_keys_are_made_once_and_never_replaced(tmp_path: Path) -> None:
+    keys = ensure_keys(tmp_path / "keys")
+    names = {(k.name, k.role) for k in read_allow_list(keys.allow_list).keys}
+    assert names == {("shift-manager", "shift_manager"), ("observer", "observer")}
+    before = {p.name: p.read_bytes() for p in keys.directory.iterdir()}
+    again = ensure_keys(tmp_path / "keys")
+    assert {p.name: p.read_bytes() for p in again.directory.iterdir()} == before
+    assert again.security().allow_list.lookup(b"0" * 40) is None
+
+
+def test_watch_finds_the_one_live_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert find_table(None) is None
+
+    def run_file(table: str, pid: int) -> RunFile:
+        fields = {k: "x" for k in ("public", "restricted", "replay", "commands", "journal")}
+        return RunFile(table=table, game="g", pid=pid, server_key="k", keys_dir="d", **fields)
+
+    write_run_file(run_file("T01", os.getpid()))
+    dead = run_file("T02", 2**22 + 12345)
+    write_run_file(dead)
+    found = find_table(None)
+    assert found is not None and found.table == "T01"
+    assert find_table("T02") is None  # its process is gone
+    write_run_file(run_file("T03", os.getpid()))
+    with pytest.raises(ConfigurationError, match="several tables"):
+        find_table(None)
+
+
+def test_the_watch_log_shows_phase_cards_incidents_and_results() -> None:
+    def line(kind: str, body: dict[str, object], audience: str = "public") -> str:
+        return describe(
+            {"seq": 3, "game_number": "G1", "type": kind, "audience": audience, "body": body}
+        )
+
+    assert line("betting_light_changed", {"light": "yellow"}) == (
+        "#3 G1 betting_light_changed: light yellow"
+    )
+    assert line("card_dealt", {"position": "dealer-2", "face": "down", "card": None}).endswith(
+        "dealer-2 face down"
+    )
+    assert line("card_dealt", {"position": "player-1", "face": "up", "card": "AS"}).endswith(
+        "player-1 AS (face up)"
+    )
+    assert "PAUSED: duplicate_card" in line("round_paused", {"kind": "duplicate_card"})
+    assert "[restricted]" in line("incident_reported", {"kind": "x"}, "restricted")
+    assert "player-1=AS" in line("round_result", {"positions": {"player-1": "AS"}})
+
+
+def test_a_delivery_wakes_the_loop_from_another_thread() -> None:
+    async def main() -> int:
+        woken = asyncio.Event()
+        queue = LoopQueue(asyncio.get_running_loop(), woken.set)
+        await asyncio.to_thread(queue.put, object())  # type: ignore[arg-type]
+        await asyncio.wait_for(woken.wait(), 2)
+        return queue.qsize()
+
+    assert asyncio.run(main()) == 1
