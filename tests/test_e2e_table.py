@@ -169,3 +169,26 @@ def test_sigterm_drains_everything_to_the_streams_and_watch_follows(rig: TableRi
         while sub.positions["T01"] < last:
             assert sub.receive(timeout=2.0) is not None
         assert sub.replayed == replayed
+
+
+def test_a_second_table_on_the_same_journal_is_refused_and_the_first_runs_on(
+    rig: TableRig,
+) -> None:
+    first = rig.start()
+    second = subprocess.run(
+        [sys.executable, "-m", "studio.cli", "run", "--config", str(rig.config)],
+        env=rig.env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert second.returncode == 2
+    assert "in use by another running table" in second.stderr
+    assert len(second.stderr.strip().splitlines()) == 1
+    with rig.subscriber() as sub:
+        collect(sub, _is("round_result"))
+    assert first.poll() is None
+    first.send_signal(signal.SIGTERM)
+    assert first.wait(timeout=15) == 0
+    with Journal(rig.journal, readonly=True) as journal:
+        assert verify(journal).ok

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import os
 import queue
@@ -37,7 +38,7 @@ from studio.bus import CommandChannel, EventPublisher, ReplayService
 from studio.bus.commands import CommandDecision, CommandRequest
 from studio.config import RuntimeConfig
 from studio.controller import TableController
-from studio.errors import JournalError, StudioError
+from studio.errors import ConfigurationError, JournalError, StudioError
 from studio.journal import Journal, RecordedTable, recover
 from studio.journal.recorder import bind_settings
 from studio.messages import CardDrawn, Envelope, Input, Tick
@@ -74,6 +75,39 @@ def _last_public_seq(journal: Journal, last_seq: int) -> int:
         window *= 4
 
 
+class JournalLock:
+    """An exclusive advisory lock on `<journal>.lock` for as long as a table runs on the journal.
+
+    The journal notices a second writer only at an append, and recovery appends at once: a second
+    `studio run` on the same journal would move the head under the running table and stop it.
+    Context manager; `close()` is idempotent. Raises `ConfigurationError` when another process
+    holds the lock.
+    """
+
+    def __init__(self, journal: Path) -> None:
+        self.path = journal.with_name(journal.name + ".lock")
+        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            self.close()
+            raise ConfigurationError(
+                f"{journal} is in use by another running table (lock {self.path})"
+            ) from err
+
+    def close(self) -> None:
+        """Release the lock; calling it again does nothing."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __enter__(self) -> JournalLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class TableRuntime:
     """One table running in an asyncio loop (see the module docstring).
 
@@ -98,6 +132,7 @@ class TableRuntime:
         self._stop_requested: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._journal: Journal | None = None
+        self._lock: JournalLock | None = None
         self._table: RecordedTable | None = None
         self._controller: TableController | None = None
         self._publisher: EventPublisher | None = None
@@ -279,6 +314,7 @@ class TableRuntime:
         security = self.keys.security()
         path = config.journal_path
         path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = JournalLock(path)
         self._journal = Journal(path, durable_events=config.journal.durable_events)
         settings = bind_settings(self._journal, self.settings)
         self._controller = TableController(settings)
@@ -402,6 +438,8 @@ class TableRuntime:
                 await loop.run_in_executor(None, closer.close)
         if self._journal is not None:
             self._journal.close()
+        if self._lock is not None:
+            self._lock.close()
         self._table = None
         if self._run_file is not None:
             with contextlib.suppress(FileNotFoundError):
