@@ -53,11 +53,13 @@ class TableRig:
     root: Path
     game: str = "caribbean-stud"
     draw: float = 0.02
+    extra: str = ""
     procs: list[subprocess.Popen[str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.config = self.root / "table.toml"
-        self.config.write_text(FAST_TABLE.format(root=self.root, game=self.game, draw=self.draw))
+        text = FAST_TABLE.format(root=self.root, game=self.game, draw=self.draw)
+        self.config.write_text(text + self.extra)
         self.env = {
             **os.environ,
             "XDG_DATA_HOME": str(self.root / "data"),
@@ -136,9 +138,9 @@ class TableRig:
 
 
 @contextmanager
-def table_rig(root: Path, game: str = "caribbean-stud") -> Iterator[TableRig]:
+def table_rig(root: Path, game: str = "caribbean-stud", extra: str = "") -> Iterator[TableRig]:
     """A `TableRig` whose processes are killed and reaped when the block ends."""
-    table = TableRig(root, game)
+    table = TableRig(root, game, extra=extra)
     try:
         yield table
     finally:
