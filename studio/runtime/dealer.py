@@ -143,6 +143,7 @@ class SimulatedDealer:
             self._deck = [card for card in DECK if card.code not in used]
             self._rng.shuffle(self._deck)
             self._deck_for = game
+            self._sighted.clear()
         before = self._table.cards_drawn
         self._deal(self._deck.pop())
         # No next card until this one has come back through the shoe: until then the snapshot
