@@ -27,7 +27,7 @@ import logging
 import os
 import queue
 import signal
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -287,11 +287,13 @@ class TableRuntime:
         if self._stop_requested is not None:
             self._stop_requested.set()
 
-    async def run(self) -> int:
+    async def run(self, driver: Callable[[TableRuntime], Awaitable[None]] | None = None) -> int:
         """Start, serve until stopped, drain and stop; return the exit status (0, or 1 on failure).
 
-        Raises `StudioError` (ConfigurationError, JournalError, BusError, KeyFileError) when the
-        table cannot start; what was started is closed again.
+        `driver`, if given, is awaited once the table is ready (a benchmark or test feeding it
+        inputs through `submit`); the table stops when it returns. Raises `StudioError`
+        (ConfigurationError, JournalError, BusError, KeyFileError) when the table cannot start;
+        what was started is closed again.
         """
         loop = self._loop = asyncio.get_running_loop()
         self._stop_requested = asyncio.Event()
@@ -301,6 +303,9 @@ class TableRuntime:
             self._start(loop)
             if self._duration is not None:
                 loop.call_later(self._duration, self.stop)
+            if driver is not None:
+                await driver(self)
+                self.stop()
             await self._stop_requested.wait()
         finally:
             for sig in (signal.SIGTERM, signal.SIGINT):
