@@ -149,7 +149,12 @@ def run(args: argparse.Namespace) -> int:
     """
     table, endpoints, server_file, folder = _where(args)
     key_file: Path = args.key or folder / "observer.key_secret"
-    keys = KeyPair.load(key_file)
+    try:
+        keys = KeyPair.load(key_file)
+    except KeyFileError as err:
+        if args.key is not None:
+            raise
+        raise KeyFileError(f"{err}: start the table once with `studio run`, or pass --key") from err
     keys.require_secret()
     server = KeyPair.load(server_file).public
     audience: Literal["public", "restricted"] = "public"
