@@ -43,6 +43,7 @@ def _is(event_type: str, **fields: object) -> Callable[[WireEvent], bool]:
     ("game", "extra"),
     [
         ("caribbean-stud", ""),
+        ("caribbean-stud", '[shoe]\nprotocol = "barcode"\n'),
         ("ultimate-holdem", ""),
         # The simulated camera confirms every card, so each stage waits for its sightings.
         ("ultimate-holdem", '[camera]\nbackend = "simulated"\n'),
