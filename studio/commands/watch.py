@@ -116,7 +116,10 @@ def _where(args: argparse.Namespace) -> tuple[str, dict[str, str], Path, Path]:
 
 
 def _present(endpoint: str, table: str, keys: KeyPair, server: bytes | None, timeout: float) -> int:
-    """The stream's last sequence number, from the welcome heartbeat a new subscription gets."""
+    """The stream's last sequence number, from the welcome heartbeat a new subscription gets.
+
+    Raises BusTimeoutError when nothing arrives within `timeout` seconds (no table there).
+    """
     ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     sock = ctx.socket(zmq.SUB)
     try:
@@ -133,9 +136,9 @@ def _present(endpoint: str, table: str, keys: KeyPair, server: bytes | None, tim
                 message = parse_frames(sock.recv_multipart())
             except InputError:
                 continue
-            if message.event is None:
-                return message.position
-            return max(0, message.event.seq - 1)
+            # A heartbeat's position is the last event the stream carried; an event's is the one
+            # before it: either way the stream's present is just after it.
+            return message.position
         raise BusTimeoutError(f"no heartbeat from table {table} at {endpoint}: is it running?")
     finally:
         sock.close()
