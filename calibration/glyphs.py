@@ -18,9 +18,9 @@ Glyph = npt.NDArray[Any]
 
 MIN_CONTRAST = 45.0
 """Paper minus ink, in grey levels; below it a corner is blank, washed out or a card back."""
-RED_RATIO = 1.6
-"""Ink counts as red when its red/green ratio exceeds the paper's by this factor (colour casts
-move both alike, so the ratio of ratios survives a warm or cold light)."""
+RED_SHARE = 0.3
+"""Ink is red when its redness exceeds the paper's by 30% of the ink's contrast: printed reds
+reach 60-100%, black ink under a colour cast or JPEG chroma bleed stays under ~10%."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +32,7 @@ class IndexInk:
     rank_box: tuple[int, int, int, int]
     suit_box: tuple[int, int, int, int]
     red: bool
+    sharpness: float = 1.0
 
 
 def _components(
@@ -109,21 +110,45 @@ def find_index(window: Image) -> IndexInk | None:
     )
     glyph_px = np.isin(labels, [b[5] for b in rank_parts] + suit_ids)
     red = _is_red(window, glyph_px, gray, paper)
-    return IndexInk(rank_ink, suit_ink.astype(np.float32), rank_box, (sx, sy, sw, sh), red)
+    sharp = sharpness(density[ry : ry + rh, rx : rx + rw], rh)
+    return IndexInk(rank_ink, suit_ink.astype(np.float32), rank_box, (sx, sy, sw, sh), red, sharp)
+
+
+def sharpness(density: Glyph, height: int) -> float:
+    """How crisp a glyph is: its height over the mean width of its paper-to-ink edge.
+
+    The edge width is the area of half-tone pixels (density 0.2..0.8) over the length of the
+    glyph's outline. A crisp index glyph scores ~8 and up; defocus, motion and a small card
+    spread its edges to a fifth of its height or more (scores of ~5 and below).
+    """
+    if density.size == 0 or height <= 0:
+        return 0.0
+    band = float(((density > 0.2) & (density < 0.8)).sum())
+    mask = (density >= 0.5).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    length = float(sum(cv2.arcLength(c, True) for c in contours))
+    if length <= 0:
+        return 0.0
+    return height / max(0.5, band / length)
 
 
 def _is_red(window: Image, glyph_px: npt.NDArray[np.bool_], gray: Image, paper: float) -> bool:
-    g = window[..., 1].astype(np.float32)
-    r = window[..., 2].astype(np.float32)
+    """True when the glyph's ink is red: redder than the paper by a share of the ink's contrast.
+
+    Redness is R minus the larger of G and B. A colour cast or JPEG's shared chroma moves a black
+    glyph's redness with the paper's, so only the excess over the paper's redness counts.
+    """
+    bgr = window.astype(np.float32)
+    redness = bgr[..., 2] - np.maximum(bgr[..., 0], bgr[..., 1])
     paper_px = gray >= paper - 10
     if not paper_px.any() or not glyph_px.any():
         return False
     ink_px = glyph_px & (gray <= np.percentile(gray[glyph_px], 60))
     if not ink_px.any():
         return False
-    paper_ratio = float(r[paper_px].mean() + 1) / float(g[paper_px].mean() + 1)
-    ink_ratio = float(r[ink_px].mean() + 1) / float(g[ink_px].mean() + 1)
-    return ink_ratio > RED_RATIO * paper_ratio
+    contrast = paper - float(gray[ink_px].mean())
+    excess = float(redness[ink_px].mean()) - float(redness[paper_px].mean())
+    return excess > RED_SHARE * contrast
 
 
 def normalise(glyph: Glyph, size: tuple[int, int]) -> Glyph:
