@@ -24,13 +24,17 @@ from drivers.camera.reading import CardReading
 PAPER_SHARE_FACE_UP = 0.3
 """A face shows over 45% paper inside its border even on a court card; a back shows almost none
 (its border is cut away before counting), so 30% splits them with room for glare on a back."""
+PAPER_SHARE_BORDER = 0.5
+"""Every card, face up or down, has a paper-white margin; a picture panel, a chip or a printed
+shape without one is not a card, whatever its outline looks like."""
 _PAPER_CHROMA = 60
 
 
 class CardRecognizer:
     """Recognises cards in BGR frames with a calibration profile that has a deck.
 
-    Raises `RecognizerConfigurationError` when the profile has no deck calibration.
+    `min_card_px` is the smallest card height (pixels) looked for: 80 covers a 120 px card at
+    1080p seen at 720p. Raises `RecognizerConfigurationError` when the profile has no deck.
     """
 
     def __init__(
@@ -38,7 +42,7 @@ class CardRecognizer:
         profile: CalibrationProfile,
         templates: DeckTemplates | None,
         *,
-        min_card_px: float = 100.0,
+        min_card_px: float = 80.0,
     ) -> None:
         if profile.deck is None or templates is None:
             raise RecognizerConfigurationError(
@@ -58,14 +62,17 @@ class CardRecognizer:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         expected = self._geometry.card_height_px if self._geometry is not None else None
         outlines = find_outlines(
-            gray, min_long_px=self._min_card_px * 0.5, expected=expected, frame=frame
+            gray, min_long_px=self._min_card_px, expected=expected, frame=frame
         )
         if not outlines:
             return []
         thr = card_threshold(gray)
-        return [self._read(frame, gray, thr, outline) for outline in outlines]
+        readings = (self._read(frame, gray, thr, outline) for outline in outlines)
+        return [r for r in readings if r is not None]
 
-    def _read(self, frame: Image, gray: Image, thr: float, outline: CardOutline) -> CardReading:
+    def _read(
+        self, frame: Image, gray: Image, thr: float, outline: CardOutline
+    ) -> CardReading | None:
         reads: list[tuple[IndexRead, npt.NDArray[Any]]] = []
         for turn in (0, 2):
             quad = np.roll(outline.corners, -turn, axis=0)
@@ -80,7 +87,10 @@ class CardRecognizer:
             read, quad = max(((r, q) for r, q in reads if r.code), key=lambda rq: rq[0].confidence)
             return _reading(read.code, False, quad, read.confidence, zone)
         confidence = 0.0 if len(codes) > 1 else max((r.confidence for r, _ in reads), default=0.0)
-        face_down = not reads and self._paper_share(frame, gray, thr, outline) < PAPER_SHARE_FACE_UP
+        inner, border = self._paper_shares(frame, gray, thr, outline)
+        if border < PAPER_SHARE_BORDER:
+            return None
+        face_down = not reads and inner < PAPER_SHARE_FACE_UP
         return _reading(None, face_down, outline.corners, 0.0 if face_down else confidence, zone)
 
     def _corner(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
@@ -112,20 +122,25 @@ class CardRecognizer:
         hull = cv2.convexHull(outline.contour)
         return all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -3.0 for x, y in img)
 
-    def _paper_share(self, frame: Image, gray: Image, thr: float, outline: CardOutline) -> float:
+    def _paper_shares(
+        self, frame: Image, gray: Image, thr: float, outline: CardOutline
+    ) -> tuple[float, float]:
+        """Shares of paper-white pixels inside the card's border, and in the border itself."""
         x, y, w, h = cv2.boundingRect(outline.contour)
         mask: npt.NDArray[Any] = np.zeros((h, w), np.uint8)
         cv2.drawContours(mask, [outline.contour - np.array([x, y])], -1, 1, -1)
-        # Cut away the back's white border (about 6% of the width) before counting paper.
+        # A back's white border is ~6% of its width: a ring of ~4% of the short side lies on it.
+        ring_k = max(3, int(0.08 * min(w, h)) | 1)
+        shrunk = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (ring_k, ring_k)))
+        ring = (mask > 0) & (shrunk == 0)
         k = max(3, int(0.2 * min(w, h)) | 1)
-        mask = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-        inside = mask > 0
-        if not inside.any():
-            return 1.0
+        inside = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))) > 0
         roi = frame[y : y + h, x : x + w]
         chroma = roi.max(axis=2).astype(np.int16) - roi.min(axis=2).astype(np.int16)
         paper = (gray[y : y + h, x : x + w] > thr) & (chroma < _PAPER_CHROMA)
-        return float(paper[inside].mean())
+        inner = float(paper[inside].mean()) if inside.any() else 1.0
+        border = float(paper[ring].mean()) if ring.any() else 0.0
+        return inner, border
 
     def _zone(self, corners: npt.NDArray[Any]) -> str | None:
         if self._geometry is None:
