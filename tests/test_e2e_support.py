@@ -55,6 +55,7 @@ class TableRig:
     draw: float = 0.02
     extra: str = ""
     procs: list[subprocess.Popen[str]] = field(default_factory=list)
+    banner: str = ""
 
     def __post_init__(self) -> None:
         self.config = self.root / "table.toml"
@@ -107,6 +108,7 @@ class TableRig:
                 break
             lines.append(line)
             if line.strip() == "ready":
+                self.banner = "".join(lines)
                 # Keep draining stdout so the table never blocks on a full pipe.
                 threading.Thread(target=proc.stdout.read, daemon=True).start()
                 return proc

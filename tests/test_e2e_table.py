@@ -132,6 +132,7 @@ def test_sigkill_mid_round_then_restart_resumes_the_sequence(rig: TableRig) -> N
         rig.start()
         paused = collect(sub, _is("round_paused", kind="controller_restarted"), into=seen)[-1]
         restarted_round = paused.envelope.game_number
+        assert f"PAUSED      round {restarted_round} (controller_restarted)" in rig.banner
         with CommandClient(rig.endpoint("cmd"), rig.key("shift-manager"), rig.server_key()) as c:
             assert c.send("void", {"note": "restart"}).status == "accepted"
         collect(sub, _is("round_voided"), into=seen)

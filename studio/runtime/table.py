@@ -409,8 +409,16 @@ class TableRuntime:
             f"  observer    {keys.local_secret('observer')}",
             f"  run file    {self._run_file}",
             "  follow it:  studio watch        command it: studio command ACTION --key KEYFILE",
-            "ready",
         ]
+        snap = self._snapshot
+        if snap.get("paused"):
+            # A restart mid-round latches a pause: say so, or the table seems never to deal.
+            kinds = ", ".join(sorted({str(i.get("kind")) for i in snap.get("incidents", [])}))
+            lines.append(
+                f"  PAUSED      round {snap.get('game_number')} ({kinds}): a shift manager resumes"
+                f" or voids it: studio command resume --key {keys.local_secret('shift-manager')}"
+            )
+        lines.append("ready")
         print("\n".join(lines), flush=True)
 
     async def _shutdown(self) -> None:
