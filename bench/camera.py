@@ -6,7 +6,7 @@ noise, glare, colour casts, JPEG) with other seeds. Prints recall, wrong reads (
 phantom cards, unknown rate, recall by difficulty tag (overlap, small, blur, glare), and frames
 per second at 1280x720 and 1920x1080 with one to nine cards on one core (target >= 30 at 1080p).
 
-    python bench/camera.py [--frames 500] [--json]
+    python bench/camera.py [--frames 500] [--seed N] [--json]
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ def tags_for(scene: Scene, frame: RenderedFrame, full_height: int) -> dict[int, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--frames", type=int, default=500, help="accuracy frames (all designs)")
+    parser.add_argument("--seed", type=int, default=20261129, help="scene seed (tests use others)")
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     args = parser.parse_args()
     cv2.setNumThreads(1)
@@ -75,7 +76,7 @@ def main() -> None:
         recognizers[name] = CardRecognizer(CalibrationProfile(deck=deck), templates)
     score = Score()
     timing: dict[str, list[float]] = {"1280x720": [], "1920x1080": []}
-    rng = np.random.default_rng(20261129)
+    rng = np.random.default_rng(args.seed)
     names = sorted(DESIGNS)
     for i in range(args.frames):
         style = BENCH_1080 if i % 3 else BENCH_720

@@ -110,7 +110,11 @@ def find_index(window: Image) -> IndexInk | None:
     )
     glyph_px = np.isin(labels, [b[5] for b in rank_parts] + suit_ids)
     red = _is_red(window, glyph_px, gray, paper)
-    sharp = sharpness(density[ry : ry + rh, rx : rx + rw], rh)
+    # The suit is the smaller glyph, and a club and a spade differ only in its fine detail.
+    sharp = min(
+        sharpness(density[ry : ry + rh, rx : rx + rw], rh),
+        sharpness(density[sy : sy + sh, sx : sx + sw], sh),
+    )
     return IndexInk(rank_ink, suit_ink.astype(np.float32), rank_box, (sx, sy, sw, sh), red, sharp)
 
 
