@@ -29,6 +29,7 @@ from studio.messages import Role
 
 FAST_TABLE = """\
 [table]
+table = "{table}"
 game = "{game}"
 betting_seconds = 0.3
 yellow_seconds = 0.1
@@ -54,12 +55,13 @@ class TableRig:
     game: str = "caribbean-stud"
     draw: float = 0.02
     extra: str = ""
+    table: str = "T01"
     procs: list[subprocess.Popen[str]] = field(default_factory=list)
     banner: str = ""
 
     def __post_init__(self) -> None:
         self.config = self.root / "table.toml"
-        text = FAST_TABLE.format(root=self.root, game=self.game, draw=self.draw)
+        text = FAST_TABLE.format(root=self.root, table=self.table, game=self.game, draw=self.draw)
         self.config.write_text(text + self.extra)
         self.env = {
             **os.environ,
@@ -73,7 +75,7 @@ class TableRig:
 
     @property
     def journal(self) -> Path:
-        return self.root / "data" / "studio" / "journals" / f"T01-{self.game}.journal"
+        return self.root / "data" / "studio" / "journals" / f"{self.table}-{self.game}.journal"
 
     def endpoint(self, name: str) -> str:
         return f"ipc://{self.root}/{name}"
@@ -116,17 +118,21 @@ class TableRig:
         _, err = proc.communicate()
         pytest.fail(f"studio run did not get ready: {''.join(lines)}\n{err}")
 
+    def replay_target(self) -> ReplayTarget:
+        """This table's replay service and its CURVE public key (the table made it on start)."""
+        return ReplayTarget(self.endpoint("rep"), self.server_key())
+
     def subscriber(
         self, key: str = "observer", *, after: int = 0, restricted: bool = False
     ) -> Subscriber:
         server = self.server_key()
         return Subscriber(
             self.endpoint("res" if restricted else "pub"),
-            {"T01": ReplayTarget(self.endpoint("rep"), server)},
+            {self.table: ReplayTarget(self.endpoint("rep"), server)},
             audience="restricted" if restricted else "public",
             client_keys=self.key(key),
             stream_server_key=server if restricted else None,
-            after={"T01": after},
+            after={self.table: after},
         )
 
     def close(self) -> None:
@@ -140,9 +146,11 @@ class TableRig:
 
 
 @contextmanager
-def table_rig(root: Path, game: str = "caribbean-stud", extra: str = "") -> Iterator[TableRig]:
+def table_rig(
+    root: Path, game: str = "caribbean-stud", extra: str = "", *, table_id: str = "T01"
+) -> Iterator[TableRig]:
     """A `TableRig` whose processes are killed and reaped when the block ends."""
-    table = TableRig(root, game, extra=extra)
+    table = TableRig(root, game, table=table_id, extra=extra)
     try:
         yield table
     finally:
