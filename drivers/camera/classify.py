@@ -82,17 +82,20 @@ class IndexClassifier:
     ) -> GlyphScore:
         sample = standardise(normalise(glyph, size))
         shape = aspect(box)
+        # Every allowed class competes, whatever its shape: the aspect check only vetoes the
+        # winner, so a lone survivor of a shape filter can never win unopposed.
         scores = sorted(
             (
                 (*max((float(sample @ t), i) for i, t in enumerate(templates[k])), k)
                 for k in allowed
-                if abs(shape / aspects[k] - 1.0) <= MAX_ASPECT_ERROR
             ),
             reverse=True,
         )
         if not scores:
             return GlyphScore(None, 0.0, 0.0)
         best, level, key = scores[0]
+        if abs(shape / aspects[key] - 1.0) > MAX_ASPECT_ERROR:
+            return GlyphScore(None, max(0.0, best), 0.0, 0.0)
         lead = 0.5
         gap = best - scores[1][0] if len(scores) > 1 else 1.0
         if len(scores) > 1:
