@@ -1,8 +1,10 @@
 """`studio schema [--out FILE]`: write the JSON Schema of every table message.
 
-One JSON document (see `studio.messages.json_schema`): the envelope, every input by `kind`, every
-event body by `type` with the audiences it may go to, and the table settings. Without `--out` it
-goes to standard output. Exit status 0; 2 (through `studio.cli`) when the file cannot be written.
+One JSON document (see `studio.messages.json_schema`): the envelope (one branch per event type,
+with its body, audiences and what the audience implies), the stream heartbeat, every input by
+`kind`, every event body by `type` with the audiences it may go to, and the table settings.
+Without `--out` it goes to standard output. Exit status 0; 2 (through `studio.cli`) when the
+file cannot be written.
 """
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
 """The table's one vocabulary: inputs, event bodies, the envelope, table settings, schema version.
 
 Inputs (`Input`, parsed by `parse_input`) are what happens to a table; events are what it
-publishes, each body model in `EVENT_BODIES` wrapped in an `Envelope`. Unknown fields are refused
-everywhere; `SCHEMA_VERSION` versions all of them; `json_schema()` documents all of them.
+publishes, each body model in `EVENT_BODIES` wrapped in an `Envelope`; `check_event` holds an
+envelope to its type's rules (`EVENT_ENVELOPES`), and a `Heartbeat` is what an idle stream
+sends. Positions, card codes and the games' other names are the types of
+`studio.messages.names`. Unknown fields are refused everywhere; `SCHEMA_VERSION` versions all of
+them; `json_schema()` documents all of them.
 """
 
 from __future__ import annotations
@@ -57,18 +60,23 @@ from studio.messages.inputs import (
     Tick,
     parse_input,
 )
+from studio.messages.names import POSITIONS, CardCode, Position
 from studio.messages.schema import json_schema
 from studio.messages.settings import TableSettings
+from studio.messages.stream import EVENT_ENVELOPES, Heartbeat, check_event
 
 __all__ = [
     "EVENT_BODIES",
+    "EVENT_ENVELOPES",
     "EVENT_TYPES",
     "INPUT_TYPES",
+    "POSITIONS",
     "PUBLIC_NOTICE",
     "SCHEMA_VERSION",
     "Audience",
     "BettingClosed",
     "BettingLightChanged",
+    "CardCode",
     "CardCorrected",
     "CardDealt",
     "CardDiscarded",
@@ -88,9 +96,11 @@ __all__ = [
     "DeviceStatus",
     "Envelope",
     "EventBody",
+    "Heartbeat",
     "IncidentKind",
     "IncidentReported",
     "Input",
+    "Position",
     "RescanFinished",
     "RescanStarted",
     "Restarted",
@@ -103,6 +113,7 @@ __all__ = [
     "TableSettings",
     "Tick",
     "body_json",
+    "check_event",
     "from_micros",
     "json_schema",
     "parse_input",

@@ -3,17 +3,34 @@
 Each body model names its `TYPE` (the envelope's `type`) and the `AUDIENCES` it may be published
 to. A restricted-only body can never go out publicly (`body_json` refuses it), and the bodies that
 exist in both audiences (a dealt or corrected card) are built in pairs by the controller so that the
-public one of a face-down card has no card value at all.
+public one of a face-down card has no card value at all. What the audience implies for a body's
+fields (a public face-down `card_dealt` has `card` None) is `EventBody.audience_problem` in Python
+and `EventBody.AUDIENCE_SCHEMA` in the JSON Schema.
+
+Positions, card codes, games and decisions are the types of `studio.messages.names`; a round
+result's judgement is `studio.messages.judgement.JudgementJson`.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from studio.messages.envelope import Audience
 from studio.messages.inputs import CommandName, Device, Role
+from studio.messages.judgement import JudgementJson
+from studio.messages.names import (
+    CardCode,
+    Decision,
+    GameName,
+    Position,
+    VariantName,
+    WindowName,
+)
+
+Count = Annotated[int, Field(ge=1)]
+"""A number counted from 1: a card's place in its round, an incident's number."""
 
 IncidentKind = Literal[
     "duplicate_card",
@@ -39,6 +56,14 @@ class EventBody(BaseModel):
 
     TYPE: ClassVar[str] = ""
     AUDIENCES: ClassVar[tuple[Audience, ...]] = ("public",)
+    AUDIENCE_SCHEMA: ClassVar[dict[str, dict[str, Any]]] = {}
+    """Per audience, JSON Schema the body also meets there: `audience_problem` as the schema."""
+
+    def audience_problem(self, audience: Audience) -> str | None:
+        """Why this body may not go to `audience`, in one line; None when it may."""
+        if audience not in self.AUDIENCES:
+            return f"{self.TYPE} events may not be {audience}"
+        return None
 
 
 class RoundOpened(EventBody):
@@ -46,8 +71,8 @@ class RoundOpened(EventBody):
 
     TYPE: ClassVar[str] = "round_opened"
     game_number: str
-    game: str
-    variant: str
+    game: GameName
+    variant: VariantName
     procedure: str | None
     yellow_at: AwareDatetime
     closes_at: AwareDatetime
@@ -76,20 +101,38 @@ class CardDealt(EventBody):
 
     TYPE: ClassVar[str] = "card_dealt"
     AUDIENCES: ClassVar[tuple[Audience, ...]] = ("public", "restricted")
-    position: str
+    AUDIENCE_SCHEMA: ClassVar[dict[str, dict[str, Any]]] = {
+        "public": {
+            "if": {"properties": {"face": {"const": "down"}}, "required": ["face"]},
+            "then": {"properties": {"card": {"type": "null"}}},
+        },
+        "restricted": {"properties": {"card": {"type": "string"}}},
+    }
+    position: Position
     face: Literal["up", "down"]
-    number: int
-    card: str | None
+    number: Count
+    card: CardCode | None
+
+    def audience_problem(self, audience: Audience) -> str | None:
+        """As `EventBody`'s, and: public face down means no card; restricted always a card."""
+        problem = super().audience_problem(audience)
+        if problem is not None:
+            return problem
+        if audience == "public" and self.face == "down" and self.card is not None:
+            return "a public card_dealt of a face-down card carries no card"
+        if audience == "restricted" and self.card is None:
+            return "a restricted card_dealt always carries its card"
+        return None
 
 
 class DecisionWindowOpened(EventBody):
     """A decision window opened; players with no decision at `closes_at` get `automatic`."""
 
     TYPE: ClassVar[str] = "decision_window_opened"
-    window: str
-    options: list[str]
-    automatic: str
-    eligible_after: list[str]
+    window: WindowName
+    options: list[Decision]
+    automatic: Decision
+    eligible_after: list[Decision]
     closes_at: AwareDatetime
 
 
@@ -97,8 +140,8 @@ class DecisionWindowClosed(EventBody):
     """A decision window closed; every player without a decision gets `automatic`."""
 
     TYPE: ClassVar[str] = "decision_window_closed"
-    window: str
-    automatic: str
+    window: WindowName
+    automatic: Decision
     at: AwareDatetime
 
 
@@ -106,23 +149,23 @@ class CardRevealed(EventBody):
     """The dealer turned the face-down card at `position`: its value is public from now on."""
 
     TYPE: ClassVar[str] = "card_revealed"
-    position: str
-    card: str
+    position: Position
+    card: CardCode
 
 
 class RoundResult(EventBody):
     """The round's cards by position and its judgement (`studio.games.Judgement.to_json()`)."""
 
     TYPE: ClassVar[str] = "round_result"
-    positions: dict[str, str]
-    judgement: dict[str, Any]
+    positions: dict[Position, CardCode]
+    judgement: JudgementJson
 
 
 class RoundPaused(EventBody):
     """A fault paused the round (or the idle table): the public notice, without any detail."""
 
     TYPE: ClassVar[str] = "round_paused"
-    incident: int
+    incident: Count
     kind: IncidentKind
     notice: str = PUBLIC_NOTICE
 
@@ -132,10 +175,10 @@ class IncidentReported(EventBody):
 
     TYPE: ClassVar[str] = "incident_reported"
     AUDIENCES: ClassVar[tuple[Audience, ...]] = ("restricted",)
-    incident: int
+    incident: Count
     kind: IncidentKind
-    position: str | None
-    cards: list[str]
+    position: Position | None
+    cards: list[CardCode]
     device: Device | None
     raw: str
     detail: str
@@ -145,7 +188,7 @@ class RoundResumed(EventBody):
     """A shift manager resumed: the round continues where it stopped, timers where they froze."""
 
     TYPE: ClassVar[str] = "round_resumed"
-    incidents: list[int]
+    incidents: list[Count]
 
 
 class RoundVoided(EventBody):
@@ -158,7 +201,7 @@ class RoundVoided(EventBody):
     TYPE: ClassVar[str] = "round_voided"
     refund: Literal["initial_bets"] = "initial_bets"
     jackpot_compensation: bool
-    incidents: list[int]
+    incidents: list[Count]
     reason: str
 
 
@@ -170,8 +213,8 @@ class CommandAccepted(EventBody):
     command: CommandName
     actor: str
     role: Role
-    position: str | None
-    card: str | None
+    position: Position | None
+    card: CardCode | None
     note: str
 
 
@@ -199,15 +242,28 @@ class DeviceHealthChanged(EventBody):
 class CardCorrected(EventBody):
     """A shift manager corrected the card record of `position`.
 
-    Public: `card` only when the position's card is already public, `previous` never.
+    Public: `card` and `previous` only when the position's card is already public (and
+    `previous` names no card still hidden); restricted: `card` always, `previous` when known.
     """
 
     TYPE: ClassVar[str] = "card_corrected"
     AUDIENCES: ClassVar[tuple[Audience, ...]] = ("public", "restricted")
-    position: str
+    AUDIENCE_SCHEMA: ClassVar[dict[str, dict[str, Any]]] = {
+        "restricted": {"properties": {"card": {"type": "string"}}},
+    }
+    position: Position
     face: Literal["up", "down"]
-    card: str | None
-    previous: str | None
+    card: CardCode | None
+    previous: CardCode | None
+
+    def audience_problem(self, audience: Audience) -> str | None:
+        """As `EventBody`'s, and: the restricted event always names the corrected card."""
+        problem = super().audience_problem(audience)
+        if problem is not None:
+            return problem
+        if audience == "restricted" and self.card is None:
+            return "a restricted card_corrected always carries its card"
+        return None
 
 
 class CardDiscarded(EventBody):
@@ -218,8 +274,8 @@ class CardDiscarded(EventBody):
 
     TYPE: ClassVar[str] = "card_discarded"
     AUDIENCES: ClassVar[tuple[Audience, ...]] = ("public", "restricted")
-    position: str | None
-    card: str | None
+    position: Position | None
+    card: CardCode | None
 
 
 class RescanStarted(EventBody):
@@ -227,7 +283,7 @@ class RescanStarted(EventBody):
 
     TYPE: ClassVar[str] = "rescan_started"
     AUDIENCES: ClassVar[tuple[Audience, ...]] = ("restricted",)
-    positions: list[str]
+    positions: list[Position]
 
 
 class CardRescanned(EventBody):
@@ -235,9 +291,9 @@ class CardRescanned(EventBody):
 
     TYPE: ClassVar[str] = "card_rescanned"
     AUDIENCES: ClassVar[tuple[Audience, ...]] = ("restricted",)
-    position: str
-    recorded: str | None
-    read: str | None
+    position: Position
+    recorded: CardCode | None
+    read: CardCode | None
     matched: bool
 
 
@@ -288,9 +344,11 @@ EVENT_TYPES: dict[str, type[EventBody]] = {body.TYPE: body for body in EVENT_BOD
 def body_json(body: EventBody, audience: Audience) -> dict[str, Any]:
     """The body as JSON types for an envelope to `audience`.
 
-    Raises `ValueError` when the body's type may not go to that audience: a programming error
-    that must never publish.
+    Raises `ValueError` when the body may not go to that audience (a restricted-only type made
+    public, a face-down card's value in a public `card_dealt`): a programming error that must
+    never publish.
     """
-    if audience not in body.AUDIENCES:
-        raise ValueError(f"{body.TYPE} events may not be {audience}")
+    problem = body.audience_problem(audience)
+    if problem is not None:
+        raise ValueError(problem)
     return body.model_dump(mode="json")
