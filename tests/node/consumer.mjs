@@ -14,13 +14,14 @@ import addFormats from "ajv-formats";
 const [stream, replay, serverKey, clientPublic, clientSecret, schemaPath, table] =
   process.argv.slice(2);
 const schema = JSON.parse(readFileSync(schemaPath, "utf8"));
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+// The schema's `envelope` holds every per-type rule (body, audiences, face-down cards, version):
+// one validator for every event. ajv's `discriminator` picks the branch by `type` for precise
+// errors; it does not take OpenAPI's `mapping`, and needs none (each branch's `type` is a const).
+delete schema.envelope.discriminator.mapping;
+const ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: true });
 addFormats(ajv);
 const validateEnvelope = ajv.compile(schema.envelope);
-// The envelope's `body` is any object; each event type's body has its own schema under `events`.
-const validateBody = Object.fromEntries(
-  Object.entries(schema.events).map(([type, body]) => [type, ajv.compile(body)]),
-);
+const validateHeartbeat = ajv.compile(schema.heartbeat);
 
 let last = 0;
 let validated = 0;
@@ -54,29 +55,19 @@ function check(envelope) {
   if (!validateEnvelope(envelope)) {
     fail(`envelope ${envelope.seq} invalid: ${ajv.errorsText(validateEnvelope.errors)}`);
   }
-  const type = envelope.type;
-  const body = validateBody[type];
-  if (!body) fail(`unknown event type ${type}`);
-  if (!body(envelope.body)) fail(`${type} body invalid: ${ajv.errorsText(body.errors)}`);
-  if (!schema.events[type]["x-audiences"].includes(envelope.audience)) {
-    fail(`${type} may not go to ${envelope.audience}`);
-  }
+  // What the schema cannot know: which stream and table this is.
   if (envelope.audience !== "public") fail(`restricted event ${envelope.seq} on the public stream`);
   if (envelope.table !== table) fail(`event of table ${envelope.table} in ${table}'s stream`);
-  if (envelope.schema_version !== schema.schema_version) {
-    fail(`schema_version ${envelope.schema_version}, expected ${schema.schema_version}`);
-  }
   validated += 1;
 }
 
-// A heartbeat is described in docs/streams.md, not in the JSON Schema: check it by hand.
 function checkHeartbeat(payload, position) {
   const beat = JSON.parse(payload.toString("utf8"));
-  const keys = Object.keys(beat).sort().join(",");
-  if (keys !== "last_seq,table,ts") fail(`heartbeat fields ${keys}`);
+  if (!validateHeartbeat(beat)) {
+    fail(`heartbeat invalid: ${ajv.errorsText(validateHeartbeat.errors)}`);
+  }
   if (beat.table !== table) fail(`heartbeat of table ${beat.table}`);
   if (beat.last_seq !== position) fail(`heartbeat last_seq ${beat.last_seq} != ${position}`);
-  if (Number.isNaN(Date.parse(beat.ts))) fail(`heartbeat ts ${beat.ts}`);
   heartbeats += 1;
 }
 
