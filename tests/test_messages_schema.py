@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from copy import deepcopy
@@ -43,6 +45,7 @@ from studio.messages import (
 from studio.messages.names import CARD_CODE_PATTERN, POSITIONS
 from studio.simulation import FaultRates, simulate
 
+NODE_DIR = Path(__file__).resolve().parent / "node"
 SCHEMA = json_schema()
 ENVELOPE = Draft202012Validator(SCHEMA["envelope"])
 HEARTBEAT = Draft202012Validator(SCHEMA["heartbeat"])
@@ -194,6 +197,28 @@ def test_what_the_table_never_sends_is_refused_by_the_schema_and_python(
         return  # Python's `Envelope` fills in the current version: the schema alone refuses it.
     with pytest.raises((InputError, ValidationError)):
         check_event(Envelope.model_validate(data))
+
+
+def test_ajv_as_the_node_consumer_uses_it_agrees(tmp_path: Path) -> None:
+    """Another validator in another language reads the schema the same way."""
+    node = shutil.which("node")
+    if node is None or not (NODE_DIR / "node_modules" / "ajv").is_dir():
+        pytest.skip("node or its npm packages missing: npm ci --prefix tests/node")
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    examples = GOOD + [make() for make in BAD.values()]
+    result = subprocess.run(
+        [node, str(NODE_DIR / "validate.mjs"), str(schema), "envelope"],
+        input="".join(json.dumps(e) + "\n" for e in examples),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    verdicts = result.stdout.splitlines()
+    assert verdicts[: len(GOOD)] == ["ok"] * len(GOOD)
+    for name, verdict in zip(BAD, verdicts[len(GOOD) :], strict=True):
+        assert verdict.startswith("invalid"), name
 
 
 def test_body_models_refuse_unknown_positions_and_card_codes() -> None:
