@@ -89,6 +89,7 @@ def test_positions_come_from_every_game_and_card_codes_from_the_deck() -> None:
     names = {p for g in GAMES for v in variants(g) for p in get_rules(g, v).positions}
     assert set(POSITIONS) == names
     assert SCHEMA["envelope"]["$defs"]["Position"]["enum"] == list(POSITIONS)
+    assert SCHEMA["envelope"]["$defs"]["CardCode"]["title"] == "CardCode"
     deck = {card.code for card in DECK}
     all_codes = {r + s for r in "0123456789TJQKAZ" for s in "CDHSXcdhs"}
     assert {c for c in all_codes if re.fullmatch(CARD_CODE_PATTERN, c)} == deck
@@ -165,6 +166,11 @@ BAD: dict[str, Callable[[], dict[str, Any]]] = {
     "number 0": _with(lambda d: d["body"].update(number=0)),
     "public face-down card value": lambda: _envelope("card_dealt", {**DEALT_DOWN, "card": "KD"}),
     "restricted card_dealt without card": lambda: _envelope("card_dealt", DEALT_DOWN, "restricted"),
+    "restricted card_corrected without card": lambda: _envelope(
+        "card_corrected",
+        {"position": "player-1", "face": "up", "card": None, "previous": "AS"},
+        "restricted",
+    ),
     "restricted-only type in public": lambda: _envelope(
         "rescan_started", {"positions": ["player-1"]}
     ),

@@ -65,7 +65,8 @@ def _named(name: str, description: str, inner: core_schema.CoreSchema) -> GetPyd
     """Validation by `inner`, with its JSON Schema as the definition `$defs/<name>`."""
 
     def build(_source: Any, _handler: Any) -> core_schema.CoreSchema:
-        # A `ref` makes pydantic put the schema in `$defs` once and point every use at it.
+        # A `ref` makes pydantic put the schema in `$defs` once and point every use at it;
+        # `pydantic_js_updates` (pydantic >= 2.10) names the definition for readers.
         schema: dict[str, Any] = {
             **inner,
             "ref": name,
