@@ -112,18 +112,27 @@ def find_index(window: Image) -> IndexInk | None:
     red = _is_red(window, glyph_px, gray, paper)
     # The suit is the smaller glyph, and a club and a spade differ only in its fine detail.
     sharp = min(
-        sharpness(density[ry : ry + rh, rx : rx + rw], rh),
-        sharpness(density[sy : sy + sh, sx : sx + sw], sh),
+        sharpness(_padded(density, (rx, ry, rw, rh)), rh),
+        sharpness(_padded(density, (sx, sy, sw, sh)), sh),
     )
     return IndexInk(rank_ink, suit_ink.astype(np.float32), rank_box, (sx, sy, sw, sh), red, sharp)
+
+
+def _padded(density: Glyph, box: tuple[int, int, int, int]) -> Glyph:
+    """The glyph's box grown by a quarter of its height: a blurred edge spills past the box."""
+    x, y, w, h = box
+    pad = max(1, h // 4)
+    out: Glyph = density[max(0, y - pad) : y + h + pad, max(0, x - pad) : x + w + pad]
+    return out
 
 
 def sharpness(density: Glyph, height: int) -> float:
     """How crisp a glyph is: its height over the mean width of its paper-to-ink edge.
 
     The edge width is the area of half-tone pixels (density 0.2..0.8) over the length of the
-    glyph's outline. A crisp index glyph scores ~8 and up; defocus, motion and a small card
-    spread its edges to a fifth of its height or more (scores of ~5 and below).
+    glyph's outline; `density` should include a margin round the glyph's box, where a blurred
+    edge spills. Higher is crisper: defocus, motion and a small card all lower it, and glyphs
+    scoring under ~4.5 misread often enough to be refused (see `drivers.camera.classify`).
     """
     if density.size == 0 or height <= 0:
         return 0.0

@@ -23,13 +23,18 @@ MIN_LEAD = 0.2
 MIN_GAP = 0.02
 """Least lead of the best correlation over the runner-up's, in correlation units: when two
 templates nearly coincide the discriminant's lead is noise, and this catches it."""
-MIN_SHARPNESS = 6.0
+BLACK_SUIT_LEAD = 0.3
+BLACK_SUIT_GAP = 0.03
+"""Spades and clubs share most of their outline, and every wrong read the bench has found was
+one taken for the other, each scraping past the general lead and gap: a black suit must clear
+these higher bars (on a seed of their own they kept ~80% of right black-suit reads)."""
+MIN_SHARPNESS = 4.6
 """Least index sharpness for a black suit: the softer of rank and suit, each its height over
-its edge width (`calibration.glyphs.sharpness`). Below it a glyph is too blurred to trust
-whatever it matches: on 60 rendered frames of a seed of their own, 6.0 kept 89%
-of right reads; on the bench's seeds it removed every club read as a spade."""
-MIN_SHARPNESS_RED = 5.5
-"""The same gate for red suits, whose outlines differ more (kept 95% of right reads)."""
+the width of its edge (`calibration.glyphs.sharpness`). Below it a glyph is too blurred to
+trust whatever it matches. On 90 rendered frames of a seed of their own, every wrong corner
+read scored 4.4 or less; 4.6 kept 78% of the right black-suit reads."""
+MIN_SHARPNESS_RED = 4.2
+"""The same gate for red suits, whose outlines differ more (kept ~80% of right reads)."""
 MAX_ASPECT_ERROR = 0.3
 """A glyph whose height/width differs from its template's by more than 30% is not that glyph."""
 
@@ -79,6 +84,7 @@ class IndexClassifier:
         aspects: dict[str, float],
         size: tuple[int, int],
         allowed: list[str],
+        strict: bool = False,
     ) -> GlyphScore:
         sample = standardise(normalise(glyph, size))
         shape = aspect(box)
@@ -104,7 +110,9 @@ class IndexClassifier:
             d = mine - other
             mid = (mine + other) / 2
             lead = float((sample - mid) @ d / max(1e-9, float(d @ d)))
-        if best < self.min_score or lead < self.min_lead or gap < self.min_gap:
+        min_lead = max(self.min_lead, BLACK_SUIT_LEAD) if strict else self.min_lead
+        min_gap = max(self.min_gap, BLACK_SUIT_GAP) if strict else self.min_gap
+        if best < self.min_score or lead < min_lead or gap < min_gap:
             return GlyphScore(None, max(0.0, best), lead, gap)
         return GlyphScore(key, best, lead, gap)
 
@@ -119,7 +127,13 @@ class IndexClassifier:
         )
         colour = [s for s in deck.suits if (s in deck.red_suits) == ink.red]
         suit = self._best(
-            ink.suit, ink.suit_box, self._suits, deck.suit_aspect, deck.suit_size, colour
+            ink.suit,
+            ink.suit_box,
+            self._suits,
+            deck.suit_aspect,
+            deck.suit_size,
+            colour,
+            strict=not ink.red,
         )
         return rank, suit, ink.sharpness
 
