@@ -1,10 +1,18 @@
 """The table's two event streams: public (anyone) and restricted (CURVE, authorised keys).
 
-`EventPublisher` binds both as XPUB sockets and owns them in one I/O thread, which also sends a
+`EventPublisher` binds both as XPUB sockets and owns them in one thread, which also sends a
 heartbeat on a stream that has been idle for `heartbeat_interval` and a welcome heartbeat to every
 new subscription (so a subscriber that joined after events were sent learns at once that it has
-something to fetch). `publish()` may be called from any thread; it checks and encodes the event in
-the caller's thread, so a bad event raises there, and hands the frames to the I/O thread.
+something to fetch). ZeroMQ sockets are not thread-safe, so that one thread is the only one that
+touches them. It is either
+
+- the publisher's own I/O thread (the default): `publish()` may be called from any thread; it
+  checks and encodes the event in the caller's thread, so a bad event raises there, and hands the
+  frames to the I/O thread; or
+- an asyncio loop's thread (`loop=`): `publish()` is called in that thread and sends at once,
+  without a hand-off to another thread (which costs a wake-up and a GIL switch per event, a
+  large part of a card's latency); the loop watches the sockets for subscriptions and keeps the
+  heartbeat timer.
 
 Routing: every event goes to the restricted stream; only `audience == "public"` events go to the
 public stream. Offering a restricted event to the public stream raises `AudienceError` and logs it.
@@ -12,6 +20,7 @@ public stream. Offering a restricted event to the public stream raises `Audience
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -25,7 +34,14 @@ import zmq
 from studio.bus.endpoints import ExclusiveBind, bind, release
 from studio.bus.keys import RESTRICTED_READERS, AllowedKey
 from studio.bus.security import KeyGuard, ServerSecurity
-from studio.bus.wire import EnvelopeLike, check_table, event_frames, heartbeat_frames, to_event
+from studio.bus.wire import (
+    EnvelopeLike,
+    WireEvent,
+    check_table,
+    event_frames,
+    heartbeat_frames,
+    to_event,
+)
 from studio.errors import AudienceError, BusError, InputError
 
 log = logging.getLogger(__name__)
@@ -64,11 +80,14 @@ class EventPublisher:
         sndhwm: int = 1000,
         last_seq: int = 0,
         last_public_seq: int = 0,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
-        """Bind the streams and start the I/O thread.
+        """Bind the streams and start the I/O thread, or with `loop` attach them to that loop.
 
-        Raises EndpointInUseError or BusError when an endpoint is taken or a restricted stream
-        is asked for without security, InputError for a table id the bus cannot carry.
+        With `loop`, the publisher must be created, used (`publish`) and closed in the thread
+        that runs `loop`; it starts no thread. Raises EndpointInUseError or BusError when an
+        endpoint is taken or a restricted stream is asked for without security, InputError for
+        a table id the bus cannot carry.
         """
         self.table = check_table(table)
         if restricted_endpoint is not None and security is None:
@@ -87,6 +106,11 @@ class EventPublisher:
         self._sockets: dict[StreamName, zmq.Socket[bytes]] = {}
         self._thread: threading.Thread | None = None
         self._pipe: zmq.Socket[bytes] | None = None
+        self._loop = loop
+        self._owner = threading.get_ident()
+        self._watched: list[int] = []
+        self._beat: asyncio.TimerHandle | None = None
+        self._last_sent: dict[StreamName, float] = {}
         try:
             if security is not None and restricted_endpoint is not None:
                 self._guard = security.guard(self._ctx, {RESTRICTED_DOMAIN: _restricted_reader})
@@ -105,6 +129,9 @@ class EventPublisher:
                     self._guard.secure(sock, security.server_keys, RESTRICTED_DOMAIN)
                 self._sockets[name] = sock  # type: ignore[index]
                 self._claims.append(bind(sock, endpoint))
+            if loop is not None:
+                self._attach(loop)
+                return
             pipe_name = f"inproc://studio-publisher-{next(_pipe_ids)}"
             self._pipe = self._ctx.socket(zmq.PAIR)
             self._pipe.bind(pipe_name)
@@ -118,6 +145,32 @@ class EventPublisher:
             target=self._run, args=(worker_pipe,), name=f"publisher-{table}", daemon=True
         )
         self._thread.start()
+
+    def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Watch the sockets from `loop` (subscriptions) and arm the heartbeat timer."""
+        self._last_sent = dict.fromkeys(self._sockets, time.monotonic())
+        for name, sock in self._sockets.items():
+            fd = int(sock.getsockopt(zmq.FD))
+            loop.add_reader(fd, self._on_readable, sock, name)
+            self._watched.append(fd)
+        self._beat = loop.call_later(self._interval, self._on_beat)
+
+    def _on_readable(self, sock: zmq.Socket[bytes], name: StreamName) -> None:
+        # ZMQ_FD is edge-triggered: only ZMQ_EVENTS says whether a subscription is waiting.
+        while int(sock.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
+            self._welcome(sock, name, self._last_sent)
+
+    def _on_beat(self) -> None:
+        self._beat = None
+        if self._closed or self._loop is None:
+            return
+        now = time.monotonic()
+        for name, sent in self._last_sent.items():
+            if now - sent >= self._interval:
+                self._heartbeat(name, self._last_sent)
+                self._on_readable(self._sockets[name], name)
+        due = min(self._last_sent.values(), default=now) + self._interval
+        self._beat = self._loop.call_later(max(0.0, due - time.monotonic()), self._on_beat)
 
     @property
     def endpoints(self) -> dict[StreamName, str]:
@@ -147,6 +200,9 @@ class EventPublisher:
         if "public" in targets and wire.audience != "public":
             log.error("refused: %s event seq %d offered to the public stream", wire.type, wire.seq)
             raise AudienceError(f"event {wire.seq} ({wire.type}) is restricted: never public")
+        if self._loop is not None:
+            self._send_now(wire, targets)
+            return
         flags = b"".join(n[:1].encode() for n in sorted(targets) if n in self._sockets)
         with self._lock:
             if self._closed or self._pipe is None:
@@ -159,6 +215,32 @@ class EventPublisher:
             topic, payload, _ = event_frames(wire, 0)
             audience = b"p" if wire.audience == "public" else b"r"
             self._pipe.send_multipart([flags, topic, payload, str(wire.seq).encode(), audience])
+
+    def _send_now(self, wire: WireEvent, targets: set[StreamName]) -> None:
+        """Send `wire` on `targets` from the loop's thread, the sockets' owner."""
+        if threading.get_ident() != self._owner:
+            raise BusError("a loop-owned publisher publishes from its loop's thread only")
+        if self._closed:
+            raise BusError("the publisher is closed")
+        if wire.seq <= self._last_seq:
+            raise InputError(f"seq {wire.seq} was published already (last {self._last_seq})")
+        if wire.seq != self._last_seq + 1:
+            log.warning("seq jumps from %d to %d", self._last_seq, wire.seq)
+        self._last_seq = wire.seq
+        topic = f"{wire.table}.{wire.type}".encode()
+        now = time.monotonic()
+        streams: tuple[StreamName, ...] = ("public", "restricted")
+        for stream in streams:
+            sock = self._sockets.get(stream)
+            if sock is None or stream not in targets:
+                continue
+            previous = self._positions[stream]
+            sock.send_multipart([topic, wire.payload, str(previous).encode()])
+            self._positions[stream] = wire.seq
+            self._last_sent[stream] = now
+        for stream, sock in self._sockets.items():
+            # A send may have taken the edge a subscription raised on the socket's fd.
+            self._on_readable(sock, stream)
 
     def _run(self, pipe: zmq.Socket[bytes]) -> None:
         poller = zmq.Poller()
@@ -229,7 +311,19 @@ class EventPublisher:
         last_sent[name] = time.monotonic()
 
     def close(self) -> None:
-        """Stop the I/O thread after it has handed on what was published, and unbind."""
+        """Stop the I/O thread after it has handed on what was published, and unbind.
+
+        A loop-owned publisher is closed in its loop's thread; the sockets linger (up to 200 ms)
+        so that what was published still leaves.
+        """
+        if self._loop is not None:
+            if self._closed:
+                return
+            if threading.get_ident() != self._owner:
+                raise BusError("a loop-owned publisher is closed from its loop's thread only")
+            self._detach()
+            self._teardown()
+            return
         with self._lock:
             if self._closed:
                 return
@@ -240,7 +334,17 @@ class EventPublisher:
             self._thread.join()
         self._teardown()
 
+    def _detach(self) -> None:
+        if self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
+        if self._loop is not None and not self._loop.is_closed():
+            for fd in self._watched:
+                self._loop.remove_reader(fd)
+        self._watched.clear()
+
     def _teardown(self) -> None:
+        self._detach()
         self._closed = True
         for sock in self._sockets.values():
             sock.close()

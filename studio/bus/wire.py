@@ -33,13 +33,14 @@ HEARTBEAT = "heartbeat"
 TABLE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Table ids the bus accepts: no dot, so `<table>.` is an unambiguous topic prefix."""
 
-EnvelopeLike = Envelope | Mapping[str, Any] | str | bytes
-"""What the bus accepts as an event: an `Envelope`, a dict of its fields, or its JSON."""
-
 
 @dataclass(frozen=True)
 class WireEvent:
-    """One event decoded from the wire or a replay: the envelope and its JSON as carried."""
+    """One event with its JSON as carried: decoded from the wire or a replay, or to be sent.
+
+    `payload` must be `envelope` as JSON (`encode_event` makes one from an envelope and its
+    canonical JSON, as the journal stored it, so the stream carries the journal's bytes).
+    """
 
     envelope: Envelope
     payload: bytes
@@ -65,6 +66,21 @@ class WireEvent:
         return self.envelope.type
 
 
+EnvelopeLike = Envelope | WireEvent | Mapping[str, Any] | str | bytes
+"""What the bus accepts as an event: an `Envelope`, one already encoded (`WireEvent`), a dict of
+its fields, or its JSON."""
+
+
+def encode_event(envelope: Envelope, text: str) -> WireEvent:
+    """The `WireEvent` of `envelope` whose JSON `text` was made from it already (no re-encoding).
+
+    The runtime passes the canonical JSON the journal stored for the event, so the envelope is
+    serialised once for the journal, its hash and the streams, and a live event's bytes are the
+    same as the replay service's for it.
+    """
+    return WireEvent(envelope, text.encode())
+
+
 def topic_prefix(table: str) -> bytes:
     """The subscription prefix that selects every message of `table` and nothing else."""
     return f"{table}.".encode()
@@ -83,6 +99,10 @@ def to_event(item: EnvelopeLike) -> WireEvent:
     Raises InputError when it is not a valid `studio.messages.Envelope` or its table or type
     cannot be a topic.
     """
+    if isinstance(item, WireEvent):
+        envelope = item.envelope
+        _check_topic(envelope)
+        return item
     try:
         if isinstance(item, Envelope):
             envelope = item
@@ -92,12 +112,16 @@ def to_event(item: EnvelopeLike) -> WireEvent:
             envelope = Envelope.model_validate(dict(item))
     except ValidationError as err:
         raise InputError(f"not an envelope: {err.errors()[0]['msg']}") from err
+    _check_topic(envelope)
+    payload = item if isinstance(item, bytes) else envelope.model_dump_json().encode()
+    return WireEvent(envelope, payload)
+
+
+def _check_topic(envelope: Envelope) -> None:
     if not TABLE_PATTERN.match(envelope.table):
         raise InputError(f"an envelope's table {envelope.table!r} cannot be a topic")
     if envelope.type == HEARTBEAT:
         raise InputError("no event may be called heartbeat: that topic is the bus's own")
-    payload = item if isinstance(item, bytes) else envelope.model_dump_json().encode()
-    return WireEvent(envelope, payload)
 
 
 def event_frames(event: WireEvent, previous: int) -> list[bytes]:
