@@ -17,7 +17,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from pydantic import ValidationError
 
@@ -68,6 +68,13 @@ def bind_settings(journal: Journal, settings: TableSettings | None) -> TableSett
     return known
 
 
+class StoredEvent(NamedTuple):
+    """An event as the journal stored it: the envelope and its canonical JSON text."""
+
+    envelope: Envelope
+    body: str
+
+
 class RecordedTable:
     """A controller whose inputs are journalled before they apply and whose events are stored.
 
@@ -85,10 +92,18 @@ class RecordedTable:
         Raises `JournalError` when the journal cannot be written; then the input was not applied
         (if the input append failed) or its events will be rebuilt by the next recovery.
         """
+        return [stored.envelope for stored in self.record(inp)]
+
+    def record(self, inp: Input) -> list[StoredEvent]:
+        """`submit`, returning each event with the canonical JSON text the journal stored.
+
+        A publisher sends that text as it is, so an event is serialised once for the journal,
+        its hash and the streams. Raises `JournalError` as `submit` does.
+        """
         self.journal.append_input(inp.model_dump(mode="json"))
         events = self.controller.handle(inp)
-        self.journal.append_events([e.model_dump(mode="json") for e in events])
-        return events
+        records = self.journal.append_events([e.model_dump(mode="json") for e in events])
+        return [StoredEvent(e, r.body) for e, r in zip(events, records, strict=True)]
 
 
 @dataclass(slots=True)

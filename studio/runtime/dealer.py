@@ -28,6 +28,8 @@ MANAGER = "manager-sim"
 """The simulated shift manager's actor id on record."""
 LOOK_EVERY = 0.02
 """Seconds between two looks at the table: far below a person's reaction time."""
+CARD_BACK_WAIT = 5.0
+"""Seconds the dealer waits for a card it put into the shoe to be applied before it goes on."""
 
 
 class Table(Protocol):
@@ -44,6 +46,10 @@ class Table(Protocol):
     @property
     def cards_drawn(self) -> int:
         """How many card_drawn inputs the table has applied."""
+        ...
+
+    async def card_drawn_after(self, count: int) -> None:
+        """Return once the table has applied more than `count` card_drawn inputs."""
         ...
 
 
@@ -152,10 +158,11 @@ class SimulatedDealer:
         self._waiter = self._loop.create_task(self._card_back(before))
 
     async def _card_back(self, before: int) -> None:
-        deadline = self._loop.time() + 5.0
-        while self._table.cards_drawn == before and self._loop.time() < deadline:
-            await asyncio.sleep(0.002)
-        if self._table.cards_drawn == before:
+        # Woken by the table when the card applies, not by polling: a poll would wake the loop
+        # every few milliseconds while the card is on the line, competing with the reader.
+        try:
+            await asyncio.wait_for(self._table.card_drawn_after(before), CARD_BACK_WAIT)
+        except TimeoutError:
             log.warning("a card dealt into the simulated shoe did not come back within 5 s")
         self._in_flight = False
         self._since = self._loop.time()

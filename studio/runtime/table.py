@@ -36,11 +36,12 @@ from drivers.shoe.adapter import to_input
 from drivers.shoe.readings import Delivery, ShoeReset
 from studio.bus import CommandChannel, EventPublisher, ReplayService
 from studio.bus.commands import CommandDecision, CommandRequest
+from studio.bus.wire import encode_event
 from studio.config import RuntimeConfig
 from studio.controller import TableController
 from studio.errors import ConfigurationError, JournalError, StudioError
 from studio.journal import Journal, RecordedTable, recover
-from studio.journal.recorder import bind_settings
+from studio.journal.recorder import StoredEvent, bind_settings, event_json
 from studio.messages import CardDrawn, Envelope, Input, Tick
 from studio.runtime.announce import RunFile, run_dir, write_run_file
 from studio.runtime.dealer import SimulatedDealer
@@ -145,6 +146,8 @@ class TableRuntime:
         self._tick: asyncio.TimerHandle | None = None
         self._snapshot: dict[str, Any] = {}
         self._cards_drawn = 0
+        # Set and replaced at every card_drawn applied: each waiter wakes once per card.
+        self._card_applied = asyncio.Event()
         self._shoe_heard = False
         self._rounds_ended = 0
         self._stopping = False
@@ -168,6 +171,11 @@ class TableRuntime:
         """How many card_drawn inputs this run has applied."""
         return self._cards_drawn
 
+    async def card_drawn_after(self, count: int) -> None:
+        """Return once this run has applied more than `count` card_drawn inputs (loop only)."""
+        while self._cards_drawn <= count:
+            await self._card_applied.wait()
+
     # -- inputs -----------------------------------------------------------------------------------
 
     def submit(self, inp: Input) -> list[Envelope]:
@@ -181,26 +189,29 @@ class TableRuntime:
         if self._failure is not None:
             raise StudioError("the table has stopped after a journal failure")
         try:
-            events = self._table.submit(inp)
+            stored = self._table.record(inp)
         except JournalError as err:
             self._fail(err)
             raise
         if isinstance(inp, CardDrawn):
             self._cards_drawn += 1
-        self._publish(events)
+            self._card_applied.set()
+            self._card_applied = asyncio.Event()
+        self._publish(stored)
         self._snapshot = self._controller.snapshot()
         self._arm_clock()
-        return events
+        return [event.envelope for event in stored]
 
-    def _publish(self, events: list[Envelope]) -> None:
+    def _publish(self, events: list[StoredEvent]) -> None:
         publisher = self._publisher
-        for event in events:
+        for event, body in events:
             if event.type in ("round_result", "round_voided") and event.audience == "public":
                 self._rounds_ended += 1
             if publisher is not None:
                 # The event is on record already; a stream that misses it is repaired by replay.
+                # Sent from this thread, as the journal stored it: no hand-off, no re-encoding.
                 try:
-                    publisher.publish(event)
+                    publisher.publish(encode_event(event, body))
                     self.events_published += 1
                 except StudioError:
                     log.exception("event %d not published", event.seq)
@@ -339,8 +350,9 @@ class TableRuntime:
             heartbeat_interval=bus.heartbeat_seconds,
             last_seq=before,
             last_public_seq=_last_public_seq(self._journal, before),
+            loop=loop,
         )
-        self._publish(report.restarted)
+        self._publish([StoredEvent(e, event_json(e)) for e in report.restarted])
         self._replay = ReplayService(
             bus.replay,
             open_source=lambda: JournalSource(path, self._shared_snapshot),
@@ -446,9 +458,12 @@ class TableRuntime:
         if self._tick is not None:
             self._tick.cancel()
             self._tick = None
-        for closer in (self._publisher, self._replay):
-            if closer is not None:
-                await loop.run_in_executor(None, closer.close)
+        if self._publisher is not None:
+            # The loop's thread owns the publisher's sockets, so it closes them (they linger
+            # until what was published has left, as the I/O thread's close did).
+            self._publisher.close()
+        if self._replay is not None:
+            await loop.run_in_executor(None, self._replay.close)
         if self._journal is not None:
             self._journal.close()
         if self._lock is not None:
