@@ -24,8 +24,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Any, Literal
 from uuid import uuid4
 
 import zmq
@@ -34,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from studio.bus.endpoints import ExclusiveBind, bind, release
 from studio.bus.keys import KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
+from studio.closing import Closing
 from studio.errors import BusError, BusTimeoutError
 from studio.messages import Command, CommandName, Role
 
@@ -118,7 +118,7 @@ RefusalListener = Callable[[CommandRequest, str], None]
 """Told of each command the channel refused by role, with the reason, to journal it."""
 
 
-class CommandChannel:
+class CommandChannel(Closing):
     """Serve the table's command channel (ROUTER, CURVE) from its own thread until `close()`.
 
     `handler` and `on_refused` are called from that thread; an exception in either is logged
@@ -242,17 +242,6 @@ class CommandChannel:
         self._ctx.term()
         release(self._claims)
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
 
 CommandStatus = Literal["accepted", "refused", "error"]
 
@@ -265,7 +254,7 @@ class CommandReply:
     reason: str | None
 
 
-class CommandClient:
+class CommandClient(Closing):
     """Send commands to a table's command channel with a CURVE key (context manager).
 
     A key the channel does not admit never completes the handshake: `send` then raises
@@ -321,14 +310,3 @@ class CommandClient:
         if not self._sock.closed:
             self._sock.close()
             self._ctx.term()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -13,11 +13,10 @@ import contextlib
 import fcntl
 import os
 import socket as pysocket
-from types import TracebackType
-from typing import Self
 
 import zmq
 
+from studio.closing import Closing
 from studio.errors import BusError, EndpointInUseError
 
 
@@ -41,7 +40,7 @@ def _someone_listens(path: str) -> bool:
     return True
 
 
-class ExclusiveBind:
+class ExclusiveBind(Closing):
     """The right to bind one endpoint, held until `close()` (idempotent; context manager)."""
 
     def __init__(self, endpoint: str) -> None:
@@ -70,17 +69,6 @@ class ExclusiveBind:
             fd, self._lock_fd = self._lock_fd, None
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def bind(socket: zmq.Socket[bytes], endpoint: str) -> ExclusiveBind:

@@ -17,8 +17,6 @@ import logging
 import threading
 from collections.abc import Sequence
 from itertools import count
-from types import TracebackType
-from typing import Self
 
 import zmq
 
@@ -26,6 +24,7 @@ from studio.bus.endpoints import ExclusiveBind, bind, release
 from studio.bus.keys import RESTRICTED_READERS, AllowedKey, KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, secure_client
 from studio.bus.subscriber import ReplayTarget
+from studio.closing import Closing
 from studio.errors import BusError
 
 log = logging.getLogger(__name__)
@@ -40,7 +39,7 @@ def _restricted_reader(entry: AllowedKey) -> bool:
     return entry.role in RESTRICTED_READERS
 
 
-class StreamProxy:
+class StreamProxy(Closing):
     """Forward `upstreams` (table stream endpoints) to subscribers of `frontend`.
 
     `backend`, if given, is also bound so publishers may connect to the proxy instead. Runs
@@ -127,14 +126,3 @@ class StreamProxy:
             self._guard.close()
         self._ctx.term()
         release(self._claims)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -26,8 +26,7 @@ import threading
 import time
 from collections.abc import Collection
 from itertools import count
-from types import TracebackType
-from typing import Literal, Self
+from typing import Literal
 
 import zmq
 
@@ -42,6 +41,7 @@ from studio.bus.wire import (
     heartbeat_frames,
     to_event,
 )
+from studio.closing import Closing
 from studio.errors import AudienceError, BusError, InputError
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ def _restricted_reader(entry: AllowedKey) -> bool:
     return entry.role in RESTRICTED_READERS
 
 
-class EventPublisher:
+class EventPublisher(Closing):
     """Publish one table's events on its public and restricted streams.
 
     `last_seq` and `last_public_seq` are the last events each stream carried before this process
@@ -354,14 +354,3 @@ class EventPublisher:
             self._guard.close()
         self._ctx.term()
         release(self._claims)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

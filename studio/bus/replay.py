@@ -22,8 +22,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, Protocol
 from uuid import uuid4
 
 import zmq
@@ -32,6 +31,7 @@ from studio.bus.endpoints import ExclusiveBind, bind, release
 from studio.bus.keys import RESTRICTED_READERS, KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
 from studio.bus.wire import EnvelopeLike, WireEvent, to_event
+from studio.closing import Closing
 from studio.errors import BusError, BusTimeoutError, InputError
 
 log = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ class EventSource(Protocol):
         ...
 
 
-class ReplayService:
+class ReplayService(Closing):
     """Answer replay and snapshot requests for one table from an `EventSource`.
 
     The service runs in its own thread from construction until `close()` (idempotent; context
@@ -241,19 +241,8 @@ class ReplayService:
         self._ctx.term()
         release(self._claims)
 
-    def __enter__(self) -> Self:
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class ReplayClient:
+class ReplayClient(Closing):
     """Ask one table's replay service for events and snapshots (context manager, idempotent close).
 
     With `client_keys` and `server_key` the connection uses CURVE; a key the service does not
@@ -325,14 +314,3 @@ class ReplayClient:
             self._sock.close()
             if self._own_ctx:
                 self._ctx.term()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from types import TracebackType
-from typing import Self
 
 import zmq
 from zmq.auth.thread import ThreadAuthenticator
 
 from studio.bus.keys import AllowedKey, AllowList, KeyPair
+from studio.closing import Closing
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +44,7 @@ class _DomainProvider:
         return allowed
 
 
-class KeyGuard:
+class KeyGuard(Closing):
     """A ZAP handler for one zmq context, admitting allow-listed keys by domain.
 
     `KeyGuard(context, allow_list, {"restricted": rule, ...})` starts the handler thread. Use it as
@@ -80,17 +79,6 @@ class KeyGuard:
         if self._auth is not None:
             self._auth.stop()
             self._auth = None
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def secure_client(socket: zmq.Socket[bytes], client_keys: KeyPair, server_public: bytes) -> None:

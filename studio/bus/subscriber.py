@@ -15,8 +15,7 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Literal, Self
+from typing import Literal
 
 import zmq
 
@@ -24,6 +23,7 @@ from studio.bus.keys import KeyPair
 from studio.bus.replay import ReplayClient
 from studio.bus.security import secure_client
 from studio.bus.wire import WireEvent, check_table, parse_frames, topic_prefix
+from studio.closing import Closing
 from studio.errors import BusError, InputError
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ class ReplayTarget:
     server_key: bytes | None = None
 
 
-class Subscriber:
+class Subscriber(Closing):
     """Follow one stream (public or restricted) for one or more tables, losslessly.
 
     `tables` maps each table id to its replay service; `after` gives, per table, the last
@@ -183,14 +183,3 @@ class Subscriber:
         if not self._sock.closed:
             self._sock.close()
             self._ctx.term()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -23,9 +23,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from os import PathLike
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
+from studio.closing import Closing
 from studio.errors import JournalError
 from studio.journal.chain import GENESIS, Record, RecordKind, canonical_json, record_hash
 
@@ -55,7 +55,7 @@ def _row(row: tuple[Any, ...]) -> Record:
     return Record(*row)
 
 
-class Journal:
+class Journal(Closing):
     """An open journal file: append inputs and events, read records back.
 
     `Journal(path)` opens or creates the file for writing; `Journal(path, readonly=True)` opens
@@ -116,17 +116,6 @@ class Journal:
         self._events: int = counts.get("event") or 0
 
     # -- context management -------------------------------------------------------------------
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the file; calling it again does nothing."""

@@ -17,13 +17,13 @@ import queue
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
-from typing import Self, TextIO
+from typing import TextIO
 
 from drivers.errors import DriverError
 from drivers.shoe import SerialShoe, SimulatedShoe
 from drivers.shoe.readings import Delivery
 from studio.cards import Card
+from studio.closing import Closing
 from studio.config import RuntimeConfig
 from studio.errors import ConfigurationError
 
@@ -91,7 +91,7 @@ class LoopQueue(queue.Queue[Delivery]):
             log.debug("delivery after the loop closed stays queued")
 
 
-class ShoeDevice:
+class ShoeDevice(Closing):
     """The table's shoe: the serial reader, and for a simulated shoe the simulator behind it.
 
     Context manager; `close()` is idempotent: it stops the reader first (so closing the
@@ -154,14 +154,3 @@ class ShoeDevice:
         if self._log is not None:
             self._log.close()
             self._log = None
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from os import PathLike
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
+from studio.closing import Closing
 from studio.journal import Journal
 
 
-class JournalSource:
+class JournalSource(Closing):
     """Stored events by sequence number, and the runtime's latest snapshot.
 
     `snapshot` is called from the replay service's thread; it must return a mapping that the
@@ -42,14 +42,3 @@ class JournalSource:
     def close(self) -> None:
         """Close the read-only connection; calling it again does nothing."""
         self._journal.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
