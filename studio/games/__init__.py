@@ -12,6 +12,7 @@ from studio.cards import Card
 from studio.errors import ConfigurationError
 from studio.games import caribbean_stud, ultimate_holdem
 from studio.games.judgement import Judgement, Resolution, decision_paths
+from studio.games.limits import with_limits
 from studio.games.model import GameRules
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "get_rules",
     "judge",
     "variants",
+    "with_limits",
 ]
 
 Judge = Callable[[GameRules, Mapping[str, Card]], Judgement]
