@@ -242,7 +242,7 @@ def test_void_refunds_and_flags_a_jackpot_hand() -> None:
         "refund": "initial_bets",
         "jackpot_compensation": True,
         "incidents": [1],
-        "reason": "card exposed",
+        "reason": "voided by the shift manager",
     }
     assert b.snap()["phase"] == "idle" and not b.snap()["paused"]
 
@@ -290,3 +290,15 @@ def test_a_face_up_duplicate_of_a_face_down_card_never_names_it_publicly() -> No
         ("restricted", "4C"),
     ]
     assert not [e for e in b.public() if '"4C"' in e.model_dump_json()]
+
+
+def test_the_void_note_stays_restricted() -> None:
+    # A staff-typed note may name a face-down card: only the restricted stream carries it.
+    b = paused_after(bench(CARIB), 8)
+    out = b.cmd("void", note="dealer-2 was AS, box flashed")
+    assert not [e for e in out if e.audience == "public" and "flashed" in e.model_dump_json()]
+    voided = next(e for e in out if e.type == "round_voided")
+    assert voided.body["reason"] == "voided by the shift manager"
+    accepted = next(e for e in out if e.type == "command_accepted")
+    assert accepted.audience == "restricted"
+    assert accepted.body["note"] == "dealer-2 was AS, box flashed"

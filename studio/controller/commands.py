@@ -40,6 +40,9 @@ ROLES: dict[str, frozenset[str]] = {
 }
 """Who may give each command."""
 
+VOID_REASON = "voided by the shift manager"
+"""The public `round_voided` reason: never the manager's free-text note (see `_apply_void`)."""
+
 _ARGUMENTS: dict[str, tuple[str, ...]] = {"correct_card": ("position", "card")}
 
 
@@ -248,7 +251,9 @@ class TableCommands(TableHardware):
     def _apply_void(self, command: Command) -> None:
         rnd = self._state.active
         assert rnd is not None
-        self._void(rnd, command.note or f"voided by shift manager {command.actor}")
+        # The manager's note may name a face-down card: it stays in the restricted
+        # command_accepted; the public round_voided only says who voided it, generically.
+        self._void(rnd, VOID_REASON)
 
     def _rescan_card(self, rnd: Round, card: Card | None) -> None:
         """Check one re-read card against its position's record; a mismatch ends the re-scan."""

@@ -171,10 +171,14 @@ class TableCore:
         self._thaw()
         self._recheck_camera()
         self._emit(RoundResumed(incidents=numbers))
+        self._announce_kept()
         self._proceed()
 
     def _recheck_camera(self) -> None:
         """Hook: on resume, settle the camera's confirmations (see `TableHardware`)."""
+
+    def _announce_kept(self) -> None:
+        """Hook: on resume, announce every card kept unannounced (see `TableHardware`)."""
 
     # -- the round ------------------------------------------------------------------------------
 

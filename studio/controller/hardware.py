@@ -46,19 +46,37 @@ class TableHardware(TableCore):
                 "duplicate_card", position=deal.position, cards=(card.code,), raw=raw, detail=detail
             )
             return
-        self._emit_card(
-            lambda code, _: CardDealt(
-                position=seat.position, face=seat.face.value, number=seat.number, card=code
-            ),
-            card,
-            seat.public,
-        )
+        self._announce(seat)
         if camera:
             self._await_camera(rnd, seat)
         self._proceed()
 
+    def _announce(self, seat: Seat) -> None:
+        """Publish the `card_dealt` pair of a seat's card (the public value only when public)."""
+        assert seat.card is not None
+        seat.announced = True
+        self._emit_card(
+            lambda code, _: CardDealt(
+                position=seat.position, face=seat.face.value, number=seat.number, card=code
+            ),
+            seat.card,
+            seat.public,
+        )
+
+    def _announce_kept(self) -> None:
+        # A duplicate recorded while the manager corrected the other position (or a card that
+        # duplicated a discarded one) stays where it lies: announce it now, once, in dealing
+        # order, so no card ever rests in a position its consumers were never told of.
+        rnd = self._state.active
+        if rnd is None:
+            return
+        for seat in rnd.seats.values():
+            if not seat.announced and seat.card is not None:
+                self._announce(seat)
+
     def _publish_correction(self, seat: Seat, previous: Card | None) -> None:
         assert seat.card is not None
+        seat.announced = True
         old = previous.code if previous is not None else None
         self._emit_card(
             lambda code, restricted: CardCorrected(

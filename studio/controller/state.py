@@ -29,7 +29,9 @@ class Seat:
     """A card lying at a position: its record (None: unreadable), face, when it was dealt.
 
     `number` counts the round's cards from 1; `step` is its index in the dealing script;
-    `confirmed` says the camera saw it (always True on a table without a camera).
+    `confirmed` says the camera saw it (always True on a table without a camera);
+    `announced` says its `card_dealt` (or a `card_corrected`) went out: a duplicate or unreadable
+    card is recorded without one, and a resume announces it if no correction did.
     """
 
     position: str
@@ -39,6 +41,7 @@ class Seat:
     step: int
     confirmed: bool
     revealed: bool = False
+    announced: bool = False
 
     @property
     def public(self) -> bool:

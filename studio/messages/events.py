@@ -195,7 +195,9 @@ class RoundVoided(EventBody):
     """The round is void: every initial bet is refunded; nothing of it pays or plays.
 
     `jackpot_compensation` flags a round whose player hand would have won a Jackpot prize, for a
-    manual compensation decision (GAMES.md).
+    manual compensation decision (GAMES.md). `reason` is public and generic ("voided by the
+    shift manager"): the manager's free-text note may name a face-down card, so it stays in the
+    restricted `command_accepted` of the `void` command.
     """
 
     TYPE: ClassVar[str] = "round_voided"
