@@ -154,27 +154,32 @@ def test_a_journal_keeps_its_table_settings(tmp_path: Path) -> None:
 
 
 def test_a_forged_chain_still_fails_the_replay(tmp_path: Path) -> None:
-    """Rewriting a card and every hash after it fools verify, never the replay."""
+    """Rewriting a card and every hash after it fools the chain, never the replay."""
     import json
     import sqlite3
 
+    from studio.cli import main
     from studio.controller import TableController
-    from studio.journal import GENESIS, canonical_json, record_hash
+    from studio.journal import canonical_json, genesis, record_hash
     from studio.simulation import simulate
 
     path = tmp_path / "j"
     settings = TableSettings(game="caribbean-stud")
     simulate(path, settings, rounds=2, seed=4)
     with sqlite3.connect(path) as db:
-        rows = db.execute("SELECT id, kind, seq, body FROM records ORDER BY id").fetchall()
-        prev = GENESIS
+        rows = db.execute(
+            "SELECT id, kind, seq, game_number, cause, batch, body FROM records ORDER BY id"
+        ).fetchall()
+        prev = genesis(db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
         forged = False
-        for record_id, kind, seq, body in rows:
+        for record_id, kind, seq, game, cause, batch, body in rows:
             data = json.loads(body)
             if not forged and data.get("type") == "card_dealt" and data["body"]["card"]:
                 data["body"]["card"] = "AS" if data["body"]["card"] != "AS" else "KS"
                 body, forged = canonical_json(data), True
-            digest = record_hash(record_id, kind, seq, prev, body)
+            digest = record_hash(
+                record_id, kind, seq, prev, body, game_number=game, cause=cause, batch=batch
+            )
             db.execute(
                 "UPDATE records SET body = ?, prev = ?, hash = ? WHERE id = ?",
                 (body, prev, digest, record_id),
@@ -184,5 +189,8 @@ def test_a_forged_chain_still_fails_the_replay(tmp_path: Path) -> None:
     db.close()
     with Journal(path) as journal:
         assert verify(journal).ok
-        with pytest.raises(ReplayMismatchError, match="card_dealt"):
-            recover(journal, TableController(settings), now=T0)
+    # The chain alone cannot see this forgery; the command's replay and recovery do.
+    assert main(["journal", "verify", "--no-replay", str(path)]) == 0
+    assert main(["journal", "verify", str(path)]) == 1
+    with Journal(path) as journal, pytest.raises(ReplayMismatchError, match="card_dealt"):
+        recover(journal, TableController(settings), now=T0)

@@ -7,9 +7,9 @@ and `recover` rebuilds a controller by replay (`studio.journal.recorder`), and
 knows the message shapes but never decides anything about a round; the controller does.
 """
 
-from studio.journal.chain import GENESIS, Record, canonical_json, record_hash
+from studio.journal.chain import FORMAT, GENESIS, Record, canonical_json, genesis, record_hash
 from studio.journal.recorder import RecordedTable, RecoveryReport, recover
-from studio.journal.store import FORMAT, Journal
+from studio.journal.store import Journal
 from studio.journal.verify import VerifyReport, verify
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "RecoveryReport",
     "VerifyReport",
     "canonical_json",
+    "genesis",
     "record_hash",
     "recover",
     "verify",

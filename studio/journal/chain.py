@@ -1,11 +1,14 @@
 """The journal's hash chain: canonical serialisation of a record and the hash that links it.
 
 A record is one input or one event. Its canonical form is the JSON object
-`{"body": BODY, "id": ID, "kind": KIND, "prev": PREV, "seq": SEQ}` with sorted keys, no
-whitespace and UTF-8 text, where BODY is itself canonical JSON (sorted keys, no whitespace). Its
-hash is the SHA-256 of that text, in lowercase hex; PREV is the hash of the record before it
-(`GENESIS` for the first). One chain runs across inputs and events in the order they happened,
-so editing, inserting or deleting any record breaks the chain at or right after that record.
+`{"batch": BATCH, "body": BODY, "cause": CAUSE, "game_number": GAME, "id": ID, "kind": KIND,
+"prev": PREV, "seq": SEQ}` with sorted keys, no whitespace and UTF-8 text, where BODY is itself
+canonical JSON (sorted keys, no whitespace): every stored column but the hash itself. Its hash is
+the SHA-256 of that text, in lowercase hex; PREV is the hash of the record before it. The first
+record's PREV is `genesis(settings)`, a hash of the journal's format and its stored table
+settings (`GENESIS` when it has none), so the settings are covered by the chain too. One chain
+runs across inputs and events in the order they happened, so editing, inserting or deleting any
+record breaks the chain at or right after that record.
 """
 
 from __future__ import annotations
@@ -18,8 +21,26 @@ from typing import Any, Literal
 
 RecordKind = Literal["input", "event"]
 
+FORMAT = "studio-journal/2"
+"""The value of `meta.format` in every journal this code writes (and the only one it reads).
+
+Version 2 added the `cause` and `batch` columns and hashes every column and the settings;
+version 1 files are refused.
+"""
+
 GENESIS = "0" * 64
-"""The `prev` hash of a journal's first record."""
+"""The `prev` hash of the first record of a journal without settings, and the empty head."""
+
+
+def genesis(settings: str | None) -> str:
+    """The `prev` hash of a journal's first record: it binds the chain to the stored settings.
+
+    `settings` is the `meta.settings` text exactly as stored, or None (then `GENESIS`).
+    """
+    if settings is None:
+        return GENESIS
+    text = canonical_json({"format": FORMAT, "settings": settings})
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def canonical_json(data: Mapping[str, Any]) -> str:
@@ -30,14 +51,30 @@ def canonical_json(data: Mapping[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def record_hash(record_id: int, kind: RecordKind, seq: int, prev: str, body: str) -> str:
+def _json_int(value: int | None) -> str:
+    return "null" if value is None else str(int(value))
+
+
+def record_hash(
+    record_id: int,
+    kind: RecordKind,
+    seq: int,
+    prev: str,
+    body: str,
+    *,
+    game_number: str | None = None,
+    cause: int | None = None,
+    batch: int | None = None,
+) -> str:
     """The SHA-256 hex digest of a record's canonical form; `body` must be canonical JSON text.
 
     The canonical form is built by concatenation rather than by re-serialising `body`, which is
     the same text (keys in sorted order) at a fraction of the cost on the append path.
     """
+    game = "null" if game_number is None else json.dumps(game_number, ensure_ascii=False)
     text = (
-        f'{{"body":{body},"id":{record_id},"kind":"{kind}","prev":"{prev}","seq":{seq}}}'
+        f'{{"batch":{_json_int(batch)},"body":{body},"cause":{_json_int(cause)},'
+        f'"game_number":{game},"id":{record_id},"kind":"{kind}","prev":"{prev}","seq":{seq}}}'
     ).encode()
     return hashlib.sha256(text).hexdigest()
 
@@ -48,13 +85,17 @@ class Record:
 
     `id` numbers every record from 1 without gaps; `seq` numbers inputs (1, 2, ...) and events
     (their envelope's `seq`) separately, each without gaps. `game_number` is the event's game
-    number (None for inputs and for events outside a round). `body` is canonical JSON.
+    number (None for inputs and for events outside a round). For an event, `cause` is the number
+    (`seq`) of the input that caused it and `batch` how many events that input caused; both are
+    None for inputs. `body` is canonical JSON.
     """
 
     id: int
     kind: RecordKind
     seq: int
     game_number: str | None
+    cause: int | None
+    batch: int | None
     body: str
     prev: str
     hash: str
@@ -63,6 +104,19 @@ class Record:
         """The record's body parsed back into JSON values."""
         parsed: dict[str, Any] = json.loads(self.body)
         return parsed
+
+    def digest(self) -> str:
+        """The hash this record's columns should have (compare it with `hash`)."""
+        return record_hash(
+            self.id,
+            self.kind,
+            self.seq,
+            self.prev,
+            self.body,
+            game_number=self.game_number,
+            cause=self.cause,
+            batch=self.batch,
+        )
 
     def label(self) -> str:
         """A short human name for the record, such as `record 17 (event 9)`."""

@@ -130,9 +130,11 @@ class RecoveryReport:
 def _check(
     path: object, inp: Record, rebuilt: Sequence[Envelope], stored: Sequence[Record], *, last: bool
 ) -> list[Envelope]:
-    """The rebuilt events missing from `stored` (only the last input may miss any).
+    """The rebuilt events missing from `stored` (only the last input may miss any, and then all).
 
-    Raises `ReplayMismatchError` naming the first event that differs.
+    One input's events are stored in one transaction, so a crash leaves all of them or none:
+    a last input followed by only some of its events was cut short, not crashed. Raises
+    `ReplayMismatchError` naming the first event that differs.
     """
     texts = [event_json(e) for e in rebuilt]
     for i, record in enumerate(stored):
@@ -146,7 +148,7 @@ def _check(
                 f"{path}: {record.label()}: replaying {inp.label()} rebuilt {texts[i]} "
                 f"but the journal holds {record.body}"
             )
-    if len(stored) < len(texts) and not last:
+    if len(stored) < len(texts) and (stored or not last):
         raise ReplayMismatchError(
             f"{path}: {inp.label()}: replay rebuilt {len(texts)} events but the journal "
             f"holds {len(stored)} after it"
@@ -154,14 +156,49 @@ def _check(
     return list(rebuilt[len(stored) :])
 
 
+def replay(journal: Journal, controller: Controller) -> tuple[RecoveryReport, list[Envelope]]:
+    """Replay every stored input through the fresh `controller`; write nothing.
+
+    The events each input rebuilds must equal the events stored after it; only the last input
+    may lack its events (the process died before storing them, or a live table is between the
+    two writes). Returns the counts and the events missing after the last input. Does not verify
+    the chain (call `verify` first). Raises `JournalError` for an unreadable input and
+    `ReplayMismatchError` naming the first event that differs.
+    """
+    result = RecoveryReport()
+    pending: Record | None = None
+    rebuilt: list[Envelope] = []
+    stored: list[Record] = []
+    missing: list[Envelope] = []
+    with journal.reading():
+        for record in journal.records():
+            if record.kind == "event":
+                stored.append(record)
+                continue
+            if pending is not None:
+                _check(journal.path, pending, rebuilt, stored, last=False)
+                result.events += len(stored)
+            try:
+                inp = parse_input(record.body)
+            except InputError as err:
+                raise JournalError(f"{journal.path}: {record.label()}: {err}") from err
+            rebuilt = controller.handle(inp)
+            pending, stored = record, []
+            result.inputs += 1
+        if pending is not None:
+            missing = _check(journal.path, pending, rebuilt, stored, last=True)
+            result.events += len(stored)
+    return result, missing
+
+
 def recover(journal: Journal, controller: Controller, now: datetime) -> RecoveryReport:
     """Replay `journal` through the fresh `controller`, repair a torn tail, journal a restart.
 
     The chain is verified first. Every stored input is parsed and applied in order; the events
-    it rebuilds must equal the events stored after it. Only the last input may lack its events
-    (the process died before storing them): they are stored now. Then, for a journal that held
-    inputs, a `Restarted` input stamped `now` (or the last input's time, if later: time never
-    runs backwards in a journal) is journalled and applied.
+    it rebuilds must equal the events stored after it (`replay`). Only the last input may lack
+    its events (the process died before storing them): they are stored now. Then, for a journal
+    that held inputs, a `Restarted` input stamped `now` (or the last input's time, if later: time
+    never runs backwards in a journal) is journalled and applied.
 
     Raises `JournalError` for a broken chain or an unreadable input, and `ReplayMismatchError`
     when the rebuilt events differ from the stored ones.
@@ -169,33 +206,14 @@ def recover(journal: Journal, controller: Controller, now: datetime) -> Recovery
     report = verify(journal)
     if not report.ok:
         raise JournalError(f"{journal.path}: {report.problem}; run `studio journal verify`")
-    result = RecoveryReport()
-    pending: Record | None = None
-    rebuilt: list[Envelope] = []
-    stored: list[Record] = []
-    last_ts: datetime | None = None
-    for record in journal.records():
-        if record.kind == "event":
-            stored.append(record)
-            continue
-        if pending is not None:
-            _check(journal.path, pending, rebuilt, stored, last=False)
-            result.events += len(stored)
-        try:
-            inp = parse_input(record.body)
-        except InputError as err:
-            raise JournalError(f"{journal.path}: {record.label()}: {err}") from err
-        rebuilt = controller.handle(inp)
-        pending, stored, last_ts = record, [], inp.ts
-        result.inputs += 1
-    if pending is not None:
-        missing = _check(journal.path, pending, rebuilt, stored, last=True)
-        result.events += len(stored)
-        if missing:
-            log.warning("%s: storing %d events lost in a crash", journal.path, len(missing))
-            journal.append_events([e.model_dump(mode="json") for e in missing])
-            result.restored = len(missing)
-    if last_ts is not None:
+    result, missing = replay(journal, controller)
+    if missing:
+        log.warning("%s: storing %d events lost in a crash", journal.path, len(missing))
+        journal.append_events([e.model_dump(mode="json") for e in missing])
+        result.restored = len(missing)
+    last = journal.last_input()
+    if last is not None:
+        last_ts = parse_input(last.body).ts
         table = RecordedTable(journal, controller)
         result.restarted = table.submit(Restarted(ts=max(now, last_ts)))
     return result

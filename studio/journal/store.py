@@ -27,12 +27,17 @@ from typing import Any
 
 from studio.closing import Closing
 from studio.errors import JournalError
-from studio.journal.chain import GENESIS, Record, RecordKind, canonical_json, record_hash
+from studio.journal.chain import (
+    FORMAT,
+    GENESIS,
+    Record,
+    RecordKind,
+    canonical_json,
+    genesis,
+    record_hash,
+)
 
 log = logging.getLogger(__name__)
-
-FORMAT = "studio-journal/1"
-"""The value of `meta.format` in every journal this module writes."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -41,6 +46,8 @@ CREATE TABLE IF NOT EXISTS records (
     kind TEXT NOT NULL CHECK (kind IN ('input', 'event')),
     seq INTEGER NOT NULL,
     game_number TEXT,
+    cause INTEGER,
+    batch INTEGER,
     body TEXT NOT NULL,
     prev TEXT NOT NULL,
     hash TEXT NOT NULL
@@ -48,11 +55,26 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE UNIQUE INDEX IF NOT EXISTS records_kind_seq ON records (kind, seq);
 CREATE INDEX IF NOT EXISTS records_game ON records (game_number);
 """
-_COLUMNS = "id, kind, seq, game_number, body, prev, hash"
+_COLUMNS = "id, kind, seq, game_number, cause, batch, body, prev, hash"
 
 
 def _row(row: tuple[Any, ...]) -> Record:
     return Record(*row)
+
+
+def _refuse_old_format(conn: sqlite3.Connection, path: Path) -> None:
+    """Raise `JournalError` for a journal written in an older format (before touching it)."""
+    if not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+    ).fetchone():
+        return
+    row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    if row is not None and row[0] != FORMAT and str(row[0]).startswith("studio-journal/"):
+        raise JournalError(
+            f"{path}: journal format {row[0]!r} is no longer supported (this studio reads "
+            f"{FORMAT!r}, whose chain also covers every column and the settings); "
+            "start a new journal"
+        )
 
 
 class Journal(Closing):
@@ -87,6 +109,7 @@ class Journal(Closing):
                 conn = sqlite3.connect(self.path, isolation_level=None)
             self._conn = conn
             if not readonly:
+                _refuse_old_format(conn, self.path)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=FULL")
                 conn.executescript(_SCHEMA)
@@ -94,6 +117,7 @@ class Journal(Closing):
                     "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
                     [("format", FORMAT), ("head", f"0:{GENESIS}")],
                 )
+            _refuse_old_format(conn, self.path)
             fmt = self.meta("format")
             if fmt != FORMAT:
                 raise JournalError(f"{self.path}: not a studio journal (format {fmt!r})")
@@ -161,8 +185,19 @@ class Journal(Closing):
         return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
-        """Store `value` under `key` durably (not part of the chain: settings and the head)."""
+        """Store `value` under `key` durably.
+
+        The settings are part of the chain (the first record's `prev` hashes them), so they can
+        be stored only while the journal holds no records; `format` and `head` are the journal's
+        own. Raises `JournalError` otherwise.
+        """
+        if key in ("format", "head"):
+            raise JournalError(f"{self.path}: meta.{key} is written by the journal itself")
         with self._transaction():
+            if key == "settings" and self._db().execute("SELECT 1 FROM records").fetchone():
+                raise JournalError(
+                    f"{self.path}: the settings of a journal that holds records cannot change"
+                )
             self._db().execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -178,7 +213,7 @@ class Journal(Closing):
         another process has appended to the journal since it was opened.
         """
         record = self._chain(
-            self._head_id + 1, "input", self._inputs + 1, None, data, self._head_hash
+            self._head_id + 1, "input", self._inputs + 1, None, None, None, data, self._prev()
         )
         self._write([record], durable=True)
         self._inputs = record.seq
@@ -188,16 +223,21 @@ class Journal(Closing):
         """Append the events one input caused, in one durable transaction; return their records.
 
         Each event is an envelope's JSON form; its `seq` must continue the stored events without
-        a gap. Raises `JournalError` for a gap or duplicate, or when the write fails.
+        a gap. Every record names the last stored input as its `cause` and `len(events)` as its
+        `batch`, so `verify` can tell a whole batch from one cut short. Raises `JournalError` for
+        a gap or duplicate, or when the write fails.
         """
         records: list[Record] = []
-        head_id, head_hash, seq = self._head_id, self._head_hash, self._events
+        head_id, head_hash, seq = self._head_id, self._prev(), self._events
+        batch = len(events)
         for data in events:
             got = data.get("seq")
             if got != seq + 1:
                 raise JournalError(f"event seq {got!r} does not follow stored seq {seq}")
             game = data.get("game_number")
-            record = self._chain(head_id + 1, "event", got, game, data, head_hash)
+            record = self._chain(
+                head_id + 1, "event", got, game, self._inputs, batch, data, head_hash
+            )
             records.append(record)
             head_id, head_hash, seq = record.id, record.hash, got
         if records:
@@ -205,12 +245,20 @@ class Journal(Closing):
             self._events = seq
         return records
 
+    def _prev(self) -> str:
+        """The `prev` of the next record: the head's hash, or the genesis of the settings."""
+        if self._head_id == 0:
+            return genesis(self.meta("settings"))
+        return self._head_hash
+
     @staticmethod
     def _chain(
         record_id: int,
         kind: RecordKind,
         seq: int,
         game_number: Any,
+        cause: int | None,
+        batch: int | None,
         data: Mapping[str, Any],
         prev: str,
     ) -> Record:
@@ -219,9 +267,10 @@ class Journal(Closing):
         except (TypeError, ValueError) as err:
             raise JournalError(f"{kind} {seq} cannot be stored as JSON: {err}") from err
         game = game_number if isinstance(game_number, str) else None
-        return Record(
-            record_id, kind, seq, game, body, prev, record_hash(record_id, kind, seq, prev, body)
+        digest = record_hash(
+            record_id, kind, seq, prev, body, game_number=game, cause=cause, batch=batch
         )
+        return Record(record_id, kind, seq, game, cause, batch, body, prev, digest)
 
     def _write(self, records: list[Record], *, durable: bool) -> None:
         if self.readonly:
@@ -251,8 +300,11 @@ class Journal(Closing):
                     f"{self.path}: the journal's head moved: another process is writing it"
                 )
             db.executemany(
-                f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(r.id, r.kind, r.seq, r.game_number, r.body, r.prev, r.hash) for r in records],
+                f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (r.id, r.kind, r.seq, r.game_number, r.cause, r.batch, r.body, r.prev, r.hash)
+                    for r in records
+                ],
             )
 
     @contextmanager

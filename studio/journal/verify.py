@@ -1,10 +1,18 @@
 """Check a journal's hash chain from the first record to the head, without trusting any of it.
 
 `verify(journal)` walks every record once and stops at the first one that is wrong: a gap or
-repeat in the record ids, a body that no longer matches its hash (edited), a record that does not
-link to the one before it (something edited, inserted or deleted before it), a gap in the input
-numbers or event sequence, an event whose columns disagree with its body, or a head that does not
-match the last record (records cut off the end).
+repeat in the record ids, a column that no longer matches its hash (edited), a record that does
+not link to the one before it (something edited, inserted or deleted before it; for the first
+record, the stored settings changed), a gap in the input numbers or event sequence, a record
+whose columns disagree with its body, an input's events cut short (each event names its input
+and how many events that input caused, and one input's events are stored in one transaction, so
+a partial batch is never a crash), or a head that does not match the last record.
+
+What no check inside the file can catch: a forger who deletes whole trailing inputs together
+with all their events and sets the head to the new last record, or one who rewrites every hash
+after a change. Only an anchor outside the file (docs/journal.md) or a replay of the inputs
+through the controller (`recover`, and `studio journal verify` when the journal holds settings)
+sees those; the replay catches the second, nothing in the file catches the first.
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from studio.journal.chain import GENESIS, canonical_json, record_hash
+from studio.journal.chain import GENESIS, Record, canonical_json, genesis
 from studio.journal.store import Journal
 
 
@@ -59,9 +67,12 @@ def verify(journal: Journal) -> VerifyReport:
 
 def _verify(journal: Journal) -> VerifyReport:
     expected_id = 1
-    prev = GENESIS
+    prev = genesis(journal.meta("settings"))
     counts = {"input": 0, "event": 0}
     games: set[str] = set()
+    batch_seen = 0  # events stored so far for the current input
+    batch_size = 0  # how many events the current input's events say it caused
+    last: Record | None = None
 
     def bad(record_id: int | None, problem: str) -> VerifyReport:
         return VerifyReport(
@@ -84,9 +95,15 @@ def _verify(journal: Journal) -> VerifyReport:
             )
         if record.kind not in counts:
             return bad(record.id, f"{name}: unknown record kind {record.kind!r}")
-        if record_hash(record.id, record.kind, record.seq, record.prev, record.body) != record.hash:
+        if record.digest() != record.hash:
             return bad(record.id, f"{name}: content does not match its hash (record edited)")
         if record.prev != prev:
+            if record.id == 1:
+                return bad(
+                    record.id,
+                    f"{name}: does not link to the journal's settings "
+                    "(meta.settings was edited, added or removed)",
+                )
             return bad(
                 record.id,
                 f"{name}: does not link to the record before it "
@@ -105,17 +122,42 @@ def _verify(journal: Journal) -> VerifyReport:
             canonical = False
         if not canonical:
             return bad(record.id, f"{name}: body is not canonical JSON")
-        if record.kind == "event":
+        if record.kind == "input":
+            if record.game_number is not None or record.cause is not None or record.batch:
+                return bad(record.id, f"{name}: an input with event columns set")
+            if batch_seen < batch_size:
+                return bad(record.id, _short(record, last, batch_seen, batch_size))
+            batch_seen = batch_size = 0
+        else:
             if data.get("seq") != record.seq or data.get("game_number") != record.game_number:
                 return bad(record.id, f"{name}: columns disagree with the event's envelope")
+            if record.cause != counts["input"] or counts["input"] == 0:
+                return bad(
+                    record.id,
+                    f"{name}: names input {record.cause} as its cause, but follows "
+                    f"input {counts['input']}",
+                )
+            if batch_seen == 0:
+                batch_size = record.batch or 0
+            if record.batch != batch_size or batch_seen >= batch_size:
+                return bad(
+                    record.id,
+                    f"{name}: event {batch_seen + 1} of input {record.cause}, which "
+                    f"caused {batch_size} (an event was inserted or its batch edited)",
+                )
+            batch_seen += 1
             if record.game_number is not None:
                 games.add(record.game_number)
         counts[record.kind] = record.seq
         prev = record.hash
+        last = record
         expected_id += 1
 
+    if batch_seen < batch_size and last is not None:
+        return bad(last.id, _short(None, last, batch_seen, batch_size))
+
     head = journal.meta("head")
-    if head != f"{expected_id - 1}:{prev}":
+    if head != f"{expected_id - 1}:{prev if last is not None else GENESIS}":
         return bad(
             None,
             f"the journal ends at record {expected_id - 1} but its head says "
@@ -126,5 +168,21 @@ def _verify(journal: Journal) -> VerifyReport:
         inputs=counts["input"],
         events=counts["event"],
         rounds=len(games),
-        head=prev,
+        head=prev if last is not None else GENESIS,
+    )
+
+
+def _short(following: Record | None, last: Record | None, seen: int, size: int) -> str:
+    """The problem of an input whose events stop after `seen` of `size`."""
+    cause = last.cause if last is not None else None
+    once = "one input's events are stored together, so a crash never leaves part of them"
+    if following is None:
+        name = last.label() if last is not None else "the journal"
+        return (
+            f"{name}: input {cause} caused {size} events but the journal ends after {seen} "
+            f"of them (records were cut off the end; {once})"
+        )
+    return (
+        f"{following.label()}: input {cause} caused {size} events but only {seen} of them "
+        f"come before this record (events were deleted; {once})"
     )
