@@ -179,9 +179,10 @@ def test_sigkill_at_random_moments_then_restart(tmp_path: Path) -> None:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+            err = proc.stderr.read() if proc.stderr is not None else b""
             if proc.stderr is not None:
                 proc.stderr.close()
-        assert proc.returncode == -signal.SIGKILL
+        assert proc.returncode == -signal.SIGKILL, f"simulate ended by itself: {err!r}"
         chains.append(_chain(path))
         seen = len(chains[-1])
     done = subprocess.run(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from os import PathLike
@@ -77,6 +78,21 @@ def _refuse_old_format(conn: sqlite3.Connection, path: Path) -> None:
         )
 
 
+def _use_wal(conn: sqlite3.Connection, path: Path, attempts: int = 50) -> None:
+    """Switch the file to WAL mode, or raise `JournalError`.
+
+    SQLite answers the pragma with the mode it kept, without an error, when another connection
+    (a reader such as `studio recall` polling a new file) holds a lock at that instant; a journal
+    left in rollback mode would then block its readers and writers, so retry and check.
+    """
+    for _ in range(attempts):
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()
+        if mode is not None and str(mode[0]).lower() == "wal":
+            return
+        time.sleep(0.02)
+    raise JournalError(f"{path}: cannot switch the journal to WAL mode (another process holds it)")
+
+
 class Journal(Closing):
     """An open journal file: append inputs and events, read records back.
 
@@ -110,7 +126,7 @@ class Journal(Closing):
             self._conn = conn
             if not readonly:
                 _refuse_old_format(conn, self.path)
-                conn.execute("PRAGMA journal_mode=WAL")
+                _use_wal(conn, self.path)
                 conn.execute("PRAGMA synchronous=FULL")
                 conn.executescript(_SCHEMA)
                 conn.executemany(
