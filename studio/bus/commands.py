@@ -30,9 +30,10 @@ from uuid import uuid4
 import zmq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from studio.bus.endpoints import ExclusiveBind, bind, release
+from studio.bus.endpoints import ExclusiveBind, bind
 from studio.bus.keys import KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
+from studio.bus.service import RouterService
 from studio.closing import Closing
 from studio.errors import BusError, BusTimeoutError
 from studio.messages import Command, CommandName, Role
@@ -118,7 +119,7 @@ RefusalListener = Callable[[CommandRequest, str], None]
 """Told of each command the channel refused by role, with the reason, to journal it."""
 
 
-class CommandChannel(Closing):
+class CommandChannel(RouterService):
     """Serve the table's command channel (ROUTER, CURVE) from its own thread until `close()`.
 
     `handler` and `on_refused` are called from that thread; an exception in either is logged
@@ -224,23 +225,6 @@ class CommandChannel(Closing):
         decision = self._handler(request)
         status = "accepted" if decision.accepted else "refused"
         return {"id": message.id, "status": status, "reason": decision.reason}
-
-    def close(self) -> None:
-        """Stop serving and unbind."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        self._teardown()
-
-    def _teardown(self) -> None:
-        if self._sock.closed:
-            return
-        self._sock.close()
-        if self._guard is not None:
-            self._guard.close()
-        self._ctx.term()
-        release(self._claims)
 
 
 CommandStatus = Literal["accepted", "refused", "error"]

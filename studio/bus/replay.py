@@ -27,9 +27,10 @@ from uuid import uuid4
 
 import zmq
 
-from studio.bus.endpoints import ExclusiveBind, bind, release
+from studio.bus.endpoints import ExclusiveBind, bind
 from studio.bus.keys import RESTRICTED_READERS, KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
+from studio.bus.service import RouterService
 from studio.bus.wire import EnvelopeLike, WireEvent, to_event
 from studio.closing import Closing
 from studio.errors import BusError, BusTimeoutError, InputError
@@ -59,7 +60,7 @@ class EventSource(Protocol):
         ...
 
 
-class ReplayService(Closing):
+class ReplayService(RouterService):
     """Answer replay and snapshot requests for one table from an `EventSource`.
 
     The service runs in its own thread from construction until `close()` (idempotent; context
@@ -223,23 +224,6 @@ class ReplayService(Closing):
             self._sock.send_multipart([*route, json.dumps(header).encode(), *(payloads or [])])
         except zmq.ZMQError as err:
             log.warning("replay reply not delivered: %s", err)
-
-    def close(self) -> None:
-        """Stop serving and unbind."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        self._teardown()
-
-    def _teardown(self) -> None:
-        if self._sock.closed:
-            return
-        self._sock.close()
-        if self._guard is not None:
-            self._guard.close()
-        self._ctx.term()
-        release(self._claims)
 
 
 class ReplayClient(Closing):
