@@ -157,13 +157,7 @@ class CommandChannel(RouterService):
         except BaseException:
             self._teardown()
             raise
-        self._thread = threading.Thread(target=self._run, name="command-channel", daemon=True)
-        self._thread.start()
-
-    @property
-    def endpoint(self) -> str:
-        """The endpoint actually bound."""
-        return self._sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        self._serve_in_background("command-channel")
 
     def _run(self) -> None:
         while not self._stop.is_set():

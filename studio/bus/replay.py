@@ -106,13 +106,7 @@ class ReplayService(RouterService):
         except BaseException:
             self._teardown()
             raise
-        self._thread = threading.Thread(target=self._run, name="replay-service", daemon=True)
-        self._thread.start()
-
-    @property
-    def endpoint(self) -> str:
-        """The endpoint actually bound."""
-        return self._sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        self._serve_in_background("replay-service")
 
     def _run(self) -> None:
         if self._open_source is not None:

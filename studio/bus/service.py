@@ -19,7 +19,7 @@ class RouterService(Closing):
     """Base of a service whose `_run` loop serves `_sock` until `_stop` is set.
 
     Subclasses create every attribute below in `__init__` (calling `_teardown()` if binding
-    fails) and start `_thread`; `close()` is idempotent.
+    fails), then call `_serve_in_background`; `close()` is idempotent.
     """
 
     _stop: threading.Event
@@ -28,6 +28,19 @@ class RouterService(Closing):
     _sock: zmq.Socket[bytes]
     _guard: KeyGuard | None
     _claims: list[ExclusiveBind]
+
+    @property
+    def endpoint(self) -> str:
+        """The endpoint actually bound."""
+        return self._sock.getsockopt_string(zmq.LAST_ENDPOINT)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    def _serve_in_background(self, name: str) -> None:
+        """Start the thread that runs `_run` until `close()`."""
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
 
     def close(self) -> None:
         """Stop serving and unbind."""
