@@ -66,10 +66,10 @@ def _assert_whole(path: Path, settings: TableSettings) -> None:
 
 def _crashing_journal(at_input: int, where: str) -> type[Journal]:
     class CrashingJournal(Journal):
-        def append_events(self, events: Any) -> Any:
+        def append_events(self, events: Any, **kw: Any) -> Any:
             if self.input_count == at_input and where == "before-events":
                 raise Crash
-            stored = super().append_events(events)
+            stored = super().append_events(events, **kw)
             if self.input_count == at_input and where == "after-events":
                 raise Crash
             return stored

@@ -24,7 +24,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from itertools import count
 from typing import Literal
 
@@ -173,6 +173,11 @@ class EventPublisher(Closing):
         self._beat = self._loop.call_later(max(0.0, due - time.monotonic()), self._on_beat)
 
     @property
+    def last_seq(self) -> int:
+        """The sequence number of the last event handed to the streams (any thread may read it)."""
+        return self._last_seq
+
+    @property
     def endpoints(self) -> dict[StreamName, str]:
         """The endpoints actually bound (a `tcp://...:0` request shows its chosen port)."""
         return {
@@ -216,12 +221,60 @@ class EventPublisher(Closing):
             audience = b"p" if wire.audience == "public" else b"r"
             self._pipe.send_multipart([flags, topic, payload, str(wire.seq).encode(), audience])
 
-    def _send_now(self, wire: WireEvent, targets: set[StreamName]) -> None:
-        """Send `wire` on `targets` from the loop's thread, the sockets' owner."""
+    def publish_all(self, events: Sequence[EnvelopeLike]) -> None:
+        """Publish one input's events, routed as `publish` routes them, the public stream first.
+
+        Each stream carries its events in sequence order, but a public event does not wait
+        behind the restricted stream's sends (and its encryption) of the events before it: the
+        overlays and players' screens see a card as soon as it can be sent. A loop-owned
+        publisher sends every public event, then every event on the restricted stream; a
+        threaded one hands them on in order. Raises as `publish` does, before anything is sent
+        for a bad event.
+        """
+        wires = [to_event(event) for event in events]
+        if self._loop is None:
+            for wire in wires:
+                self.publish(wire)
+            return
+        self._check_owner()
+        last = self._last_seq
+        for wire in wires:
+            if wire.table != self.table:
+                raise InputError(f"event of table {wire.table!r} offered to table {self.table!r}")
+            if wire.seq <= last:
+                raise InputError(f"seq {wire.seq} was published already (last {last})")
+            if wire.seq != last + 1:
+                log.warning("seq jumps from %d to %d", last, wire.seq)
+            last = wire.seq
+        self._last_seq = last
+        now = time.monotonic()
+        for stream in ("public", "restricted"):
+            sock = self._sockets.get(stream)
+            if sock is None:
+                continue
+            for wire in wires:
+                if stream == "public" and wire.audience != "public":
+                    continue
+                topic = f"{wire.table}.{wire.type}".encode()
+                sock.send_multipart([topic, wire.payload, str(self._positions[stream]).encode()])
+                self._positions[stream] = wire.seq
+                self._last_sent[stream] = now
+        self._take_subscriptions()
+
+    def _check_owner(self) -> None:
         if threading.get_ident() != self._owner:
             raise BusError("a loop-owned publisher publishes from its loop's thread only")
         if self._closed:
             raise BusError("the publisher is closed")
+
+    def _take_subscriptions(self) -> None:
+        for stream, sock in self._sockets.items():
+            # A send may have taken the edge a subscription raised on the socket's fd.
+            self._on_readable(sock, stream)
+
+    def _send_now(self, wire: WireEvent, targets: set[StreamName]) -> None:
+        """Send `wire` on `targets` from the loop's thread, the sockets' owner."""
+        self._check_owner()
         if wire.seq <= self._last_seq:
             raise InputError(f"seq {wire.seq} was published already (last {self._last_seq})")
         if wire.seq != self._last_seq + 1:
@@ -238,9 +291,7 @@ class EventPublisher(Closing):
             sock.send_multipart([topic, wire.payload, str(previous).encode()])
             self._positions[stream] = wire.seq
             self._last_sent[stream] = now
-        for stream, sock in self._sockets.items():
-            # A send may have taken the edge a subscription raised on the socket's fd.
-            self._on_readable(sock, stream)
+        self._take_subscriptions()
 
     def _run(self, pipe: zmq.Socket[bytes]) -> None:
         poller = zmq.Poller()

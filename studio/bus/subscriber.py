@@ -159,7 +159,8 @@ class Subscriber(Closing):
             if message.position == self._last[table]:
                 self._accept(event)
                 return
-            # The journal is written before the stream, so the replay must hold this event.
+            # Its input is journalled before the stream carries it, and the replay service
+            # waits for published events to be stored: the replay must hold this event.
             raise BusError(
                 f"table {table}: events {self._last[table] + 1}..{event.seq} are on neither "
                 "the stream nor the replay service"

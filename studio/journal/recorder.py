@@ -100,10 +100,30 @@ class RecordedTable:
         A publisher sends that text as it is, so an event is serialised once for the journal,
         its hash and the streams. Raises `JournalError` as `submit` does.
         """
+        events = self.apply(inp)
+        self.store(events)
+        return events
+
+    def apply(self, inp: Input) -> list[StoredEvent]:
+        """Journal `inp` durably, apply it, and return its events with their canonical JSON.
+
+        The events are not stored yet: call `store` with them before the next `apply`. Between
+        the two they exist only in memory, and exactly as `recover` would rebuild them from the
+        durable input, so a shell may send them on before storing them (the runtime does: a
+        card's event reaches the streams without waiting for the event append). Raises
+        `JournalError` when the input cannot be written; then it was not applied.
+        """
         self.journal.append_input(inp.model_dump(mode="json"))
-        events = self.controller.handle(inp)
-        records = self.journal.append_events([e.model_dump(mode="json") for e in events])
-        return [StoredEvent(e, r.body) for e, r in zip(events, records, strict=True)]
+        return [StoredEvent(e, event_json(e)) for e in self.controller.handle(inp)]
+
+    def store(self, events: Sequence[StoredEvent]) -> None:
+        """Store the events `apply` returned, in one transaction, as the texts it made.
+
+        Raises `JournalError` when the write fails; the next `recover` stores them then.
+        """
+        self.journal.append_events(
+            [e.envelope.model_dump(mode="json") for e in events], bodies=[e.body for e in events]
+        )
 
 
 @dataclass(slots=True)

@@ -235,24 +235,37 @@ class Journal(Closing):
         self._inputs = record.seq
         return record
 
-    def append_events(self, events: Sequence[Mapping[str, Any]]) -> list[Record]:
+    def append_events(
+        self, events: Sequence[Mapping[str, Any]], *, bodies: Sequence[str] | None = None
+    ) -> list[Record]:
         """Append the events one input caused, in one durable transaction; return their records.
 
         Each event is an envelope's JSON form; its `seq` must continue the stored events without
         a gap. Every record names the last stored input as its `cause` and `len(events)` as its
-        `batch`, so `verify` can tell a whole batch from one cut short. Raises `JournalError` for
-        a gap or duplicate, or when the write fails.
+        `batch`, so `verify` can tell a whole batch from one cut short. `bodies`, if given, are
+        the events' canonical JSON texts made already (`studio.journal.chain.canonical_json`):
+        they are stored as they are instead of being made again. Raises `JournalError` for a gap
+        or duplicate, or when the write fails.
         """
+        if bodies is not None and len(bodies) != len(events):
+            raise JournalError(f"{len(bodies)} bodies given for {len(events)} events")
         records: list[Record] = []
         head_id, head_hash, seq = self._head_id, self._prev(), self._events
         batch = len(events)
-        for data in events:
+        for i, data in enumerate(events):
             got = data.get("seq")
             if got != seq + 1:
                 raise JournalError(f"event seq {got!r} does not follow stored seq {seq}")
             game = data.get("game_number")
             record = self._chain(
-                head_id + 1, "event", got, game, self._inputs, batch, data, head_hash
+                head_id + 1,
+                "event",
+                got,
+                game,
+                self._inputs,
+                batch,
+                data if bodies is None else bodies[i],
+                head_hash,
             )
             records.append(record)
             head_id, head_hash, seq = record.id, record.hash, got
@@ -275,11 +288,11 @@ class Journal(Closing):
         game_number: Any,
         cause: int | None,
         batch: int | None,
-        data: Mapping[str, Any],
+        data: Mapping[str, Any] | str,
         prev: str,
     ) -> Record:
         try:
-            body = canonical_json(data)
+            body = data if isinstance(data, str) else canonical_json(data)
         except (TypeError, ValueError) as err:
             raise JournalError(f"{kind} {seq} cannot be stored as JSON: {err}") from err
         game = game_number if isinstance(game_number, str) else None

@@ -4,10 +4,16 @@ The replay service calls it from its own thread, so it opens its own read-only c
 the journal file (a SQLite connection belongs to the thread that made it) while the runtime
 appends through another; WAL mode lets the reader see every committed event without blocking
 the writer. Events are read by sequence number through the journal's `(kind, seq)` index.
+
+The runtime sends an input's events before it stores them (`RecordedTable.apply`), so for a
+moment the streams may carry an event the journal does not hold yet. A subscriber that saw it
+and asks for what it missed must not be told the journal ends short of it: a request waits (up to
+`STORE_WAIT` seconds) until every event published when it came in is stored.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Mapping
 from os import PathLike
 from typing import Any
@@ -15,25 +21,47 @@ from typing import Any
 from studio.closing import Closing
 from studio.journal import Journal
 
+STORE_WAIT = 1.0
+"""Seconds a replay request waits for published events to be stored: the runtime stores them
+within a fraction of a millisecond unless its journal has failed (then the table is stopping)."""
+_STORE_POLL = 0.0005
+
 
 class JournalSource(Closing):
     """Stored events by sequence number, and the runtime's latest snapshot.
 
     `snapshot` is called from the replay service's thread; it must return a mapping that the
-    runtime no longer changes (the runtime swaps in a new dict after every input). Context
-    manager; `close()` is idempotent. Raises `JournalError` when the file is not a journal.
+    runtime no longer changes (the runtime swaps in a new dict after every input). `published`
+    returns the last sequence number the streams carried (see the module docstring; None: only
+    what is stored counts). Context manager; `close()` is idempotent. Raises `JournalError` when
+    the file is not a journal.
     """
 
     def __init__(
-        self, path: str | PathLike[str], snapshot: Callable[[], Mapping[str, Any]]
+        self,
+        path: str | PathLike[str],
+        snapshot: Callable[[], Mapping[str, Any]],
+        published: Callable[[], int] | None = None,
     ) -> None:
         self._journal = Journal(path, readonly=True)
         self._snapshot = snapshot
+        self._published = published
 
     def events_from(self, seq: int) -> Iterator[str]:
-        """Every stored event's envelope JSON from sequence number `seq` on, in order."""
-        for record in self._journal.events_from(seq):
-            yield record.body
+        """Every stored event's envelope JSON from sequence number `seq` on, in order.
+
+        Waits for events already published but not yet stored (see the module docstring).
+        """
+        target = self._published() if self._published is not None else 0
+        deadline = time.monotonic() + STORE_WAIT
+        following = seq
+        while True:
+            for record in self._journal.events_from(following):
+                yield record.body
+                following = record.seq + 1
+            if following > target or time.monotonic() >= deadline:
+                return
+            time.sleep(_STORE_POLL)
 
     def snapshot(self) -> Mapping[str, Any]:
         """The table's current round (restricted view), as the runtime last saw it."""

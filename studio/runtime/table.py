@@ -166,6 +166,11 @@ class TableRuntime:
         # Called from the replay service's thread: the attribute is swapped, never mutated.
         return self._snapshot
 
+    def _published_seq(self) -> int:
+        # Called from the replay service's thread: reading an int the loop replaces is safe.
+        publisher = self._publisher
+        return publisher.last_seq if publisher is not None else 0
+
     @property
     def cards_drawn(self) -> int:
         """How many card_drawn inputs this run has applied."""
@@ -189,7 +194,7 @@ class TableRuntime:
         if self._failure is not None:
             raise StudioError("the table has stopped after a journal failure")
         try:
-            stored = self._table.record(inp)
+            stored = self._table.apply(inp)
         except JournalError as err:
             self._fail(err)
             raise
@@ -197,24 +202,32 @@ class TableRuntime:
             self._cards_drawn += 1
             self._card_applied.set()
             self._card_applied = asyncio.Event()
+        # The input is on disk, so these events are on record: recovery rebuilds exactly them.
+        # Sending them before the event append takes that write off every card's latency; the
+        # replay service waits for them to be stored (JournalSource).
         self._publish(stored)
+        try:
+            self._table.store(stored)
+        except JournalError as err:
+            self._fail(err)
+            raise
         self._snapshot = self._controller.snapshot()
         self._arm_clock()
         return [event.envelope for event in stored]
 
     def _publish(self, events: list[StoredEvent]) -> None:
         publisher = self._publisher
-        for event, body in events:
+        for event, _ in events:
             if event.type in ("round_result", "round_voided") and event.audience == "public":
                 self._rounds_ended += 1
-            if publisher is not None:
-                # The event is on record already; a stream that misses it is repaired by replay.
-                # Sent from this thread, as the journal stored it: no hand-off, no re-encoding.
-                try:
-                    publisher.publish(encode_event(event, body))
-                    self.events_published += 1
-                except StudioError:
-                    log.exception("event %d not published", event.seq)
+        if publisher is not None and events:
+            # The events are on record already; a stream that misses one is repaired by replay.
+            # Sent from this thread, as the journal stores them: no hand-off, no re-encoding.
+            try:
+                publisher.publish_all([encode_event(event, body) for event, body in events])
+                self.events_published += len(events)
+            except StudioError:
+                log.exception("events %d..%d not published", events[0][0].seq, events[-1][0].seq)
         if self._rounds is not None and self._rounds_ended >= self._rounds:
             self.stop()
 
@@ -355,7 +368,7 @@ class TableRuntime:
         self._publish([StoredEvent(e, event_json(e)) for e in report.restarted])
         self._replay = ReplayService(
             bus.replay,
-            open_source=lambda: JournalSource(path, self._shared_snapshot),
+            open_source=lambda: JournalSource(path, self._shared_snapshot, self._published_seq),
             security=security,
         )
         self._channel = CommandChannel(
