@@ -23,6 +23,7 @@ import serial
 
 from drivers.errors import DriverConfigurationError, DriverError
 from drivers.shoe.host import HostItem, HostProtocol, ProtocolOptions, host_protocol
+from drivers.shoe.pyserial_threads import quiet_rfc2217_reader_threads
 from drivers.shoe.readings import (
     Delivery,
     FaultReason,
@@ -163,6 +164,8 @@ class SerialShoe:
             self._close_port()
 
     def _connect(self) -> bool:
+        if self.url.startswith("rfc2217://"):
+            quiet_rfc2217_reader_threads()
         try:
             port = serial.serial_for_url(self.url, baudrate=self._baudrate, timeout=READ_TIMEOUT)
         except (serial.SerialException, OSError, ValueError) as err:

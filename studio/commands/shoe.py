@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import signal
 import sys
-import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -98,22 +96,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 def _fail(args: argparse.Namespace, err: DriverError) -> int:
     print(f"studio shoe {args.shoe_command}: {err}", file=sys.stderr)
     return 2
-
-
-def _quiet_pyserial_threads() -> None:
-    # pyserial's RFC 2217 client runs its own reader thread, which dies with a traceback when a
-    # device server accepts and then drops the connection (its port is gone, mid-replug). The
-    # SerialShoe sees the closed line and reports it; the traceback would only alarm a user.
-    previous = threading.excepthook
-
-    def hook(args: threading.ExceptHookArgs) -> None:
-        name = args.thread.name if args.thread is not None else ""
-        if name.startswith("pySerial RFC 2217 reader thread"):
-            logging.getLogger(__name__).info("pyserial RFC 2217 thread ended: %r", args.exc_value)
-            return
-        previous(args)
-
-    threading.excepthook = hook
 
 
 def _terminate_politely(signum: int, frame: FrameType | None) -> None:
@@ -204,7 +186,6 @@ def _options(args: argparse.Namespace) -> ProtocolOptions:
 def run_monitor(args: argparse.Namespace) -> int:
     """Print deliveries until `args.count` cards were read (0) or `args.timeout` passed (1)."""
     signal.signal(signal.SIGTERM, _terminate_politely)
-    _quiet_pyserial_threads()
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
     cards = 0
     try:
@@ -230,7 +211,6 @@ def run_enroll(args: argparse.Namespace) -> int:
     if order is not None and len(order) != len(DECK):
         raise StudioError(f"--order names {len(order)} cards, a deck has {len(DECK)}")
     tags: dict[str, Card] = {}
-    _quiet_pyserial_threads()
     deadline = time.monotonic() + args.timeout
     try:
         with SerialShoe(args.url, "framed") as shoe:
