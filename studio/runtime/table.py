@@ -205,12 +205,15 @@ class TableRuntime:
         # The input is on disk, so these events are on record: recovery rebuilds exactly them.
         # Sending them before the event append takes that write off every card's latency; the
         # replay service waits for them to be stored (JournalSource).
-        self._publish(stored)
         try:
-            self._table.store(stored)
-        except JournalError as err:
-            self._fail(err)
-            raise
+            self._publish(stored)
+        finally:
+            # Stored whatever the streams did: the next input's events must follow these.
+            try:
+                self._table.store(stored)
+            except JournalError as err:
+                self._fail(err)
+                raise
         self._snapshot = self._controller.snapshot()
         self._arm_clock()
         return [event.envelope for event in stored]
