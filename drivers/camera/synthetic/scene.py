@@ -22,7 +22,9 @@ from studio.cards import Card
 
 Points = npt.NDArray[Any]
 
-_TEXTURE_HEIGHT = 440
+TEXTURE_HEIGHT = 440
+"""Pixel height cards are drawn at before being warped into a frame; a deck learned from scans
+at this height matches what the camera is shown."""
 # The index window (fractions of the card) used only to say whether an index stays visible.
 _INDEX_WINDOW = (0.02, 0.02, 0.27, 0.33)
 
@@ -297,9 +299,9 @@ def render_scene(scene: Scene) -> RenderedFrame:
     for ident, placed in enumerate(scene.cards):
         quad = project(h, card_corners_mm(placed))
         texture = (
-            render_face(placed.card, scene.design, _TEXTURE_HEIGHT)
+            render_face(placed.card, scene.design, TEXTURE_HEIGHT)
             if placed.face_up
-            else render_back(scene.design, _TEXTURE_HEIGHT)
+            else render_back(scene.design, TEXTURE_HEIGHT)
         )
         _paste(canvas, gloss, ids, texture, quad, ident, scene.shadow)
         quads.append(quad)
