@@ -29,6 +29,7 @@ from drivers.camera.synthetic.felt import Felt, FeltLayout, FeltSource, felt_pro
 from studio.cli import main
 from studio.games import get_rules
 from studio.journal import Journal
+from studio.messages import TableSettings
 from studio.runtime.camera import position_rows
 
 ROUNDS = 4
@@ -76,6 +77,28 @@ def test_the_synthetic_camera_confirms_every_card_of_the_default_table(
         rounds, problems, confirmed = _camera_record(rig.journal)
     assert (rounds, problems) == (ROUNDS, [])
     assert confirmed == ROUNDS * cards
+
+
+@pytest.mark.skipif(
+    "card_source" not in TableSettings.model_fields,
+    reason="camera-only tables (table.card_source) come with the camera-only controller",
+)
+@pytest.mark.parametrize(("game", "cards"), [("caribbean-stud", 10), ("ultimate-holdem", 9)])
+def test_a_camera_only_table_deals_from_the_felt(tmp_path: Path, game: str, cards: int) -> None:
+    with table_rig(tmp_path, game) as rig:
+        text = rig.config.read_text()
+        rig.config.write_text(text.replace("[table]\n", '[table]\ncard_source = "camera"\n', 1))
+        proc = rig.start("--rounds", "2")
+        assert proc.wait(timeout=120) == 0
+        with Journal(rig.journal, readonly=True) as store:
+            records = [(r.kind, json.loads(r.body)) for r in store.records()]
+    # No card came from the shoe: the dealer laid each on the felt and the camera seated it.
+    assert not [d for kind, d in records if kind != "event" and d["kind"] == "card_drawn"]
+    events = [d for kind, d in records if kind == "event"]
+    assert [e["body"]["kind"] for e in events if e["type"] == "incident_reported"] == []
+    assert sum(e["type"] == "round_result" and e["audience"] == "public" for e in events) == 2
+    dealt = [e for e in events if e["type"] == "card_dealt" and e["audience"] == "public"]
+    assert len(dealt) == 2 * cards
 
 
 class MjpegCamera:
@@ -149,7 +172,7 @@ def test_a_stalled_camera_is_a_device_fault_that_pauses_the_round(
     with table_rig(tmp_path / "t", extra=extra) as rig:
         # Nobody lays cards under this camera: a long confirmation time keeps the round dealing
         # until the stall, so the pause is the camera's fault and not a missing confirmation.
-        _set_table(rig, "camera_confirm_seconds = 60")
+        _confirm_within(rig, 60.0)
         proc = rig.start()
         assert f"capture at {camera.url}" in rig.banner
         with rig.subscriber("shift-manager", restricted=True) as sub:
@@ -166,8 +189,12 @@ def test_a_stalled_camera_is_a_device_fault_that_pauses_the_round(
         assert proc.wait(timeout=20) == 0
 
 
-def _set_table(rig: TableRig, line: str) -> None:
-    rig.config.write_text(rig.config.read_text().replace("[table]\n", f"[table]\n{line}\n", 1))
+def _confirm_within(rig: TableRig, seconds: float) -> None:
+    text = rig.config.read_text()
+    assert "camera_confirm_seconds = 5.0\n" in text
+    rig.config.write_text(
+        text.replace("camera_confirm_seconds = 5.0", f"camera_confirm_seconds = {seconds}")
+    )
 
 
 def test_a_capture_profile_must_have_the_games_positions_as_zones(
