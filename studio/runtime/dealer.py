@@ -7,10 +7,9 @@ synthetic camera it instead lays each card on the felt (`drivers.camera.syntheti
 once the table has announced it, turns the face-down cards at their reveal and collects them
 before it opens the next round; the camera, not the dealer, then confirms the cards, and the
 dealer straightens a card the camera has not confirmed halfway through its confirmation time,
-as a person would.
-Betting and decision windows need nothing from it: the runtime's clock closes them and the
-controller takes the automatic actions. A paused round waits for a person unless
-`dealer.manager` says otherwise.
+as a person would. Betting and decision windows need nothing from it: the runtime's clock
+closes them and the controller takes the automatic actions. A paused round waits for a person
+unless `dealer.manager` says otherwise.
 """
 
 from __future__ import annotations
@@ -67,7 +66,8 @@ class SimulatedDealer:
     position to "up" or "down"; `rounds` limits how many rounds it opens (None: no limit);
     `camera` enables sightings; `felt` is the synthetic camera's felt the dealer lays cards on
     (it follows the table's events through `observe`), and `confirm_seconds` the table's
-    camera confirmation time.
+    camera confirmation time. `camera_only` (a table whose card source is the camera) lays each
+    card on the felt by hand instead of drawing it into the shoe.
     """
 
     def __init__(
@@ -83,6 +83,7 @@ class SimulatedDealer:
         rounds: int | None = None,
         felt: Felt | None = None,
         confirm_seconds: float = 2.0,
+        camera_only: bool = False,
     ) -> None:
         self._table = table
         self._deal = deal
@@ -104,6 +105,8 @@ class SimulatedDealer:
         self._felt = felt
         self._confirm = confirm_seconds
         self._straightened: set[tuple[str | None, str, str]] = set()
+        self._camera_only = camera_only
+        self._laid: tuple[str | None, str] | None = None
         if felt is not None:
             self._lay_recovered(table.snapshot())
 
@@ -157,6 +160,9 @@ class SimulatedDealer:
                     # The last round's cards lay face up for all to see until now.
                     self._felt.clear()
                 self._command("start_round")
+        elif self._camera_only:
+            if self._felt is not None:
+                self._lay(snap)
         elif (
             snap["expecting"] is not None
             and not self._in_flight
@@ -164,7 +170,7 @@ class SimulatedDealer:
         ):
             self._draw(snap)
 
-    def _draw(self, snap: dict[str, Any]) -> None:
+    def _next_card(self, snap: dict[str, Any]) -> Card:
         game = snap["game_number"]
         if self._deck_for != game:
             # A fresh shuffle per round (GAMES.md); a round recovered mid-deal keeps its cards.
@@ -174,8 +180,12 @@ class SimulatedDealer:
             self._deck_for = game
             self._sighted.clear()
             self._straightened.clear()
+        return self._deck.pop()
+
+    def _draw(self, snap: dict[str, Any]) -> None:
+        card = self._next_card(snap)
         before = self._table.cards_drawn
-        self._deal(self._deck.pop())
+        self._deal(card)
         # No next card until this one has come back through the shoe: until then the snapshot
         # still expects the same position.
         self._in_flight = True
@@ -225,12 +235,38 @@ class SimulatedDealer:
         body = event.body
         if event.type in ("card_dealt", "card_corrected") and event.audience == "restricted":
             # The restricted copy carries a face-down card's value: the card the dealer holds.
-            if body.get("card") is not None:
-                felt.place(body["position"], Card.parse(body["card"]), body["face"] == "up")
+            # A card already lying there as announced (camera-only: laid first) stays put.
+            code, up = body.get("card"), body["face"] == "up"
+            lying = felt.view()[1].get(body["position"])
+            if code is not None and (
+                lying is None or (lying.card.code, lying.face_up) != (code, up)
+            ):
+                felt.place(body["position"], Card.parse(code), up)
         elif event.type == "card_revealed":
             felt.turn(body["position"])
         elif event.type == "card_discarded" and body.get("position"):
             felt.remove(body["position"])
+
+    def _lay(self, snap: dict[str, Any]) -> None:
+        # Camera-only: no shoe. The dealer lays the next card by hand where the table expects it,
+        # waits for the camera to seat it (straightening it once if it takes long), and turns
+        # the face-down cards the table waits to see at a reveal.
+        assert self._felt is not None
+        for position in snap.get("turning") or ():
+            self._felt.turn(position)
+        position = snap["expecting"]
+        if position is None:
+            return
+        laid = (snap["game_number"], position)
+        if self._laid == laid:
+            key = (snap["game_number"], f"lay:{position}", "")
+            if key not in self._straightened and self._waited(self._confirm / 2):
+                self._straightened.add(key)
+                self._felt.nudge(position)
+        elif self._waited(self._config.draw_seconds):
+            card = self._next_card(snap)
+            self._felt.place(position, card, self._faces.get(position, "up") == "up")
+            self._laid = laid
 
     def _lay_recovered(self, snap: dict[str, Any]) -> None:
         # A table restarted mid-round still has that round's cards lying on the felt.
