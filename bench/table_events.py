@@ -46,6 +46,9 @@ commands = "ipc://{root}/cmd"
 keys_dir = "{root}/keys"
 [dealer]
 enabled = false
+# The card path alone, as measured before the defaults got the synthetic camera.
+[camera]
+backend = "none"
 """
 
 

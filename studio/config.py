@@ -5,12 +5,13 @@ by key), so a file names only what differs from the defaults. Every section refu
 because a misspelt key that is silently ignored would run the table on a default nobody chose.
 `load_config(None)` is the embedded defaults alone: a Caribbean Stud table with a simulated shoe
 on a pseudo-terminal read through the real serial driver, a journal in the user's data
-directory, ZeroMQ on loopback and a simulated dealer dealing continuously.
+directory, ZeroMQ on loopback, a simulated dealer dealing continuously and the synthetic camera
+confirming every card it lays on the felt.
 
 Backends are chosen by a string (`shoe.backend = "simulated" | "serial"`, `camera.backend =
-"none" | "simulated"`), never by flags spread through the code. Paths may use `{data}` (the
-data directory), `{table}` (the table id) and `{game}`. Errors are `ConfigurationError` with one
-line naming the key.
+"none" | "simulated" | "synthetic" | "capture"`), never by flags spread through the code. Paths
+may use `{data}` (the data directory), `{table}` (the table id) and `{game}`. Errors are
+`ConfigurationError` with one line naming the key.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ pty = "{data}/run/{table}-shoe"
 baudrate = 9600
 
 [camera]
-backend = "none"
+backend = "synthetic"
+fps = 5.0
 
 [journal]
 path = "{data}/journals/{table}-{game}.journal"
@@ -105,9 +107,39 @@ class ShoeConfig(_Section):
 
 
 class CameraConfig(_Section):
-    """The camera: "none", or "simulated" (the simulated dealer reports what lies where)."""
+    """The camera, by `backend`.
 
-    backend: Literal["none", "simulated"] = "none"
+    - "none": no camera (the table does not wait for confirmations);
+    - "simulated": the simulated dealer reports what lies where itself (no frames);
+    - "synthetic": the felt the simulated dealer lays cards on, drawn in frames of a `design`
+      deck ("jumbo" or "classic") and read by the recognizer with a profile learned at start;
+    - "capture": a real camera at `url` (`device:0`, a video file, `rtsp://...`) read with the
+      calibration profile directory at `profile` (its zones are the game's positions).
+
+    Frames are read `fps` times a second; a source with no frame for `stall_seconds` is a
+    device fault. `url` and `profile` belong to "capture" only, `design` to "synthetic" only.
+    """
+
+    backend: Literal["none", "simulated", "synthetic", "capture"] = "none"
+    fps: float = Field(default=5.0, gt=0, le=60)
+    stall_seconds: float = Field(default=2.0, gt=0)
+    url: str | None = None
+    profile: str | None = None
+    design: Literal["jumbo", "classic"] = "jumbo"
+
+    @model_validator(mode="after")
+    def _keys_for_backend(self) -> CameraConfig:
+        if self.backend == "capture":
+            for key in ("url", "profile"):
+                if not getattr(self, key):
+                    raise ValueError(f'camera.{key} is required when camera.backend = "capture"')
+        else:
+            for key in ("url", "profile"):
+                if getattr(self, key) is not None:
+                    raise ValueError(f'camera.{key} applies only to camera.backend = "capture"')
+        if "design" in self.model_fields_set and self.backend != "synthetic":
+            raise ValueError('camera.design applies only to camera.backend = "synthetic"')
+        return self
 
 
 class JournalConfig(_Section):
@@ -166,6 +198,14 @@ class RuntimeConfig(_Section):
             raise ValueError(
                 'table.camera must be true exactly when camera.backend is not "none" '
                 "(it is set from camera.backend when left out)"
+            )
+        if self.camera.backend == "synthetic" and not (
+            self.shoe.backend == "simulated" and self.dealer.enabled
+        ):
+            raise ValueError(
+                'camera.backend = "synthetic" shows the felt the simulated dealer lays cards on: '
+                'it needs shoe.backend = "simulated" and dealer.enabled = true (a real shoe or no '
+                'dealer: set camera.backend = "capture" or "none")'
             )
         return self
 

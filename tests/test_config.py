@@ -11,7 +11,7 @@ from studio.config import DEFAULT_TOML, build_config, load_config
 from studio.errors import ConfigurationError
 
 
-def test_the_embedded_defaults_are_a_simulated_caribbean_table(
+def test_the_embedded_defaults_are_a_simulated_caribbean_table_with_the_synthetic_camera(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
@@ -21,7 +21,13 @@ def test_the_embedded_defaults_are_a_simulated_caribbean_table(
     assert config.dealer.enabled
     assert config.bus.public.startswith("tcp://127.0.0.1:")
     assert config.journal_path == tmp_path / "studio" / "journals" / "T01-caribbean-stud.journal"
-    assert not config.table.camera
+    # The synthetic camera confirms every card of a demo: the table waits for it.
+    assert (config.camera.backend, config.camera.fps, config.camera.design) == (
+        "synthetic",
+        5.0,
+        "jumbo",
+    )
+    assert config.table.camera
 
 
 def test_a_file_names_only_what_differs(tmp_path: Path) -> None:
@@ -47,6 +53,7 @@ def test_game_option_overrides_the_file(tmp_path: Path) -> None:
         ({"shoe": {"baud": 9600}}, "shoe.baud"),
         ({"bus": {"public": "tcp://127.0.0.1:1", "extra": 1}}, "bus.extra"),
         ({"dealer": {"speed": 2}}, "dealer.speed"),
+        ({"camera": {"rate": 5}}, "camera.rate"),
     ],
 )
 def test_unknown_keys_are_refused_naming_them(data: dict[str, object], where: str) -> None:
@@ -63,6 +70,17 @@ def test_unknown_keys_are_refused_naming_them(data: dict[str, object], where: st
         ({"shoe": {"backend": "serial"}}, "shoe.url is required"),
         ({"camera": {"backend": "simulated"}, "table": {"camera": False}}, "table.camera"),
         ({"dealer": {"draw_seconds": -1}}, "dealer.draw_seconds"),
+        ({"camera": {"backend": "webcam"}}, "camera.backend"),
+        ({"camera": {"fps": 0}}, "camera.fps"),
+        ({"camera": {"stall_seconds": 0}}, "camera.stall_seconds"),
+        ({"camera": {"backend": "capture", "profile": "p"}}, "camera.url is required"),
+        ({"camera": {"backend": "capture", "url": "device:0"}}, "camera.profile is required"),
+        ({"camera": {"url": "device:0"}}, 'camera.url applies only to camera.backend = "capture"'),
+        ({"camera": {"backend": "none", "design": "classic"}}, "camera.design applies only"),
+        ({"camera": {"design": "tarot"}}, "camera.design"),
+        # Nobody lays cards on the synthetic felt without the simulated dealer.
+        ({"shoe": {"backend": "serial", "url": "/dev/ttyUSB0"}}, 'camera.backend = "synthetic"'),
+        ({"dealer": {"enabled": False}}, 'needs shoe.backend = "simulated" and dealer.enabled'),
     ],
 )
 def test_bad_values_are_one_line_errors(data: dict[str, object], message: str) -> None:
@@ -73,6 +91,11 @@ def test_bad_values_are_one_line_errors(data: dict[str, object], message: str) -
 
 def test_the_camera_backend_sets_the_tables_camera() -> None:
     assert build_config({"camera": {"backend": "simulated"}}).table.camera
+    assert not build_config({"camera": {"backend": "none"}}).table.camera
+    capture = build_config(
+        {"camera": {"backend": "capture", "url": "rtsp://cam/1", "profile": "{data}/profile"}}
+    )
+    assert capture.table.camera and capture.camera.url == "rtsp://cam/1"
 
 
 def test_unreadable_or_malformed_files_are_configuration_errors(tmp_path: Path) -> None:

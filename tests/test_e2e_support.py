@@ -27,6 +27,9 @@ from studio.bus.keys import create_key_files, register_key
 from studio.bus.wire import WireEvent
 from studio.messages import Role
 
+# The default camera is the synthetic one: several tables (and the tests) share two cores here,
+# so the camera gets more than the default 2 s to confirm a card. A card it cannot read still
+# pauses the round, only later.
 FAST_TABLE = """\
 [table]
 table = "{table}"
@@ -35,6 +38,7 @@ betting_seconds = 0.3
 yellow_seconds = 0.1
 decision_seconds = 0.3
 round_gap_seconds = 0.2
+camera_confirm_seconds = 5.0
 [bus]
 public = "ipc://{root}/pub"
 restricted = "ipc://{root}/res"

@@ -42,9 +42,10 @@ def _is(event_type: str, **fields: object) -> Callable[[WireEvent], bool]:
 @pytest.mark.parametrize(
     ("game", "extra"),
     [
+        # The embedded default camera is the synthetic one: every card is confirmed from frames.
         ("caribbean-stud", ""),
         ("caribbean-stud", '[shoe]\nprotocol = "barcode"\n'),
-        ("ultimate-holdem", ""),
+        ("ultimate-holdem", '[camera]\nbackend = "none"\n'),
         # The simulated camera confirms every card, so each stage waits for its sightings.
         ("ultimate-holdem", '[camera]\nbackend = "simulated"\n'),
     ],

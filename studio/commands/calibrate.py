@@ -32,6 +32,7 @@ from drivers.camera.classify import IndexClassifier
 from drivers.camera.recognizer import corner_window
 from studio.errors import InputError
 from studio.games import get_rules
+from studio.runtime.camera import position_rows
 
 
 def register(sub: Any) -> None:
@@ -86,14 +87,6 @@ def run_deck(args: argparse.Namespace) -> int:
     save_profile(args.out, profile, templates)
     print(f"deck calibrated from 52 cards into {args.out} (index window {deck.index_window})")
     return 0
-
-
-def position_rows(positions: tuple[str, ...]) -> list[list[str]]:
-    """Arrange a game's positions in rows as the felt shows them: dealer, board, then player."""
-    dealer = [p for p in positions if p.startswith("dealer")]
-    player = [p for p in positions if p.startswith("player")]
-    board = [p for p in positions if p not in dealer and p not in player]
-    return [row for row in (dealer, board, player) if row]
 
 
 def _parse_points(text: str) -> list[tuple[float, float]]:

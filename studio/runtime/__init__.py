@@ -2,9 +2,10 @@
 
 `TableRuntime(config).run()` (or `run_table(config)`) runs one table from a `RuntimeConfig`
 (`studio.config`); `studio run` is its command line. The parts: `table` (the loop, inputs,
-commands, life cycle), `devices` (the shoe and its bridge into the loop), `dealer` (the simulated
-dealer), `source` (the replay service's journal-backed event source), `keys` (first-run keys),
-`announce` (the run file that tells `studio watch` where a table's streams are).
+commands, life cycle), `devices` (the shoe and its bridge into the loop), `camera` (the camera
+backends and the reader thread that turns frames into inputs), `dealer` (the simulated dealer),
+`source` (the replay service's journal-backed event source), `keys` (first-run keys), `announce`
+(the run file that tells `studio watch` where a table's streams are).
 """
 
 from studio.runtime.announce import RunFile, find_table, read_run_file, run_dir

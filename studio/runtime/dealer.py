@@ -2,9 +2,14 @@
 
 It reads the table's snapshot as a person reads the table: it opens a round when the table is
 idle (a shuffled deck per round), draws the next card into the simulated shoe when the table
-expects one, and with a simulated camera reports what lies at each card's position. Betting and
-decision windows need nothing from it: the runtime's clock closes them and the controller takes
-the automatic actions. A paused round waits for a person unless `dealer.manager` says otherwise.
+expects one, and with a simulated camera reports what lies at each card's position. With the
+synthetic camera it instead lays each card on the felt (`drivers.camera.synthetic.felt.Felt`)
+once the table has announced it, turns the face-down cards at their reveal and collects them
+before it opens the next round; the camera, not the dealer, then confirms the cards, and the
+dealer straightens a card the camera has not confirmed halfway through its confirmation time,
+as a person would. Betting and decision windows need nothing from it: the runtime's clock
+closes them and the controller takes the automatic actions. A paused round waits for a person
+unless `dealer.manager` says otherwise.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from drivers.camera.synthetic.felt import Felt
 from studio.cards import DECK, Card
 from studio.config import DealerConfig
 from studio.messages import CardSeen, Command, CommandName, Envelope, Input
@@ -58,7 +64,10 @@ class SimulatedDealer:
 
     `deal(card)` puts a card into the shoe; `seed` seeds the shuffles; `faces` maps each
     position to "up" or "down"; `rounds` limits how many rounds it opens (None: no limit);
-    `camera` enables sightings.
+    `camera` enables sightings; `felt` is the synthetic camera's felt the dealer lays cards on
+    (it follows the table's events through `observe`), and `confirm_seconds` the table's
+    camera confirmation time. `camera_only` (a table whose card source is the camera) lays each
+    card on the felt by hand instead of drawing it into the shoe.
     """
 
     def __init__(
@@ -72,6 +81,9 @@ class SimulatedDealer:
         round_gap: float,
         camera: bool,
         rounds: int | None = None,
+        felt: Felt | None = None,
+        confirm_seconds: float = 2.0,
+        camera_only: bool = False,
     ) -> None:
         self._table = table
         self._deal = deal
@@ -90,6 +102,13 @@ class SimulatedDealer:
         self._loop = asyncio.get_running_loop()
         self._since = self._loop.time()
         self._state: tuple[Any, ...] = ()
+        self._felt = felt
+        self._confirm = confirm_seconds
+        self._straightened: set[tuple[str | None, str, str]] = set()
+        self._camera_only = camera_only
+        self._laid: tuple[str | None, str] | None = None
+        if felt is not None:
+            self._lay_recovered(table.snapshot())
 
     def _now(self) -> datetime:
         return datetime.now(UTC)
@@ -128,12 +147,22 @@ class SimulatedDealer:
     def _act(self, snap: dict[str, Any]) -> None:
         if snap["paused"]:
             self._manage(snap)
-        elif self._camera and any(t.startswith("confirm:") for t in snap["timers"]):
+            return
+        if self._camera and any(t.startswith("confirm:") for t in snap["timers"]):
             self._look(snap)
-        elif snap["phase"] == "idle":
+            return
+        if self._felt is not None:
+            self._straighten(snap)
+        if snap["phase"] == "idle":
             if (self._rounds is None or self.opened < self._rounds) and self._waited(self._gap):
                 self.opened += 1
+                if self._felt is not None:
+                    # The last round's cards lay face up for all to see until now.
+                    self._felt.clear()
                 self._command("start_round")
+        elif self._camera_only:
+            if self._felt is not None:
+                self._lay(snap)
         elif (
             snap["expecting"] is not None
             and not self._in_flight
@@ -141,7 +170,7 @@ class SimulatedDealer:
         ):
             self._draw(snap)
 
-    def _draw(self, snap: dict[str, Any]) -> None:
+    def _next_card(self, snap: dict[str, Any]) -> Card:
         game = snap["game_number"]
         if self._deck_for != game:
             # A fresh shuffle per round (GAMES.md); a round recovered mid-deal keeps its cards.
@@ -150,8 +179,13 @@ class SimulatedDealer:
             self._rng.shuffle(self._deck)
             self._deck_for = game
             self._sighted.clear()
+            self._straightened.clear()
+        return self._deck.pop()
+
+    def _draw(self, snap: dict[str, Any]) -> None:
+        card = self._next_card(snap)
         before = self._table.cards_drawn
-        self._deal(self._deck.pop())
+        self._deal(card)
         # No next card until this one has come back through the shoe: until then the snapshot
         # still expects the same position.
         self._in_flight = True
@@ -190,6 +224,74 @@ class SimulatedDealer:
                     ts=self._now(), zone=position, face="up", card=code, raw=f"sim:{code}"
                 )
             self._table.submit(seen)
+
+    # -- the felt (synthetic camera) -------------------------------------------------------------
+
+    def observe(self, event: Envelope) -> None:
+        """Follow one of the table's events on the felt: lay, replace, turn or collect cards."""
+        felt = self._felt
+        if felt is None:
+            return
+        body = event.body
+        if event.type in ("card_dealt", "card_corrected") and event.audience == "restricted":
+            # The restricted copy carries a face-down card's value: the card the dealer holds.
+            # A card already lying there as announced (camera-only: laid first) stays put.
+            code, up = body.get("card"), body["face"] == "up"
+            lying = felt.view()[1].get(body["position"])
+            if code is not None and (
+                lying is None or (lying.card.code, lying.face_up) != (code, up)
+            ):
+                felt.place(body["position"], Card.parse(code), up)
+        elif event.type == "card_revealed":
+            felt.turn(body["position"])
+        elif event.type == "card_discarded" and body.get("position"):
+            felt.remove(body["position"])
+
+    def _lay(self, snap: dict[str, Any]) -> None:
+        # Camera-only: no shoe. The dealer lays the next card by hand where the table expects it,
+        # waits for the camera to seat it (straightening it once if it takes long), and turns
+        # the face-down cards the table waits to see at a reveal.
+        assert self._felt is not None
+        for position in snap.get("turning") or ():
+            self._felt.turn(position)
+        position = snap["expecting"]
+        if position is None:
+            return
+        laid = (snap["game_number"], position)
+        if self._laid == laid:
+            key = (snap["game_number"], f"lay:{position}", "")
+            if key not in self._straightened and self._waited(self._confirm / 2):
+                self._straightened.add(key)
+                self._felt.nudge(position)
+        elif self._waited(self._config.draw_seconds):
+            card = self._next_card(snap)
+            self._felt.place(position, card, self._faces.get(position, "up") == "up")
+            self._laid = laid
+
+    def _lay_recovered(self, snap: dict[str, Any]) -> None:
+        # A table restarted mid-round still has that round's cards lying on the felt.
+        if snap["phase"] == "idle":
+            return
+        assert self._felt is not None
+        for position, code in snap["positions"].items():
+            if code is not None:
+                up = self._faces.get(position, "up") == "up"
+                self._felt.place(position, Card.parse(code), up)
+
+    def _straighten(self, snap: dict[str, Any]) -> None:
+        # A person whose card the camera has not confirmed halfway through its time straightens
+        # it: the camera then sees it lie a little differently, and reads it afresh.
+        assert self._felt is not None
+        now = self._now()
+        for name, deadline in snap["timers"].items():
+            if not name.startswith("confirm:"):
+                continue
+            key = (snap["game_number"], name, str(deadline))
+            left = (datetime.fromisoformat(deadline) - now).total_seconds()
+            if key not in self._straightened and left < self._confirm / 2:
+                self._straightened.add(key)
+                log.info("straightening the card at %s for the camera", name.partition(":")[2])
+                self._felt.nudge(name.partition(":")[2])
 
     def _manage(self, snap: dict[str, Any]) -> None:
         policy = self._config.manager

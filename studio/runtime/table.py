@@ -3,9 +3,10 @@
 It composes the adapters around the pure controller, in one event loop that alone touches the
 controller and the journal (so neither needs a lock):
 
-- inputs come from the shoe reader's thread (through `LoopQueue`), the command channel's thread
-  (through `run_coroutine_threadsafe`, answered when the loop has decided), the clock (a tick at
-  the controller's next timer deadline) and the simulated dealer;
+- inputs come from the shoe reader's thread (through `LoopQueue`), the camera reader's thread
+  (finished `card_seen` and `device_status` inputs, through `call_soon_threadsafe`), the command
+  channel's thread (through `run_coroutine_threadsafe`, answered when the loop has decided), the
+  clock (a tick at the controller's next timer deadline) and the simulated dealer;
 - each input is journalled durably before the controller sees it (`RecordedTable`), and every
   event it causes is published on the public and restricted streams;
 - the replay service serves the journal by sequence number and the latest snapshot;
@@ -44,6 +45,7 @@ from studio.journal import Journal, RecordedTable, recover
 from studio.journal.recorder import StoredEvent, bind_settings, event_json
 from studio.messages import CardDrawn, Envelope, Input, Tick
 from studio.runtime.announce import RunFile, run_dir, write_run_file
+from studio.runtime.camera import CameraDevice, open_camera
 from studio.runtime.dealer import SimulatedDealer
 from studio.runtime.devices import LoopQueue, ShoeDevice
 from studio.runtime.keys import TableKeys, ensure_keys
@@ -140,6 +142,7 @@ class TableRuntime:
         self._replay: ReplayService | None = None
         self._channel: CommandChannel | None = None
         self._shoe: ShoeDevice | None = None
+        self._camera: CameraDevice | None = None
         self._deliveries: LoopQueue | None = None
         self._dealer: SimulatedDealer | None = None
         self._dealer_task: asyncio.Task[None] | None = None
@@ -231,8 +234,39 @@ class TableRuntime:
                 self.events_published += len(events)
             except StudioError:
                 log.exception("events %d..%d not published", events[0][0].seq, events[-1][0].seq)
+        # The felt and the camera's zones follow once the streams have the events: a card's
+        # event never waits for the simulated hands that react to it.
+        for event, _ in events:
+            self._follow(event)
         if self._rounds is not None and self._rounds_ended >= self._rounds:
             self.stop()
+
+    def _follow(self, event: Envelope) -> None:
+        """Let the devices that watch the table see one event (the felt, the camera's zones)."""
+        if self._camera is not None and event.type == "round_opened":
+            self._camera.new_round()
+        if self._dealer is not None:
+            self._dealer.observe(event)
+
+    def _post_camera(self, inputs: list[Input]) -> None:
+        """Hand the camera reader's inputs to the loop (called in the reader's thread)."""
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            loop.call_soon_threadsafe(self._on_camera, inputs)
+        except RuntimeError:
+            log.debug("camera inputs after the loop closed are dropped")
+
+    def _on_camera(self, inputs: list[Input]) -> None:
+        """Journal and apply the camera's inputs (in the loop's thread)."""
+        for inp in inputs:
+            if self._table is None:
+                return
+            try:
+                self.submit(inp)
+            except StudioError:
+                return
 
     def _fail(self, err: BaseException) -> None:
         log.error("table stopping: %s", err)
@@ -379,6 +413,8 @@ class TableRuntime:
         )
         self._deliveries = LoopQueue(loop, self._on_delivery)
         self._shoe = ShoeDevice(config, self._deliveries)
+        rules = settings.rules()
+        self._camera = open_camera(config, rules.positions, self._post_camera)
         if config.dealer.enabled and self._shoe.simulator is not None:
             self._dealer = SimulatedDealer(
                 self,
@@ -386,10 +422,14 @@ class TableRuntime:
                 config.dealer,
                 # A continued journal gets new cards, not the same shuffles again.
                 seed=f"{config.dealer.seed}:{self._journal.input_count}",
-                faces=card_faces(settings.rules().deals),
+                faces=card_faces(rules.deals),
                 round_gap=settings.round_gap_seconds,
                 camera=config.camera.backend == "simulated",
                 rounds=self._rounds,
+                felt=self._camera.felt if self._camera is not None else None,
+                confirm_seconds=settings.camera_confirm_seconds,
+                # `card_source` comes with camera-only tables; a table without it reads a shoe.
+                camera_only=getattr(settings, "card_source", "shoe") == "camera",
             )
             self._dealer_task = loop.create_task(self._dealer.run())
         self._arm_clock()
@@ -426,7 +466,7 @@ class TableRuntime:
         lines = [
             f"table {s.table}: {s.game} ({s.variant}), {dealer}",
             f"  shoe        {self._shoe.describe()}",
-            f"  camera      {self.config.camera.backend}",
+            f"  camera      {self._camera_text()}",
             f"  journal     {self.config.journal_path} ({recovery})",
             f"  public      {streams['public']}  (plain)",
             f"  restricted  {streams['restricted']}  (CURVE)",
@@ -449,6 +489,13 @@ class TableRuntime:
         lines.append("ready")
         print("\n".join(lines), flush=True)
 
+    def _camera_text(self) -> str:
+        if self._camera is not None:
+            return self._camera.describe()
+        if self.config.camera.backend == "simulated":
+            return "simulated: the simulated dealer reports what lies where (no frames)"
+        return "none"
+
     async def _shutdown(self) -> None:
         self._stopping = True
         loop = asyncio.get_running_loop()
@@ -465,6 +512,9 @@ class TableRuntime:
             while self._dealer is not None and self._dealer.in_flight and waited < DRAIN_CARD_WAIT:
                 await asyncio.sleep(0.01)
                 waited += 0.01
+        if self._camera is not None:
+            # Joined off the loop: the reader may be handing the loop its last inputs.
+            await loop.run_in_executor(None, self._camera.close)
         if self._channel is not None:
             # Closed off the loop: its thread may be waiting for the loop to decide a command.
             await loop.run_in_executor(None, self._channel.close)

@@ -19,10 +19,16 @@ from drivers.camera.synthetic.faces import Image, card_width, render_face
 from studio.cards import DECK, Card
 
 
-def render_reference(card: Card, design: CardDesign, style: str = "scan", seed: int = 0) -> Image:
-    """One reference image of `card`: "scan" (cropped, 600 px tall) or "photo" (on a background)."""
+def render_reference(
+    card: Card, design: CardDesign, style: str = "scan", seed: int = 0, *, height: int = 600
+) -> Image:
+    """One reference image of `card`: "scan" (cropped, `height` px tall) or "photo" (600 px tall).
+
+    `height` is the scan's resolution: the synthetic table's own deck is scanned at the height its
+    cards are drawn at (`scene.TEXTURE_HEIGHT`), as a studio scans the deck its camera sees.
+    """
     rng = np.random.default_rng(seed)
-    face, alpha = render_face(card, design, 600)
+    face, alpha = render_face(card, design, height if style == "scan" else 600)
     if style == "scan":
         out = face.astype(np.float32) + rng.normal(0, 2.0, face.shape)
         return np.clip(out, 0, 255).astype(np.uint8)
