@@ -31,7 +31,9 @@ class Seat:
     `number` counts the round's cards from 1; `step` is its index in the dealing script;
     `confirmed` says the camera saw it (always True on a table without a camera);
     `announced` says its `card_dealt` (or a `card_corrected`) went out: a duplicate or unreadable
-    card is recorded without one, and a resume announces it if no correction did.
+    card is recorded without one, and a resume announces it if no correction did. `pending`
+    marks a face-down card on a camera-only table: `card` is None because nobody knows its value
+    yet (not because it was unreadable); the camera reads it when it is turned.
     """
 
     position: str
@@ -42,6 +44,7 @@ class Seat:
     confirmed: bool
     revealed: bool = False
     announced: bool = False
+    pending: bool = False
 
     @property
     def public(self) -> bool:
@@ -86,7 +89,8 @@ class Round:
     """One round in progress (or just finished): its number, script position and cards.
 
     `step` is the index in the script of the next step; `phase` is "betting", "dealing",
-    "window", "confirming" (waiting for the camera before a window, reveal or result) or "done".
+    "window", "confirming" (waiting for the camera before a window, reveal or result),
+    "revealing" (camera-only: waiting to see the face-down cards turned) or "done".
     `drawn` lists what lies on the table in drawing order (a Seat's position or a Stray), so
     the last card can be taken back. `burned` holds discarded cards: drawing one again is a
     duplicate. `rescan` lists the positions still to be re-read in a re-scan (None: none).
@@ -180,7 +184,8 @@ def resume_blockers(state: TableState) -> list[str]:
     held: dict[Card, str] = {}
     for seat in rnd.seats.values():
         if seat.card is None:
-            reasons.append(f"{seat.position} has no readable card: correct or discard it")
+            if not seat.pending:
+                reasons.append(f"{seat.position} has no readable card: correct or discard it")
         elif seat.card in held:
             reasons.append(
                 f"{seat.card.code} is recorded at {held[seat.card]} and {seat.position}: "
@@ -190,4 +195,12 @@ def resume_blockers(state: TableState) -> list[str]:
             held[seat.card] = seat.position
     if rnd.strays:
         reasons.append(f"{len(rnd.strays)} card(s) drawn out of turn are still on record: discard")
+    if state.settings.card_source == "camera":
+        # On a camera-only table the camera is the record: a card lying where none was dealt
+        # must be taken away (the camera sees the zone empty) before the round goes on.
+        reasons.extend(
+            f"a card lies at {zone} where none was dealt: take it away"
+            for zone, (face, _, _) in rnd.sightings.items()
+            if face != "none" and zone not in rnd.seats
+        )
     return reasons
