@@ -56,6 +56,8 @@ class Bench:
     events: list[Envelope] = field(default_factory=list)
     placed: dict[str, str] = field(default_factory=dict)
     """Camera-only: the card the dealer laid at each position (what a turn will show)."""
+    laid: list[tuple[str | None, str, str]] = field(default_factory=list)
+    """Camera-only: every card laid, as (game number, position, code)."""
 
     def __post_init__(self) -> None:
         self.ctl = TableController(self.settings)
@@ -109,6 +111,7 @@ class Bench:
     def lay(self, position: str, card: str) -> list[Envelope]:
         """Camera-only: lay `card` at `position` as the script deals it; the camera sees it."""
         self.placed[position] = card
+        self.laid.append((self.snap()["game_number"], position, card))
         up = self.face_of(position) is Face.UP
         return self.see(position, "up" if up else "down", card if up else None)
 

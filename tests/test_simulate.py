@@ -35,6 +35,16 @@ TABLES = [
         id="stud-hidden-camera-only",
     ),
     pytest.param(
+        TableSettings(
+            game="caribbean-stud",
+            variant="classic",
+            procedure="late",
+            camera=True,
+            card_source="camera",
+        ),
+        id="stud-late-camera-only",
+    ),
+    pytest.param(
         TableSettings(game="ultimate-holdem", camera=True, card_source="camera"),
         id="holdem-camera-only",
     ),

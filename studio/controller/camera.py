@@ -17,8 +17,16 @@ comes only after the reveal has read every value.
 from __future__ import annotations
 
 from studio.cards import Card
-from studio.controller.hardware import TableHardware, _described, _verdict
-from studio.controller.state import Round, Seat, Stray, micros, next_deal
+from studio.controller.hardware import TableHardware
+from studio.controller.state import (
+    Round,
+    Seat,
+    Stray,
+    described,
+    micros,
+    next_deal,
+    sighting_verdict,
+)
 from studio.games.model import DealCard, Face, Reveal
 from studio.messages import (
     CardDrawn,
@@ -118,12 +126,18 @@ class TableCamera(TableHardware):
         # seats it; the deal timeout makes it an unreadable card.
 
     def _turning(self, rnd: Round) -> tuple[str, ...]:
-        """The positions of the reveal step the table waits at, not yet seen turned."""
-        if rnd.phase != "revealing":
+        """The positions of the reveal step the script is at, not yet seen turned.
+
+        Also while the table waits for a confirmation at that step (a turned card lifted for
+        a moment): a card turned then is still being revealed, not exposed early.
+        """
+        script = self._state.rules.script
+        if not self._camera_only or rnd.phase == "done" or rnd.step >= len(script):
             return ()
-        step = self._state.rules.script[rnd.step]
-        assert isinstance(step, Reveal)
-        return tuple(p for p in step.positions if not rnd.seats[p].revealed)
+        step = script[rnd.step]
+        if not isinstance(step, Reveal):
+            return ()
+        return tuple(p for p in step.positions if p in rnd.seats and not rnd.seats[p].revealed)
 
     # -- the reveal -----------------------------------------------------------------------------
 
@@ -140,7 +154,7 @@ class TableCamera(TableHardware):
                 if "deal" not in self._state.timers:
                     self._set_timer("deal", micros(self._state.settings.deal_timeout_seconds))
                 return False
-            if code is not None and not self._read_turned(seat, Card.parse(code), raw):
+            if code is not None and not self._read_turned(rnd, seat, Card.parse(code), raw):
                 return False
             # A card the camera cannot read keeps the value on record (the manager's
             # correction): the camera does not contradict it.
@@ -151,10 +165,10 @@ class TableCamera(TableHardware):
             self._emit(CardRevealed(position=position, card=seat.card.code))
         return True
 
-    def _read_turned(self, seat: Seat, card: Card, raw: str) -> bool:
+    def _read_turned(self, rnd: Round, seat: Seat, card: Card, raw: str) -> bool:
         """Take the value the camera read on a turned card; False when that paused the table."""
         if seat.card is None:
-            holder = self._state.round.holder(card) if self._state.round else None
+            holder = rnd.holder(card)
             seat.card, seat.pending = card, False
             if holder is not None:
                 self._cancel("deal")
@@ -263,7 +277,7 @@ class TableCamera(TableHardware):
                 and seat.public
                 and rnd.holder(card) is None
             )
-            matched = fills or _verdict(seat, face, code) is True
+            matched = fills or sighting_verdict(seat, face, code) is True
             self._emit(
                 CardRescanned(
                     position=seat.position,
@@ -280,7 +294,7 @@ class TableCamera(TableHardware):
                 seat.confirmed = True
                 self._cancel(f"confirm:{seat.position}")
             else:
-                seen = _described(face, code)
+                seen = described(face, code)
                 problems.append(f"{seat.position}: saw {seen}, recorded {_recorded(seat)}")
         detail = "; ".join(problems) or "every card matched its record"
         self._emit(RescanFinished(matched=not problems, detail=detail), "restricted")

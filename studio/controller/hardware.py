@@ -8,8 +8,15 @@ from __future__ import annotations
 
 from studio.cards import Card
 from studio.controller.core import TableCore
-from studio.controller.state import Round, Seat, micros
-from studio.games.model import DealCard, Face
+from studio.controller.state import (
+    Round,
+    Seat,
+    described,
+    incident_cards,
+    micros,
+    sighting_verdict,
+)
+from studio.games.model import DealCard
 from studio.messages import (
     CardCorrected,
     CardDealt,
@@ -131,7 +138,7 @@ class TableHardware(TableCore):
 
     def _await_camera(self, rnd: Round, seat: Seat) -> None:
         sighting = rnd.sightings.get(seat.position)
-        if sighting is not None and _verdict(seat, sighting[0], sighting[1]):
+        if sighting is not None and sighting_verdict(seat, sighting[0], sighting[1]):
             seat.confirmed = True
             return
         self._set_timer(f"confirm:{seat.position}", self._confirm_time)
@@ -146,7 +153,7 @@ class TableHardware(TableCore):
             if seat.confirmed:
                 continue
             sighting = rnd.sightings.get(seat.position)
-            if sighting is not None and _verdict(seat, sighting[0], sighting[1]):
+            if sighting is not None and sighting_verdict(seat, sighting[0], sighting[1]):
                 seat.confirmed = True
                 self._cancel(f"confirm:{seat.position}")
             elif f"confirm:{seat.position}" not in self._state.timers:
@@ -160,11 +167,11 @@ class TableHardware(TableCore):
         if seat.card is None and not seat.pending:
             return
         face, code, raw = rnd.sightings.get(position, ("none", None, ""))
-        seen = _described(face, code)
+        seen = described(face, code)
         self._fault(
             "camera_mismatch",
             position=position,
-            cards=_codes(seat.card, code),
+            cards=incident_cards(seat.card, code),
             device="camera",
             raw=raw,
             detail=f"camera saw {seen} at {position} within {self._confirm_time / 1e6:g} s",
@@ -203,7 +210,7 @@ class TableHardware(TableCore):
 
     def _judge_sighting(self, seat: Seat, inp: CardSeen) -> None:
         """Confirm `seat` by a sighting that agrees with it; pause on one that contradicts it."""
-        verdict = _verdict(seat, inp.face, inp.card)
+        verdict = sighting_verdict(seat, inp.face, inp.card)
         if verdict is None:
             return
         if verdict:
@@ -219,10 +226,10 @@ class TableHardware(TableCore):
         self._fault(
             "camera_mismatch",
             position=seat.position,
-            cards=_codes(seat.card, inp.card),
+            cards=incident_cards(seat.card, inp.card),
             device="camera",
             raw=inp.raw,
-            detail=f"camera saw {_described(inp.face, inp.card)} at {seat.position}",
+            detail=f"camera saw {described(inp.face, inp.card)} at {seat.position}",
         )
 
     def _device_status(self, inp: DeviceStatus) -> None:
@@ -236,34 +243,3 @@ class TableHardware(TableCore):
                 self._fault("device_fault", device=inp.device, raw=inp.raw, detail=inp.detail)
         elif st.devices[inp.device] == "fault":
             self._set_health(inp.device, "ok", inp.detail)
-
-
-def _verdict(seat: Seat, face: str, code: str | None) -> bool | None:
-    """Whether a sighting confirms (True) or contradicts (False) a seat; None: it says nothing.
-
-    A turned card may still be seen face down for a moment: the reveal is announced first. A
-    face-up card the camera cannot read says nothing (a wrong read is worse than none). A
-    pending card (face down, value unknown) is contradicted by any face-up sighting: its value
-    may only be read at its reveal (`TableCamera._turn_cards`).
-    """
-    if face == "none" or (seat.card is None and not seat.pending):
-        return None
-    if face == "down":
-        return seat.face is Face.DOWN
-    if code is None:
-        return None
-    if seat.card is None:
-        return False
-    return (seat.face is Face.UP or seat.revealed) and code == seat.card.code
-
-
-def _described(face: str, code: str | None) -> str:
-    """What a sighting showed, for an incident's detail."""
-    if code is not None:
-        return code
-    return {"down": "a card face down", "up": "a card it cannot read"}.get(face, "nothing")
-
-
-def _codes(recorded: Card | None, seen: str | None) -> tuple[str, ...]:
-    """An incident's cards: the recorded one (when known), then the one seen (when read)."""
-    return tuple(c for c in (recorded.code if recorded else None, seen) if c is not None)

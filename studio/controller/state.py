@@ -173,6 +173,37 @@ class TableState:
         return self.round if self.round is not None and self.round.in_progress else None
 
 
+def sighting_verdict(seat: Seat, face: str, code: str | None) -> bool | None:
+    """Whether a sighting confirms (True) or contradicts (False) a seat; None: it says nothing.
+
+    A turned card may still be seen face down for a moment: the reveal is announced first. A
+    face-up card the camera cannot read says nothing (a wrong read is worse than none). A
+    pending card (face down, value unknown) is contradicted by any face-up sighting: its value
+    may only be read at its reveal (the camera-only reveal, `studio.controller.camera`).
+    """
+    if face == "none" or (seat.card is None and not seat.pending):
+        return None
+    if face == "down":
+        return seat.face is Face.DOWN
+    if code is None:
+        return None
+    if seat.card is None:
+        return False
+    return (seat.face is Face.UP or seat.revealed) and code == seat.card.code
+
+
+def described(face: str, code: str | None) -> str:
+    """What a sighting showed, for an incident's detail."""
+    if code is not None:
+        return code
+    return {"down": "a card face down", "up": "a card it cannot read"}.get(face, "nothing")
+
+
+def incident_cards(recorded: Card | None, seen: str | None) -> tuple[str, ...]:
+    """An incident's cards: the recorded one (when known), then the one seen (when read)."""
+    return tuple(c for c in (recorded.code if recorded else None, seen) if c is not None)
+
+
 def resume_blockers(state: TableState) -> list[str]:
     """Why a resume would be refused now, one line each (empty: it may resume)."""
     reasons = [f"the {d} is {s}" for d, s in state.devices.items() if s != "ok"]

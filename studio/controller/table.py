@@ -115,7 +115,9 @@ class TableController(TableCommands):
                 "options": list(window.options),
                 "automatic": window.automatic,
             },
-            "turning": list(self._turning(rnd)) if rnd is not None else [],
+            "turning": list(self._turning(rnd))
+            if rnd is not None and rnd.phase == "revealing"
+            else [],
             "paused": st.paused,
             "incidents": [i.to_json() for i in st.incidents],
             "resume_blockers": resume_blockers(st) if st.paused else [],

@@ -313,7 +313,14 @@ class SimulatedTable:
             self._tick(self._snapshot()["timers"]["deal"])
             return
         self.submit(self._camera.sighting(position, face, code, now))
-        if fault == "mismatch" and face == "up" and not self._snapshot()["paused"]:
+        after = self._snapshot()
+        # A round whose last card this was has ended: there is no seat left to contradict.
+        if (
+            fault == "mismatch"
+            and face == "up"
+            and not after["paused"]
+            and after["phase"] != "idle"
+        ):
             others = sorted(set(_ALL_CODES) - {code})
             seen_at = self._clock.advance(CAMERA_LAG_SECONDS)
             self.summary.injected[INCIDENT_OF["mismatch"]] += 1
