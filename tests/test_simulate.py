@@ -283,3 +283,19 @@ def test_a_discarded_duplicate_of_a_face_down_card_stays_secret() -> None:
     assert any(e.type == "card_discarded" for e in events)
     public = [json.dumps(e.body) for e in events if e.audience == "public"]
     assert not any('"4C"' in text for text in public)
+
+
+def test_a_journal_written_before_card_source_existed_loads_as_a_shoe_table(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.journal"
+    settings = TableSettings(game="ultimate-holdem", camera=True)
+    old = settings.model_dump(mode="json")
+    del old["card_source"]
+    with Journal(path) as journal:
+        journal.set_meta("settings", json.dumps(old))
+    assert simulate(path, settings, rounds=2, seed=1).rounds_completed == 2
+    with Journal(path, readonly=True) as journal:
+        assert bind_settings(journal, None) == settings
+        assert verify(journal).ok
+    _replays_exactly(path, settings)
