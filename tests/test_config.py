@@ -98,6 +98,14 @@ def test_the_camera_backend_sets_the_tables_camera() -> None:
     assert capture.table.camera and capture.camera.url == "rtsp://cam/1"
 
 
+def test_a_camera_only_table_needs_a_camera_backend() -> None:
+    table = {"card_source": "camera"}
+    config = build_config({"table": table, "camera": {"backend": "simulated"}})
+    assert config.table.card_source == "camera" and config.table.camera
+    with pytest.raises(ConfigurationError, match='card_source "camera" needs a camera'):
+        build_config({"table": table})
+
+
 def test_unreadable_or_malformed_files_are_configuration_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="cannot read config"):
         load_config(tmp_path / "missing.toml")

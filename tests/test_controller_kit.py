@@ -54,6 +54,10 @@ class Bench:
     t: timedelta = timedelta(0)
     inputs: list[Input] = field(default_factory=list)
     events: list[Envelope] = field(default_factory=list)
+    placed: dict[str, str] = field(default_factory=dict)
+    """Camera-only: the card the dealer laid at each position (what a turn will show)."""
+    laid: list[tuple[str | None, str, str]] = field(default_factory=list)
+    """Camera-only: every card laid, as (game number, position, code)."""
 
     def __post_init__(self) -> None:
         self.ctl = TableController(self.settings)
@@ -100,10 +104,34 @@ class Bench:
     def face_of(self, position: str) -> Face:
         return next(d.face for d in self.settings.rules().deals if d.position == position)
 
+    @property
+    def camera_only(self) -> bool:
+        return self.settings.card_source == "camera"
+
+    def lay(self, position: str, card: str) -> list[Envelope]:
+        """Camera-only: lay `card` at `position` as the script deals it; the camera sees it."""
+        self.placed[position] = card
+        self.laid.append((self.snap()["game_number"], position, card))
+        up = self.face_of(position) is Face.UP
+        return self.see(position, "up" if up else "down", card if up else None)
+
+    def turn(self, gap: float = 0.5) -> list[Envelope]:
+        """Camera-only: turn every card the table waits to see turned; the camera reads it."""
+        out: list[Envelope] = []
+        for position in self.snap()["turning"]:
+            self.step(gap)
+            out += self.see(position, "up", self.placed[position])
+        return out
+
     def deal(self, card: str, gap: float = 0.5) -> list[Envelope]:
-        """Draw `card` to the expected position and, on a camera table, let the camera see it."""
+        """Draw `card` to the expected position and, on a camera table, let the camera see it.
+
+        On a camera-only table the dealer lays it and the camera alone reports it.
+        """
         position = self.snap()["expecting"]
         self.step(gap)
+        if self.camera_only:
+            return self.lay(position, card) if position is not None else []
         out = self.draw(card)
         if self.settings.camera and position is not None:
             self.step(0.2)
@@ -124,6 +152,8 @@ class Bench:
                 card = deck.pop().code
                 dealt[snap["expecting"]] = card
                 self.deal(card, gap)
+            elif snap["turning"]:
+                self.turn(gap)
             else:
                 self.wait(1.0)
         raise AssertionError("the round did not end")
@@ -149,7 +179,12 @@ class Bench:
 
 
 def bench(config: dict[str, Any], **overrides: Any) -> Bench:
-    """A bench for `config` with short timings (and any setting overridden)."""
+    """A bench for `config` with short timings (and any setting overridden).
+
+    `card_source="camera"` (camera-only) turns the camera on too.
+    """
+    if overrides.get("card_source") == "camera":
+        overrides.setdefault("camera", True)
     return Bench(TableSettings(**{**FAST, **config, **overrides}))
 
 

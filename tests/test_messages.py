@@ -41,6 +41,7 @@ T = datetime(2026, 11, 29, 14, 32, 7, 250000, tzinfo=UTC)
         CardDrawn(ts=T, card=None),
         CardSeen(ts=T, zone="dealer-2", face="down"),
         CardSeen(ts=T, zone="player-1", face="up", card="TD"),
+        CardSeen(ts=T, zone="player-2", face="up"),  # face up, but the camera cannot read it
         DeviceStatus(ts=T, device="camera", status="fault", detail="no frames"),
         Command(
             ts=T, actor="m3", role="shift_manager", command="correct_card", position="p", card="x"
@@ -72,7 +73,8 @@ def test_card_codes_are_canonical_and_times_utc() -> None:
         ('{"kind": "tick", "ts": "2026-11-29T14:32:07"}', "tick.ts"),
         ('{"kind": "tick", "ts": "2026-11-29T14:32:07Z", "extra": 1}', "tick.extra"),
         ('{"kind": "card_drawn", "ts": "2026-11-29T14:32:07Z", "card": "1X"}', "unknown card"),
-        ('{"kind": "card_seen", "ts": "2026-11-29T14:32:07Z", "zone": "a", "face": "up"}', "face"),
+        ('{"kind": "card_seen", "ts": "2026-11-29T14:32:07Z", "zone": "a", "face": "down",'
+         ' "card": "AS"}', "face"),
         ('{"kind": "command", "ts": "2026-11-29T14:32:07Z", "actor": "a", "role": "boss",'
          ' "command": "resume"}', "command.role"),
         ('{"ts": "2026-11-29T14:32:07Z"}', "kind"),

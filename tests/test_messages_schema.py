@@ -301,8 +301,15 @@ def test_a_heartbeat_as_the_bus_sends_it_is_in_the_schema() -> None:
         (TableSettings(game="caribbean-stud", variant="classic", procedure="late"), "void"),
         (TableSettings(game="ultimate-holdem", camera=True), "void"),
         (TableSettings(game="ultimate-holdem"), "resume"),
+        (TableSettings(game="ultimate-holdem", camera=True, card_source="camera"), "resume"),
     ],
-    ids=["stud-camera-resume", "stud-classic-late-void", "holdem-camera-void", "holdem-resume"],
+    ids=[
+        "stud-camera-resume",
+        "stud-classic-late-void",
+        "holdem-camera-void",
+        "holdem-resume",
+        "holdem-camera-only-resume",
+    ],
 )
 def test_every_envelope_of_simulated_rounds_validates(
     tmp_path: Path, settings: TableSettings, manager: str

@@ -16,6 +16,7 @@ from studio.controller import TableController
 from studio.errors import ConfigurationError, InputError
 from studio.journal import Journal, recover, verify
 from studio.journal.recall import recall_round
+from studio.journal.recorder import bind_settings
 from studio.messages import TableSettings
 from studio.simulation import INCIDENT_OF, START, FaultRates, SimulationSummary, simulate
 
@@ -29,6 +30,24 @@ TABLES = [
     ),
     pytest.param(TableSettings(game="ultimate-holdem", camera=True), id="holdem-camera"),
     pytest.param(TableSettings(game="ultimate-holdem"), id="holdem"),
+    pytest.param(
+        TableSettings(game="caribbean-stud", camera=True, card_source="camera"),
+        id="stud-hidden-camera-only",
+    ),
+    pytest.param(
+        TableSettings(
+            game="caribbean-stud",
+            variant="classic",
+            procedure="late",
+            camera=True,
+            card_source="camera",
+        ),
+        id="stud-late-camera-only",
+    ),
+    pytest.param(
+        TableSettings(game="ultimate-holdem", camera=True, card_source="camera"),
+        id="holdem-camera-only",
+    ),
 ]
 
 
@@ -62,14 +81,22 @@ def _replays_exactly(path: Path, settings: TableSettings) -> None:
 def _no_early_secrets(path: Path, settings: TableSettings) -> None:
     """No public event names a face-down card before its reveal.
 
-    A discarded duplicate of a face-down card is left to its own (xfail) test below.
+    A discarded duplicate of a face-down card is left to its own (xfail) test below. A
+    camera-only table knows a face-down value only when it is turned, so the values its
+    `card_revealed` events name are the secrets before them too.
     """
     down = {d.position for d in settings.rules().deals if d.face.value == "down"}
+    turned: dict[str | None, dict[str, str]] = {}
+    for event in _events(path):
+        if event["type"] == "card_revealed":
+            turned.setdefault(event["game_number"], {})[event["body"]["position"]] = event["body"][
+                "card"
+            ]
     hidden: dict[str, str] = {}
     for event in _events(path):
         body = event["body"]
         if event["type"] == "round_opened":
-            hidden = {}
+            hidden = dict(turned.get(event["game_number"], {}))
         if event["audience"] == "restricted":
             if event["type"] == "card_dealt" and body["position"] in down:
                 hidden[body["position"]] = body["card"]
@@ -132,8 +159,13 @@ def test_every_injected_fault_and_nothing_else_pauses(
 
 
 @pytest.mark.parametrize("kind", ["duplicate", "unreadable", "out-of-turn", "mismatch", "device"])
-def test_each_fault_alone_causes_only_its_incident(tmp_path: Path, kind: str) -> None:
-    settings = TableSettings(game="caribbean-stud", camera=True)
+@pytest.mark.parametrize(
+    ("game", "source"), [("caribbean-stud", "shoe"), ("ultimate-holdem", "camera")]
+)
+def test_each_fault_alone_causes_only_its_incident(
+    tmp_path: Path, kind: str, game: str, source: str
+) -> None:
+    settings = TableSettings(game=game, camera=True, card_source=source)  # type: ignore[arg-type]
     faults = FaultRates.parse(f"{kind}=0.3")
     summary = simulate(tmp_path / "table.journal", settings, rounds=6, seed=2, faults=faults)
     assert set(summary.incidents) == {INCIDENT_OF[kind]}
@@ -190,6 +222,27 @@ def test_the_command_prints_the_json_contract(
     assert "4 rounds completed" in capsys.readouterr().out
 
 
+def test_the_command_simulates_a_camera_only_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "table.journal"
+    argv = ["simulate", "--game", "ultimate-holdem", "--rounds", "3", "--seed", "5"]
+    argv += ["--journal", str(path), "--card-source", "camera", "--faults", "duplicate=0.2"]
+    assert main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rounds_completed"] == 3
+    with Journal(path, readonly=True) as journal:
+        assert bind_settings(journal, None).card_source == "camera"
+    assert not [
+        e
+        for e in _events(path)
+        if e["type"] == "card_dealt"
+        and e["audience"] == "restricted"
+        and e["body"]["face"] == "down"
+    ]
+    assert main([*argv, "--no-camera"]) == 2
+    assert 'card_source "camera" needs a camera' in capsys.readouterr().err
+
+
 def test_the_command_refuses_bad_arguments(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -230,3 +283,19 @@ def test_a_discarded_duplicate_of_a_face_down_card_stays_secret() -> None:
     assert any(e.type == "card_discarded" for e in events)
     public = [json.dumps(e.body) for e in events if e.audience == "public"]
     assert not any('"4C"' in text for text in public)
+
+
+def test_a_journal_written_before_card_source_existed_loads_as_a_shoe_table(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.journal"
+    settings = TableSettings(game="ultimate-holdem", camera=True)
+    old = settings.model_dump(mode="json")
+    del old["card_source"]
+    with Journal(path) as journal:
+        journal.set_meta("settings", json.dumps(old))
+    assert simulate(path, settings, rounds=2, seed=1).rounds_completed == 2
+    with Journal(path, readonly=True) as journal:
+        assert bind_settings(journal, None) == settings
+        assert verify(journal).ok
+    _replays_exactly(path, settings)

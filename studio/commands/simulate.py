@@ -2,12 +2,14 @@
 
     studio simulate --game caribbean-stud|ultimate-holdem [--variant V] --rounds N --seed S
         --journal PATH [--faults duplicate=0.02,unreadable=0.02,out-of-turn=0.01,...]
-        [--manager resume|void] [--json]
+        [--manager resume|void] [--no-camera | --card-source shoe|camera] [--json]
 
 A simulated dealer, shoe and camera feed the inputs on a simulated clock (no sleeping), the
 simulated shift manager answers every incident as told, and every input is durably journalled
-before it applies. An existing journal is recovered first. Prints a one-line summary, or with
-`--json` one object {"rounds_completed", "rounds_voided", "incidents": {kind: count}, "events"}.
+before it applies. `--card-source camera` simulates a camera-only table: the dealer lays the
+cards by hand and the camera alone reports them. An existing journal is recovered first.
+Prints a one-line summary, or with `--json` one object {"rounds_completed", "rounds_voided",
+"incidents": {kind: count}, "events"}.
 Exit status 1 when an injected fault did not produce its incident or an incident came from
 nowhere; 2 (through `studio.cli`) for bad arguments or a damaged journal.
 """
@@ -58,6 +60,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--no-camera", dest="camera", action="store_false", help="simulate a table without camera"
     )
+    parser.add_argument(
+        "--card-source",
+        choices=("shoe", "camera"),
+        default="shoe",
+        help="where cards come from: the shoe (default) or the camera alone (camera-only)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(run=run)
 
@@ -71,7 +79,11 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"--rounds must not be negative, got {args.rounds}")
     try:
         settings = TableSettings(
-            game=args.game, variant=args.variant, procedure=args.procedure, camera=args.camera
+            game=args.game,
+            variant=args.variant,
+            procedure=args.procedure,
+            camera=args.camera,
+            card_source=args.card_source,
         )
     except ValidationError as err:
         raise ConfigurationError(err.errors()[0]["msg"]) from err

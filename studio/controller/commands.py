@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from studio.cards import Card
-from studio.controller.hardware import TableHardware
+from studio.controller.camera import TableCamera
 from studio.controller.state import Round, Stray, resume_blockers
 from studio.errors import CardError
 from studio.messages import (
@@ -46,7 +46,7 @@ VOID_REASON = "voided by the shift manager"
 _ARGUMENTS: dict[str, tuple[str, ...]] = {"correct_card": ("position", "card")}
 
 
-class TableCommands(TableHardware):
+class TableCommands(TableCamera):
     """Command checks and applies on top of the table's mechanics."""
 
     def __init__(self, settings: TableSettings) -> None:
@@ -216,10 +216,17 @@ class TableCommands(TableHardware):
         assert rnd is not None and command.position is not None and command.card is not None
         seat = rnd.seats[command.position]
         previous, seat.card = seat.card, Card.parse(command.card)
+        seat.pending = False
         if self._state.settings.camera:
             # The camera must see the corrected card before anything rests on it.
             seat.confirmed = False
             self._cancel(f"confirm:{seat.position}")
+            unreadable = rnd.sightings.get(seat.position, ("none", None))[:2] == ("up", None)
+            if self._camera_only and (unreadable or seat.position in self._turning(rnd)):
+                # Camera-only: a face-up card there the camera cannot read can neither confirm
+                # the manager's reading nor contradict it, so the reading stands; a card being
+                # turned is checked against it by the reveal itself.
+                seat.confirmed = True
         self._publish_correction(seat, previous)
 
     def _apply_discard(self, _: Command) -> None:
@@ -245,6 +252,9 @@ class TableCommands(TableHardware):
     def _apply_rescan(self, _: Command) -> None:
         rnd = self._state.active
         assert rnd is not None
+        if self._camera_only:
+            self._camera_rescan(rnd)
+            return
         rnd.rescan = list(rnd.seats)
         self._emit(RescanStarted(positions=list(rnd.rescan)), "restricted")
 

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from datetime import datetime
 
 from studio.cards import Card
-from studio.controller.state import Incident, Micros, Round, TableState, micros
+from studio.controller.state import Incident, Micros, Round, TableState, micros, open_window
 from studio.games import judge
-from studio.games.model import DealCard, DecisionWindow
+from studio.games.model import DealCard, DecisionWindow, Reveal
 from studio.hands import evaluate
 from studio.messages import (
     Audience,
@@ -45,7 +45,12 @@ class TableCore:
         self._state = TableState(settings=settings, rules=settings.rules())
         self._out: list[Envelope] = []
         self._ts = datetime.min
-        self._monitored = ("shoe", "camera") if settings.camera else ("shoe",)
+        self._monitored: tuple[str, ...] = ("shoe",)
+        if settings.camera:
+            # A camera-only table has no shoe to watch: the camera is its card source.
+            self._monitored = (
+                ("camera",) if settings.card_source == "camera" else ("shoe", "camera")
+            )
         self._state.devices = dict.fromkeys(self._monitored, "ok")
         self._fires: dict[str, Callable[[str], None]] = {
             "yellow": self._turn_yellow,
@@ -246,16 +251,22 @@ class TableCore:
             if isinstance(step, DecisionWindow):
                 self._open_window(rnd, step)
                 return
-            for position in step.positions:
-                seat = rnd.seats[position]
-                seat.revealed = True
-                if seat.card is not None:
-                    self._emit(CardRevealed(position=position, card=seat.card.code))
+            if not self._turn_cards(rnd, step):
+                return
             rnd.step += 1
         if any(not seat.confirmed for seat in rnd.seats.values()):
             rnd.phase = "confirming"
             return
         self._finish(rnd)
+
+    def _turn_cards(self, rnd: Round, step: Reveal) -> bool:
+        """Turn the face-down cards of a reveal step; False while it must wait (camera-only)."""
+        for position in step.positions:
+            seat = rnd.seats[position]
+            seat.revealed = True
+            if seat.card is not None:
+                self._emit(CardRevealed(position=position, card=seat.card.code))
+        return True
 
     def _open_window(self, rnd: Round, window: DecisionWindow) -> None:
         rnd.phase, rnd.last_window_step = "window", rnd.step
@@ -341,3 +352,20 @@ class TableCore:
         position = step.position if isinstance(step, DealCard) else None
         seconds = self._state.settings.deal_timeout_seconds
         self._fault("deal_timeout", position=position, detail=f"no card within {seconds:g} s")
+
+    def _why_no_card(self, rnd: Round | None) -> str:
+        """Why no card may come now, as the end of an incident's detail."""
+        if rnd is None:
+            return "with no round in progress"
+        if self._state.paused:
+            return "while the table is paused"
+        window = open_window(self._state.rules, rnd)
+        if window is not None:
+            return f"during the {window.name} decision window"
+        if rnd.phase == "betting":
+            return "during betting"
+        if rnd.phase == "revealing":
+            return "while the dealer turns the face-down cards"
+        if rnd.step >= len(self._state.rules.script):
+            return "after the last card"
+        return "while the camera had not confirmed the cards dealt"

@@ -8,12 +8,20 @@ from __future__ import annotations
 
 from studio.cards import Card
 from studio.controller.core import TableCore
-from studio.controller.state import Round, Seat, micros
-from studio.games.model import DealCard, Face
+from studio.controller.state import (
+    Round,
+    Seat,
+    described,
+    incident_cards,
+    micros,
+    sighting_verdict,
+)
+from studio.games.model import DealCard
 from studio.messages import (
     CardCorrected,
     CardDealt,
     CardSeen,
+    Device,
     DeviceHealthChanged,
     DeviceStatus,
     TableSettings,
@@ -28,33 +36,68 @@ class TableHardware(TableCore):
         self._fires["confirm"] = self._camera_timed_out
         self._fires["silent"] = self._device_went_silent
 
-    def _seat_card(self, rnd: Round, deal: DealCard, card: Card | None, raw: str) -> None:
+    def _seat_card(
+        self,
+        rnd: Round,
+        deal: DealCard,
+        card: Card | None,
+        raw: str,
+        *,
+        device: Device = "shoe",
+        pending: bool = False,
+        confirmed: bool | None = None,
+        detail: str = "",
+    ) -> bool:
+        """Seat a card at the deal step's position; False when it paused the table.
+
+        `pending`: a face-down card whose value nobody knows yet (camera-only). `confirmed`
+        None means "as the table's camera says": confirmed at once on a table without a camera
+        or on a camera-only one (the sighting seated it), awaited otherwise.
+        """
         self._cancel("deal")
         holder = rnd.holder(card) if card is not None else None
-        camera = self._state.settings.camera
-        seat = Seat(deal.position, deal.face, card, len(rnd.seats) + 1, rnd.step, not camera)
+        settings = self._state.settings
+        camera_only = settings.card_source == "camera"
+        if confirmed is None:
+            confirmed = camera_only or not settings.camera
+        seat = Seat(deal.position, deal.face, card, len(rnd.seats) + 1, rnd.step, confirmed)
+        seat.pending = pending
         rnd.seats[deal.position] = seat
         rnd.drawn.append(deal.position)
         rnd.step += 1
-        if card is None:
-            self._fault("unreadable_card", position=deal.position, device="shoe", raw=raw)
-            return
-        if holder is not None:
+        if card is None and not pending:
+            self._fault(
+                "unreadable_card", position=deal.position, device=device, raw=raw, detail=detail
+            )
+            return False
+        if card is not None and holder is not None:
             where = holder if holder in ("out of turn", "discarded") else f"at {holder}"
             detail = f"{card.code} is already {where} this round"
             self._fault(
                 "duplicate_card", position=deal.position, cards=(card.code,), raw=raw, detail=detail
             )
-            return
+            return False
         self._announce(seat)
-        if camera:
+        if settings.camera and not camera_only:
             self._await_camera(rnd, seat)
         self._proceed()
+        return True
 
     def _announce(self, seat: Seat) -> None:
-        """Publish the `card_dealt` pair of a seat's card (the public value only when public)."""
-        assert seat.card is not None
+        """Publish the `card_dealt` pair of a seat's card (the public value only when public).
+
+        A pending card (camera-only, face down, value unknown) has only its public event: the
+        restricted stream has nothing to add to it, and a restricted `card_dealt` always names
+        its card. Its value first appears in its `card_revealed`.
+        """
         seat.announced = True
+        if seat.card is None:
+            assert seat.pending
+            body = CardDealt(
+                position=seat.position, face=seat.face.value, number=seat.number, card=None
+            )
+            self._emit(body, "public")
+            return
         self._emit_card(
             lambda code, _: CardDealt(
                 position=seat.position, face=seat.face.value, number=seat.number, card=code
@@ -95,7 +138,7 @@ class TableHardware(TableCore):
 
     def _await_camera(self, rnd: Round, seat: Seat) -> None:
         sighting = rnd.sightings.get(seat.position)
-        if sighting is not None and _verdict(seat, sighting[0], sighting[1]):
+        if sighting is not None and sighting_verdict(seat, sighting[0], sighting[1]):
             seat.confirmed = True
             return
         self._set_timer(f"confirm:{seat.position}", self._confirm_time)
@@ -110,7 +153,7 @@ class TableHardware(TableCore):
             if seat.confirmed:
                 continue
             sighting = rnd.sightings.get(seat.position)
-            if sighting is not None and _verdict(seat, sighting[0], sighting[1]):
+            if sighting is not None and sighting_verdict(seat, sighting[0], sighting[1]):
                 seat.confirmed = True
                 self._cancel(f"confirm:{seat.position}")
             elif f"confirm:{seat.position}" not in self._state.timers:
@@ -119,14 +162,16 @@ class TableHardware(TableCore):
     def _camera_timed_out(self, position: str) -> None:
         rnd = self._state.active
         seat = rnd.seats.get(position) if rnd is not None else None
-        if rnd is None or seat is None or seat.confirmed or seat.card is None:
+        if rnd is None or seat is None or seat.confirmed:
+            return
+        if seat.card is None and not seat.pending:
             return
         face, code, raw = rnd.sightings.get(position, ("none", None, ""))
-        seen = code or ("a card face down" if face == "down" else "nothing")
+        seen = described(face, code)
         self._fault(
             "camera_mismatch",
             position=position,
-            cards=(seat.card.code,) + ((code,) if code else ()),
+            cards=incident_cards(seat.card, code),
             device="camera",
             raw=raw,
             detail=f"camera saw {seen} at {position} within {self._confirm_time / 1e6:g} s",
@@ -161,7 +206,11 @@ class TableHardware(TableCore):
         seat = rnd.seats.get(inp.zone)
         if st.paused or rnd.rescan is not None or seat is None or seat.card is None:
             return
-        verdict = _verdict(seat, inp.face, inp.card)
+        self._judge_sighting(seat, inp)
+
+    def _judge_sighting(self, seat: Seat, inp: CardSeen) -> None:
+        """Confirm `seat` by a sighting that agrees with it; pause on one that contradicts it."""
+        verdict = sighting_verdict(seat, inp.face, inp.card)
         if verdict is None:
             return
         if verdict:
@@ -170,14 +219,17 @@ class TableHardware(TableCore):
                 self._cancel(f"confirm:{seat.position}")
                 self._proceed()
             return
-        seen = inp.card or "a card face down"
+        if self._state.settings.card_source == "camera":
+            # The camera is the record here: nothing may rest on a card it now contradicts
+            # until it sees the card as recorded again.
+            seat.confirmed = False
         self._fault(
             "camera_mismatch",
             position=seat.position,
-            cards=(seat.card.code,) + ((inp.card,) if inp.card else ()),
+            cards=incident_cards(seat.card, inp.card),
             device="camera",
             raw=inp.raw,
-            detail=f"camera saw {seen} at {seat.position}",
+            detail=f"camera saw {described(inp.face, inp.card)} at {seat.position}",
         )
 
     def _device_status(self, inp: DeviceStatus) -> None:
@@ -191,15 +243,3 @@ class TableHardware(TableCore):
                 self._fault("device_fault", device=inp.device, raw=inp.raw, detail=inp.detail)
         elif st.devices[inp.device] == "fault":
             self._set_health(inp.device, "ok", inp.detail)
-
-
-def _verdict(seat: Seat, face: str, code: str | None) -> bool | None:
-    """Whether a sighting confirms (True) or contradicts (False) a seat; None: it says nothing.
-
-    A turned card may still be seen face down for a moment: the reveal is announced first.
-    """
-    if face == "none" or seat.card is None:
-        return None
-    if face == "down":
-        return seat.face is Face.DOWN
-    return (seat.face is Face.UP or seat.revealed) and code == seat.card.code

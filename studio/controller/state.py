@@ -31,7 +31,9 @@ class Seat:
     `number` counts the round's cards from 1; `step` is its index in the dealing script;
     `confirmed` says the camera saw it (always True on a table without a camera);
     `announced` says its `card_dealt` (or a `card_corrected`) went out: a duplicate or unreadable
-    card is recorded without one, and a resume announces it if no correction did.
+    card is recorded without one, and a resume announces it if no correction did. `pending`
+    marks a face-down card on a camera-only table: `card` is None because nobody knows its value
+    yet (not because it was unreadable); the camera reads it when it is turned.
     """
 
     position: str
@@ -42,6 +44,7 @@ class Seat:
     confirmed: bool
     revealed: bool = False
     announced: bool = False
+    pending: bool = False
 
     @property
     def public(self) -> bool:
@@ -86,7 +89,8 @@ class Round:
     """One round in progress (or just finished): its number, script position and cards.
 
     `step` is the index in the script of the next step; `phase` is "betting", "dealing",
-    "window", "confirming" (waiting for the camera before a window, reveal or result) or "done".
+    "window", "confirming" (waiting for the camera before a window, reveal or result),
+    "revealing" (camera-only: waiting to see the face-down cards turned) or "done".
     `drawn` lists what lies on the table in drawing order (a Seat's position or a Stray), so
     the last card can be taken back. `burned` holds discarded cards: drawing one again is a
     duplicate. `rescan` lists the positions still to be re-read in a re-scan (None: none).
@@ -169,6 +173,37 @@ class TableState:
         return self.round if self.round is not None and self.round.in_progress else None
 
 
+def sighting_verdict(seat: Seat, face: str, code: str | None) -> bool | None:
+    """Whether a sighting confirms (True) or contradicts (False) a seat; None: it says nothing.
+
+    A turned card may still be seen face down for a moment: the reveal is announced first. A
+    face-up card the camera cannot read says nothing (a wrong read is worse than none). A
+    pending card (face down, value unknown) is contradicted by any face-up sighting: its value
+    may only be read at its reveal (the camera-only reveal, `studio.controller.camera`).
+    """
+    if face == "none" or (seat.card is None and not seat.pending):
+        return None
+    if face == "down":
+        return seat.face is Face.DOWN
+    if code is None:
+        return None
+    if seat.card is None:
+        return False
+    return (seat.face is Face.UP or seat.revealed) and code == seat.card.code
+
+
+def described(face: str, code: str | None) -> str:
+    """What a sighting showed, for an incident's detail."""
+    if code is not None:
+        return code
+    return {"down": "a card face down", "up": "a card it cannot read"}.get(face, "nothing")
+
+
+def incident_cards(recorded: Card | None, seen: str | None) -> tuple[str, ...]:
+    """An incident's cards: the recorded one (when known), then the one seen (when read)."""
+    return tuple(c for c in (recorded.code if recorded else None, seen) if c is not None)
+
+
 def resume_blockers(state: TableState) -> list[str]:
     """Why a resume would be refused now, one line each (empty: it may resume)."""
     reasons = [f"the {d} is {s}" for d, s in state.devices.items() if s != "ok"]
@@ -180,7 +215,8 @@ def resume_blockers(state: TableState) -> list[str]:
     held: dict[Card, str] = {}
     for seat in rnd.seats.values():
         if seat.card is None:
-            reasons.append(f"{seat.position} has no readable card: correct or discard it")
+            if not seat.pending:
+                reasons.append(f"{seat.position} has no readable card: correct or discard it")
         elif seat.card in held:
             reasons.append(
                 f"{seat.card.code} is recorded at {held[seat.card]} and {seat.position}: "
@@ -190,4 +226,12 @@ def resume_blockers(state: TableState) -> list[str]:
             held[seat.card] = seat.position
     if rnd.strays:
         reasons.append(f"{len(rnd.strays)} card(s) drawn out of turn are still on record: discard")
+    if state.settings.card_source == "camera":
+        # On a camera-only table the camera is the record: a card lying where none was dealt
+        # must be taken away (the camera sees the zone empty) before the round goes on.
+        reasons.extend(
+            f"a card lies at {zone} where none was dealt: take it away"
+            for zone, (face, _, _) in rnd.sightings.items()
+            if face != "none" and zone not in rnd.seats
+        )
     return reasons

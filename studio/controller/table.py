@@ -16,7 +16,7 @@ from typing import Any
 
 from studio.cards import Card
 from studio.controller.commands import TableCommands
-from studio.controller.state import Round, Stray, next_deal, open_window, resume_blockers
+from studio.controller.state import Stray, next_deal, open_window, resume_blockers
 from studio.messages import (
     CardDrawn,
     CardSeen,
@@ -78,8 +78,9 @@ class TableController(TableCommands):
         Keys: table, game, variant, procedure, seq (last event's), now, phase ("idle" without a
         round in progress), game_number, light, positions (position -> code or None when
         unreadable), expecting (the position the next card goes to, None when no card may come),
-        rescan_next, window, paused, incidents, resume_blockers, timers (deadlines, or seconds
-        left while paused), devices.
+        rescan_next, window, turning (camera-only: the positions the table waits to see turned
+        face up at a reveal, in order), paused, incidents, resume_blockers, timers (deadlines,
+        or seconds left while paused), devices.
         """
         st = self._state
         rnd = st.active
@@ -114,6 +115,9 @@ class TableController(TableCommands):
                 "options": list(window.options),
                 "automatic": window.automatic,
             },
+            "turning": list(self._turning(rnd))
+            if rnd is not None and rnd.phase == "revealing"
+            else [],
             "paused": st.paused,
             "incidents": [i.to_json() for i in st.incidents],
             "resume_blockers": resume_blockers(st) if st.paused else [],
@@ -135,6 +139,9 @@ class TableController(TableCommands):
 
     def _card_drawn(self, inp: CardDrawn) -> None:
         st = self._state
+        if st.settings.card_source == "camera":
+            self._shoe_on_camera_table(inp)
+            return
         self._heard("shoe")
         card = Card.parse(inp.card) if inp.card is not None else None
         rnd = st.active
@@ -150,17 +157,3 @@ class TableController(TableCommands):
             self._fault("card_out_of_turn", cards=cards, device="shoe", raw=inp.raw, detail=detail)
             return
         self._seat_card(rnd, deal, card, inp.raw)
-
-    def _why_no_card(self, rnd: Round | None) -> str:
-        if rnd is None:
-            return "with no round in progress"
-        if self._state.paused:
-            return "while the table is paused"
-        window = open_window(self._state.rules, rnd)
-        if window is not None:
-            return f"during the {window.name} decision window"
-        if rnd.phase == "betting":
-            return "during betting"
-        if rnd.step >= len(self._state.rules.script):
-            return "after the last card"
-        return "while the camera had not confirmed the cards dealt"

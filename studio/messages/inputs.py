@@ -85,8 +85,9 @@ class CardDrawn(_Input):
 class CardSeen(_Input):
     """The camera saw what lies at a zone (a position name).
 
-    `face` is "up" (then `card` is the code it recognised), "down" (a card back: the camera cannot
-    read it, `card` is None) or "none" (nothing there, `card` is None).
+    `face` is "up" (then `card` is the code it recognised, or None: a face-up card it cannot
+    read), "down" (a card back: the camera cannot read it, `card` is None) or "none" (nothing
+    there, `card` is None).
     """
 
     kind: Literal["card_seen"] = "card_seen"
@@ -102,8 +103,8 @@ class CardSeen(_Input):
 
     @model_validator(mode="after")
     def _card_only_face_up(self) -> CardSeen:
-        if (self.face == "up") != (self.card is not None):
-            raise ValueError("a card code is given exactly when the face is up")
+        if self.face != "up" and self.card is not None:
+            raise ValueError("a card code is given only when the face is up")
         return self
 
 

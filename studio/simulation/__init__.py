@@ -92,6 +92,7 @@ def simulate(
             manager=manager,
             camera=settings.camera,
             faces=card_faces(settings.rules().deals),
+            camera_only=settings.card_source == "camera",
         )
         sim.observe(report.restarted)
         if any(e.type == "round_paused" for e in report.restarted):

@@ -65,7 +65,13 @@ class SimulatedCamera:
     """A camera over the table that reports what lies at each position."""
 
     def sighting(self, zone: str, face: str, code: str | None, ts: datetime) -> CardSeen:
-        """What the camera sees at `zone`: a card face up (`code`) or a card back (`face` down)."""
+        """What the camera sees at `zone`.
+
+        A card face up (`code`; None: one it cannot read), a card back (`face` down) or
+        nothing (`face` none).
+        """
         if face == "down":
             return CardSeen(ts=ts, zone=zone, face="down", raw=f"sim:{zone}:back")
-        return CardSeen(ts=ts, zone=zone, face="up", card=code, raw=f"sim:{zone}:{code}")
+        if face == "none":
+            return CardSeen(ts=ts, zone=zone, face="none", raw=f"sim:{zone}:empty")
+        return CardSeen(ts=ts, zone=zone, face="up", card=code, raw=f"sim:{zone}:{code or '??'}")

@@ -51,6 +51,8 @@ DEALER = "dealer-sim"
 MANAGER = "manager-sim"
 _DISCARD_FOR = frozenset({"duplicate_card", "unreadable_card", "card_out_of_turn"})
 _STUCK_AFTER = 8
+_RECORD_BLOCKER = "discard"
+"""Resume blockers a discard clears end with it; "take it away" (camera-only) needs the dealer."""
 
 
 @dataclass(slots=True)
@@ -92,7 +94,9 @@ class SimulatedTable:
     """The simulated staff and devices around one `RecordedTable` (see the module docstring).
 
     `controller` must be the table's controller (for its `snapshot()`); `seed` makes the run
-    reproducible; `manager` is the shift manager's answer to every pause.
+    reproducible; `manager` is the shift manager's answer to every pause. `camera_only` (a
+    camera-only table, `card_source = "camera"`): the dealer lays the shoe's cards by hand and
+    only the camera reports them, face-down cards when turned at their reveal.
     """
 
     def __init__(
@@ -106,6 +110,7 @@ class SimulatedTable:
         manager: ManagerPolicy = "resume",
         camera: bool,
         faces: dict[str, str],
+        camera_only: bool = False,
     ) -> None:
         self._table = table
         self._snapshot = snapshot
@@ -116,6 +121,8 @@ class SimulatedTable:
         self._faults = faults
         self._manager = manager
         self._faces = faces
+        self._camera_only = camera_only and camera
+        self._laid: dict[str, str] = {}
         self._rolled: set[tuple[str, int]] = set()
         self.summary = SimulationSummary()
 
@@ -183,6 +190,8 @@ class SimulatedTable:
                 self._tick(snap["timers"]["close"])
             elif snap["phase"] == "window":
                 self._window(snap)
+            elif snap.get("turning"):
+                self._turn(snap)
             elif snap["expecting"] is not None:
                 self._deal(snap)
             else:
@@ -198,6 +207,7 @@ class SimulatedTable:
     def _start(self) -> None:
         self._clock.advance(ROUND_GAP_SECONDS)
         self._shoe.new_deck()
+        self._laid = {}
         self._command("start_round", manager=False)
 
     def _roll(self, rate: float) -> bool:
@@ -210,6 +220,8 @@ class SimulatedTable:
         faults, now = self._faults, self._clock.advance(DRAW_SECONDS)
         if self._roll(faults.device):
             devices: list[Device] = ["shoe", "camera"] if self._camera is not None else ["shoe"]
+            if self._camera_only:
+                devices = ["camera"]
             device = self._rng.choice(devices)
             self.summary.injected[INCIDENT_OF["device"]] += 1
             self.submit(
@@ -220,6 +232,9 @@ class SimulatedTable:
             return
         held = [code for code in snap["positions"].values() if code is not None]
         fault = self._card_fault(bool(held))
+        if self._camera_only:
+            self._lay(position, held, fault, now)
+            return
         if fault == "duplicate":
             self.summary.injected[INCIDENT_OF["duplicate"]] += 1
             self.submit(self._shoe.reading(self._rng.choice(held), now))
@@ -275,17 +290,78 @@ class SimulatedTable:
         self.submit(self._shoe.reading(self._shoe.draw(), now))
         return True
 
+    def _lay(self, position: str, held: list[str], fault: str | None, now: datetime) -> None:
+        """Camera-only: lay the next card at `position`; the camera alone reports it.
+
+        Faults a camera can see while dealing: a duplicate or a card it cannot read (both only
+        where the card lies face up: a face-down card is read at its reveal), and a card seen
+        as another one just after it was seated.
+        """
+        assert self._camera is not None
+        face = self._faces[position]
+        if fault == "duplicate" and face == "up":
+            self.summary.injected[INCIDENT_OF["duplicate"]] += 1
+            code = self._rng.choice(held)
+            self._laid[position] = code
+            self.submit(self._camera.sighting(position, face, code, now))
+            return
+        code = self._shoe.draw()
+        self._laid[position] = code
+        if fault == "unreadable" and face == "up":
+            self.summary.injected[INCIDENT_OF["unreadable"]] += 1
+            self.submit(self._camera.sighting(position, "up", None, now))
+            self._tick(self._snapshot()["timers"]["deal"])
+            return
+        self.submit(self._camera.sighting(position, face, code, now))
+        after = self._snapshot()
+        # A round whose last card this was has ended: there is no seat left to contradict.
+        if (
+            fault == "mismatch"
+            and face == "up"
+            and not after["paused"]
+            and after["phase"] != "idle"
+        ):
+            others = sorted(set(_ALL_CODES) - {code})
+            seen_at = self._clock.advance(CAMERA_LAG_SECONDS)
+            self.summary.injected[INCIDENT_OF["mismatch"]] += 1
+            self.submit(self._camera.sighting(position, "up", self._rng.choice(others), seen_at))
+
+    def _turn(self, snap: dict[str, Any]) -> None:
+        """Camera-only: the dealer turns the face-down cards the table waits to see."""
+        assert self._camera is not None
+        for position in snap["turning"]:
+            now = self._clock.advance(DRAW_SECONDS)
+            if position not in self._laid:
+                # A round recovered after a crash: what lies face down is the deck's business.
+                self._laid[position] = self._shoe.draw()
+            self.submit(self._camera.sighting(position, "up", self._laid[position], now))
+            if self._snapshot()["paused"]:
+                return
+
     def _window(self, snap: dict[str, Any]) -> None:
         key = (snap["game_number"], len(snap["positions"]))
         if key not in self._rolled:
             self._rolled.add(key)
-            if self._roll(self._faults.out_of_turn):
+            free = [p for p in self._faces if p not in snap["positions"]]
+            # Camera-only, a card out of turn needs a free position to be laid at.
+            if self._roll(self._faults.out_of_turn) and (free or not self._camera_only):
                 deadline = datetime.fromisoformat(snap["timers"]["window"])
                 self._clock.now += (deadline - self._clock.now) / 2
                 self.summary.injected[INCIDENT_OF["out-of-turn"]] += 1
+                if self._camera_only:
+                    self._lay_out_of_turn(free[0])
+                    return
                 self.submit(self._shoe.reading(self._shoe.draw(), self._clock.now))
                 return
         self._tick(snap["timers"]["window"])
+
+    def _lay_out_of_turn(self, position: str) -> None:
+        """Camera-only: lay a card at `position` (free) while a window is open."""
+        assert self._camera is not None
+        code = self._shoe.draw()
+        self._laid[position] = code
+        face = self._faces[position]
+        self.submit(self._camera.sighting(position, face, code, self._clock.now))
 
     def _look(self, snap: dict[str, Any]) -> None:
         """The camera looks again at every card it has not confirmed (after a mismatch)."""
@@ -311,12 +387,23 @@ class SimulatedTable:
         for _ in range(sum(kind in _DISCARD_FOR for kind in kinds)):
             # Discard only while a card still blocks the resume: after a crash the discard may
             # already be on record (the process died between it and the resume).
-            if not self._snapshot()["resume_blockers"]:
+            if not [b for b in self._snapshot()["resume_blockers"] if _RECORD_BLOCKER in b]:
                 break
             self._command("discard_last_card", manager=True)
+        if self._camera_only:
+            self._take_away()
         events = self._command("resume", manager=True)
         if not any(e.type == "round_resumed" for e in events):
             raise SimulationError(f"the table did not resume: {snap}")
+
+    def _take_away(self) -> None:
+        """Camera-only: the dealer takes away every card lying where none is on record."""
+        assert self._camera is not None
+        seated = self._snapshot()["positions"]
+        for position in [p for p in self._laid if p not in seated]:
+            del self._laid[position]
+            now = self._clock.advance(CAMERA_LAG_SECONDS)
+            self.submit(self._camera.sighting(position, "none", None, now))
 
 
 def card_faces(deals: tuple[DealCard, ...]) -> dict[str, str]:
