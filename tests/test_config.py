@@ -103,7 +103,7 @@ def test_a_camera_only_table_needs_a_camera_backend() -> None:
     config = build_config({"table": table, "camera": {"backend": "simulated"}})
     assert config.table.card_source == "camera" and config.table.camera
     with pytest.raises(ConfigurationError, match='card_source "camera" needs a camera'):
-        build_config({"table": table})
+        build_config({"table": table, "camera": {"backend": "none"}})
 
 
 def test_unreadable_or_malformed_files_are_configuration_errors(tmp_path: Path) -> None:
