@@ -29,7 +29,6 @@ from drivers.camera.synthetic.felt import Felt, FeltLayout, FeltSource, felt_pro
 from studio.cli import main
 from studio.games import get_rules
 from studio.journal import Journal
-from studio.messages import TableSettings
 from studio.runtime.camera import position_rows
 
 ROUNDS = 4
@@ -79,10 +78,6 @@ def test_the_synthetic_camera_confirms_every_card_of_the_default_table(
     assert confirmed == ROUNDS * cards
 
 
-@pytest.mark.skipif(
-    "card_source" not in TableSettings.model_fields,
-    reason="camera-only tables (table.card_source) come with the camera-only controller",
-)
 @pytest.mark.parametrize(("game", "cards"), [("caribbean-stud", 10), ("ultimate-holdem", 9)])
 def test_a_camera_only_table_deals_from_the_felt(tmp_path: Path, game: str, cards: int) -> None:
     with table_rig(tmp_path, game) as rig:
