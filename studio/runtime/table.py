@@ -428,8 +428,7 @@ class TableRuntime:
                 rounds=self._rounds,
                 felt=self._camera.felt if self._camera is not None else None,
                 confirm_seconds=settings.camera_confirm_seconds,
-                # `card_source` comes with camera-only tables; a table without it reads a shoe.
-                camera_only=getattr(settings, "card_source", "shoe") == "camera",
+                camera_only=settings.card_source == "camera",
             )
             self._dealer_task = loop.create_task(self._dealer.run())
         self._arm_clock()
