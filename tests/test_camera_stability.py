@@ -30,10 +30,17 @@ def test_a_card_counts_after_three_agreeing_frames_and_only_once() -> None:
     assert _feed(stab, frames) == [("player-1", "up", "AS")]
 
 
-def test_flicker_and_unknown_reads_report_nothing() -> None:
+def test_flicker_reports_nothing() -> None:
     stab = ZoneStabilizer(["player-1"])
     frames = [[_card("player-1", "AS")], [_card("player-1", None)], [_card("player-1", "AS")]] * 3
     assert _feed(stab, frames) == []
+
+
+def test_a_card_that_stays_unreadable_is_reported_face_up_without_a_code() -> None:
+    # A camera-only table needs it: an unreadable card lies there, it is not a card not dealt.
+    stab = ZoneStabilizer(["player-1"])
+    frames = [[_card("player-1", None)]] * 3 + [[_card("player-1", "AS")]] * 3
+    assert _feed(stab, frames) == [("player-1", "up", None), ("player-1", "up", "AS")]
 
 
 def test_backs_and_removal_are_reported() -> None:

@@ -3,9 +3,11 @@
 `ZoneStabilizer.update(readings, ts)` takes one frame's `CardReading`s and returns the
 `studio.messages.CardSeen` inputs for zones whose content has read the same for
 `frames_required` consecutive frames and differs from what was last reported. A face-up card that
-cannot be read is never reported as anything: the table's confirmation timeout turns a missing
-confirmation into a fault, which is the honest outcome. `camera_status` turns a source's
-health into a `DeviceStatus` input.
+stays unreadable is reported as face up with no code: it confirms nothing (on a shoe table the
+confirmation timeout still turns it into a fault), and a camera-only table needs it to tell an
+unreadable card from a card not yet dealt. A zone whose readings disagree within one frame (two
+cards, or one read two ways) is reported as nothing. `camera_status` turns a source's health
+into a `DeviceStatus` input.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ FRAMES_REQUIRED = 3
 """Consecutive agreeing frames before a zone's content counts: at 25 fps that is 120 ms, longer
 than a dealer's hand passing over the zone, short against the confirmation timeout."""
 
-_UNREADABLE = ("unreadable", None)
+_UNCLEAR = ("unclear", None)
 
 
 def _observe(readings: Sequence[CardReading]) -> tuple[str, str | None]:
-    """One frame's view of a zone: ("up", code), ("down", None), ("none", None) or unreadable."""
+    """One frame's view of a zone: ("up", code or None), ("down", None), ("none", None), unclear."""
     if not readings:
         return "none", None
     codes = {r.code for r in readings if r.code is not None}
@@ -32,7 +34,9 @@ def _observe(readings: Sequence[CardReading]) -> tuple[str, str | None]:
         return "down", None
     if len(codes) == 1 and all(r.code is not None for r in readings):
         return "up", codes.pop()
-    return _UNREADABLE
+    if len(readings) == 1:
+        return "up", None
+    return _UNCLEAR
 
 
 class ZoneStabilizer:
@@ -61,7 +65,7 @@ class ZoneStabilizer:
             else:
                 self._candidate[zone] = seen
                 self._count[zone] = 1
-            due = self._count[zone] >= self._required and seen != _UNREADABLE
+            due = self._count[zone] >= self._required and seen != _UNCLEAR
             if due and self._reported.get(zone, ("none", None)) != seen:
                 self._reported[zone] = seen
                 face, code = seen
