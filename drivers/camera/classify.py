@@ -37,6 +37,10 @@ the two solid suits need a crisp index. On ~9,000 rendered corners of seeds 31, 
 (bench styles, both designs, outlines jittered by 1-1.5 px) and 2,800 small blurred test-style
 corners, the sharpest club taken for a spade scored 5.12 and the sharpest heart taken for a
 diamond 2.79. Clubs and hearts have no gate: refusing every soft index cost ~10% of reads."""
+COLOUR_DOUBT = (0.15, 0.35)
+"""Ink redness shares (`calibration.glyphs.red_share`; red above 0.3) too near the line to trust
+the colour: a dark red under a dim cast can fall under it, and the suit is then matched among
+the wrong colour (a diamond read as a spade)."""
 WEAK_RANK = (0.7, 0.35, 0.05)
 """A rank whose correlation misses `MIN_SCORE` (a small soft index) still takes its class with
 correlation >= 0.7, lead >= 0.35 and gap >= 0.05: on ~9,000 rendered corners no wrong rank
@@ -142,7 +146,10 @@ class IndexClassifier:
         return sorted(sorted(range(len(known)), key=distance.__getitem__)[:NEAREST_LEVELS])
 
     def scores(self, window: Image) -> tuple[GlyphScore, GlyphScore, float] | None:
-        """Rank and suit scores and the rank's sharpness; None when `window` holds no index."""
+        """Rank and suit scores and the index's sharpness; None when `window` holds no index.
+
+        The suit is unknown when the ink's colour is in doubt (`COLOUR_DOUBT`).
+        """
         ink = find_index(window)
         if ink is None:
             return None
@@ -171,6 +178,8 @@ class IndexClassifier:
             strict=not ink.red,
             rivals=other,
         )
+        if COLOUR_DOUBT[0] <= ink.redness <= COLOUR_DOUBT[1]:
+            suit = GlyphScore(None, suit.score, suit.lead, suit.gap, suit.candidate, suit.rival)
         return rank, suit, ink.sharpness
 
     def read(self, window: Image) -> IndexRead | None:
