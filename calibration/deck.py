@@ -29,7 +29,9 @@ _EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 # Where an index may sit on any deck: the top-left 40% x 45% of the card.
 _SEARCH = (0.4, 0.45)
 _INSET = 3
-_SEEN_HEIGHTS = (130, 180, 260)
+_SEEN_HEIGHTS = (90, 110, 130, 155, 180, 215, 260)
+# Card heights (px) whose look is learned: the bench's smallest cards are 120 px at 1080p and
+# 90 px at 720p, and each level is compared only with indices of about its own sharpness.
 
 
 def order_corners(quad: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -88,23 +90,34 @@ def locate_index(card: Image, name: str = "card") -> IndexInk:
     def shift(box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
         return box[0] + _INSET, box[1] + _INSET, box[2], box[3]
 
-    return IndexInk(ink.rank, ink.suit, shift(ink.rank_box), shift(ink.suit_box), ink.red)
+    return IndexInk(
+        ink.rank, ink.suit, shift(ink.rank_box), shift(ink.suit_box), ink.red, ink.sharpness
+    )
 
 
 def _as_seen(flat: Image, name: str) -> list[IndexInk]:
     """The index as the camera sees it on smaller cards: resampled down, back up, and softened.
 
-    One template level per height: a blurred glyph's box widens and its strokes merge, so a
-    glyph is compared with the level nearest its own sharpness (the best-scoring one).
+    One template level per height in `_SEEN_HEIGHTS`: a blurred glyph's box widens and its
+    strokes merge, so a glyph is compared with the levels nearest its own sharpness. Where a
+    small index merges into one blob on this card, the next larger height's look stands in.
     """
-    out = []
+    out: list[IndexInk | None] = []
     for height in _SEEN_HEIGHTS:
         small = cv2.resize(flat, (round(height / 88 * 63), height), interpolation=cv2.INTER_AREA)
         back = cv2.resize(small, CANON_SIZE, interpolation=cv2.INTER_LINEAR)
         # The camera's optics and the warp blur a small index about this much.
         soft = cv2.GaussianBlur(back, (0, 0), 0.8 * CANON_SIZE[1] / height)
-        out.append(locate_index(soft, name))
-    return out
+        try:
+            out.append(locate_index(soft, name))
+        except DeckCalibrationError:
+            out.append(None)
+    found: list[IndexInk] = []
+    fallback = locate_index(flat, name)
+    for ink in reversed(out):
+        fallback = ink if ink is not None else fallback
+        found.append(fallback)
+    return found[::-1]
 
 
 def reference_images(directory: Path) -> dict[str, Path]:
@@ -188,6 +201,10 @@ def learn_deck(cards: Mapping[str, Image]) -> tuple[DeckCalibration, DeckTemplat
         ]
         for s in SUIT_CHARS
     }
+    # Each level's typical index sharpness: a corner is compared with the levels nearest its own.
+    level_sharpness = [
+        round(float(np.median([seen[c.code][k].sharpness for c in DECK])), 3) for k in range(levels)
+    ]
     red = [s for s in SUIT_CHARS if sum(inks[r + s].red for r in RANK_CHARS) > len(RANK_CHARS) / 2]
     deck = DeckCalibration(
         index_window=window,
@@ -196,6 +213,7 @@ def learn_deck(cards: Mapping[str, Image]) -> tuple[DeckCalibration, DeckTemplat
         ranks=list(RANK_CHARS),
         suits=list(SUIT_CHARS),
         levels=levels,
+        level_sharpness=level_sharpness,
         red_suits=red,
         rank_aspect={
             r: float(np.mean([aspect(inks[r + s].rank_box) for s in SUIT_CHARS]))

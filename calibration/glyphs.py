@@ -33,6 +33,7 @@ class IndexInk:
     suit_box: tuple[int, int, int, int]
     red: bool
     sharpness: float = 1.0
+    redness: float = 0.0
 
 
 def _components(
@@ -109,13 +110,21 @@ def find_index(window: Image) -> IndexInk | None:
         labels[sy : sy + sh, sx : sx + sw], suit_ids
     )
     glyph_px = np.isin(labels, [b[5] for b in rank_parts] + suit_ids)
-    red = _is_red(window, glyph_px, gray, paper)
+    redness = red_share(window, glyph_px, gray, paper)
     # The suit is the smaller glyph, and a club and a spade differ only in its fine detail.
     sharp = min(
         sharpness(_padded(density, (rx, ry, rw, rh)), rh),
         sharpness(_padded(density, (sx, sy, sw, sh)), sh),
     )
-    return IndexInk(rank_ink, suit_ink.astype(np.float32), rank_box, (sx, sy, sw, sh), red, sharp)
+    return IndexInk(
+        rank_ink,
+        suit_ink.astype(np.float32),
+        rank_box,
+        (sx, sy, sw, sh),
+        redness > RED_SHARE,
+        sharp,
+        redness,
+    )
 
 
 def _padded(density: Glyph, box: tuple[int, int, int, int]) -> Glyph:
@@ -145,23 +154,24 @@ def sharpness(density: Glyph, height: int) -> float:
     return height / max(0.5, band / length)
 
 
-def _is_red(window: Image, glyph_px: npt.NDArray[np.bool_], gray: Image, paper: float) -> bool:
-    """True when the glyph's ink is red: redder than the paper by a share of the ink's contrast.
+def red_share(window: Image, glyph_px: npt.NDArray[np.bool_], gray: Image, paper: float) -> float:
+    """How red the glyph's ink is: its redness in excess of the paper's, over the ink's contrast.
 
     Redness is R minus the larger of G and B. A colour cast or JPEG's shared chroma moves a black
-    glyph's redness with the paper's, so only the excess over the paper's redness counts.
+    glyph's redness with the paper's, so only the excess over the paper's redness counts. Ink is
+    red above `RED_SHARE`; 0.0 when there is no paper or ink to compare.
     """
     bgr = window.astype(np.float32)
     redness = bgr[..., 2] - np.maximum(bgr[..., 0], bgr[..., 1])
     paper_px = gray >= paper - 10
     if not paper_px.any() or not glyph_px.any():
-        return False
+        return 0.0
     ink_px = glyph_px & (gray <= np.percentile(gray[glyph_px], 60))
     if not ink_px.any():
-        return False
+        return 0.0
     contrast = paper - float(gray[ink_px].mean())
     excess = float(redness[ink_px].mean()) - float(redness[paper_px].mean())
-    return excess > RED_SHARE * contrast
+    return excess / max(1.0, contrast)
 
 
 def normalise(glyph: Glyph, size: tuple[int, int]) -> Glyph:

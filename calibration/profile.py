@@ -66,7 +66,9 @@ class DeckCalibration(_Model):
     `index_window` is (x0, y0, x1, y1) as fractions of an upright card's width and height, holding
     the top-left index; `rank_size`/`suit_size` are template (width, height) in pixels; `red_suits`
     lists suits printed red; `rank_aspect`/`suit_aspect` are glyph height/width ratios; `levels`
-    is how many templates each glyph has (one per sharpness the camera may see it at).
+    is how many templates each glyph has (one per sharpness the camera may see it at), and
+    `level_sharpness` each level's typical index sharpness (`calibration.glyphs.sharpness`); a
+    deck learned before it existed has none, and every level is then compared.
     """
 
     index_window: tuple[float, float, float, float]
@@ -75,6 +77,7 @@ class DeckCalibration(_Model):
     ranks: list[str]
     suits: list[str]
     levels: int = Field(ge=1)
+    level_sharpness: list[float] = []
     red_suits: list[str]
     rank_aspect: dict[str, float]
     suit_aspect: dict[str, float]

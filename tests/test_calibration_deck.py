@@ -26,6 +26,18 @@ def test_deck_learns_index_window_and_colours(design: str) -> None:
     assert set(templates.ranks) == set("23456789TJQKA") and set(templates.suits) == set("CDHS")
 
 
+def test_each_template_level_knows_its_sharpness(tmp_path: Path) -> None:
+    refs = {c.code: render_reference(c, CLASSIC, "scan", i) for i, c in enumerate(DECK)}
+    deck, templates = learn_deck(refs)
+    assert len(deck.level_sharpness) == deck.levels == len(templates.ranks["A"])
+    # The scan is the crispest level; the camera's looks soften with the card's size.
+    seen = deck.level_sharpness[1:]
+    assert deck.level_sharpness[0] > max(seen) and seen == sorted(seen)
+    save_profile(tmp_path, CalibrationProfile(deck=deck), templates)
+    loaded, _ = load_profile(tmp_path)
+    assert loaded.deck is not None and loaded.deck.level_sharpness == deck.level_sharpness
+
+
 def test_jumbo_index_window_is_larger_than_classic() -> None:
     def window_area(design: object) -> float:
         refs = {c.code: render_reference(c, design, "scan", i) for i, c in enumerate(DECK)}  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ to unknown: a wrong card is worse than none.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from calibration.glyphs import Glyph, Image, aspect, find_index, normalise, standardise
@@ -28,13 +29,26 @@ BLACK_SUIT_GAP = 0.03
 """Spades and clubs share most of their outline, and every wrong read the bench has found was
 one taken for the other, each scraping past the general lead and gap: a black suit must clear
 these higher bars (on a seed of their own they kept ~80% of right black-suit reads)."""
-MIN_SHARPNESS = 4.6
-"""Least index sharpness for a black suit: the softer of rank and suit, each its height over
-the width of its edge (`calibration.glyphs.sharpness`). Below it a glyph is too blurred to
-trust whatever it matches. On 90 rendered frames of a seed of their own, every wrong corner
-read scored 4.4 or less; 4.6 kept 78% of the right black-suit reads."""
-MIN_SHARPNESS_RED = 4.2
-"""The same gate for red suits, whose outlines differ more (kept ~80% of right reads)."""
+MIN_SHARPNESS = {"S": 5.6, "D": 3.5}
+"""Least index sharpness to read a spade or a diamond: the softer of rank and suit, each its
+height over the width of its edge (`calibration.glyphs.sharpness`). Blur fills a suit's notches
+until a club looks like a spade and a heart like a diamond, never the reverse, so only reads of
+the two solid suits need a crisp index. On ~9,000 rendered corners of seeds 31, 77 and 1234
+(bench styles, both designs, outlines jittered by 1-1.5 px) and 2,800 small blurred test-style
+corners, the sharpest club taken for a spade scored 5.12 and the sharpest heart taken for a
+diamond 2.79. Clubs and hearts have no gate: refusing every soft index cost ~10% of reads."""
+COLOUR_DOUBT = (0.15, 0.35)
+"""Ink redness shares (`calibration.glyphs.red_share`; red above 0.3) too near the line to trust
+the colour: a dark red under a dim cast can fall under it, and the suit is then matched among
+the wrong colour (a diamond read as a spade)."""
+WEAK_RANK = (0.7, 0.35, 0.05)
+"""A rank whose correlation misses `MIN_SCORE` (a small soft index) still takes its class with
+correlation >= 0.7, lead >= 0.35 and gap >= 0.05: on ~9,000 rendered corners no wrong rank
+candidate led by more than 0.25 or correlated above 0.78."""
+NEAREST_LEVELS = 2
+"""Template levels a glyph is compared with: the two whose sharpness is nearest the index's. A
+blurred club compared with a crisp spade template can beat a crisp club template; compared only
+with templates as soft as itself it does not (corner reads up 5-10% on seeds 31 and 77)."""
 MAX_ASPECT_ERROR = 0.3
 """A glyph whose height/width differs from its template's by more than 30% is not that glyph."""
 
@@ -55,6 +69,8 @@ class GlyphScore:
     score: float
     lead: float
     gap: float = 1.0
+    candidate: str | None = None
+    rival: float = -1.0
 
 
 class IndexClassifier:
@@ -84,24 +100,24 @@ class IndexClassifier:
         aspects: dict[str, float],
         size: tuple[int, int],
         allowed: list[str],
+        levels: list[int],
         strict: bool = False,
+        rivals: tuple[str, ...] = (),
+        weak_ok: bool = False,
     ) -> GlyphScore:
         sample = standardise(normalise(glyph, size))
         shape = aspect(box)
         # Every allowed class competes, whatever its shape: the aspect check only vetoes the
         # winner, so a lone survivor of a shape filter can never win unopposed.
         scores = sorted(
-            (
-                (*max((float(sample @ t), i) for i, t in enumerate(templates[k])), k)
-                for k in allowed
-            ),
+            ((*max((float(sample @ templates[k][i]), i) for i in levels), k) for k in allowed),
             reverse=True,
         )
         if not scores:
             return GlyphScore(None, 0.0, 0.0)
         best, level, key = scores[0]
         if abs(shape / aspects[key] - 1.0) > MAX_ASPECT_ERROR:
-            return GlyphScore(None, max(0.0, best), 0.0, 0.0)
+            return GlyphScore(None, max(0.0, best), 0.0, 0.0, key)
         lead = 0.5
         gap = best - scores[1][0] if len(scores) > 1 else 1.0
         if len(scores) > 1:
@@ -112,20 +128,45 @@ class IndexClassifier:
             lead = float((sample - mid) @ d / max(1e-9, float(d @ d)))
         min_lead = max(self.min_lead, BLACK_SUIT_LEAD) if strict else self.min_lead
         min_gap = max(self.min_gap, BLACK_SUIT_GAP) if strict else self.min_gap
-        if best < self.min_score or lead < min_lead or gap < min_gap:
-            return GlyphScore(None, max(0.0, best), lead, gap)
-        return GlyphScore(key, best, lead, gap)
+        # A suit of the other ink colour cannot win, but one that fits the shape better means
+        # the colour was misjudged (a dark red under a cast, a diamond taken for a spade).
+        rival = max((float(sample @ templates[k][i]) for k in rivals for i in levels), default=-1.0)
+        passes = best >= self.min_score and lead >= min_lead and gap >= min_gap
+        clear = best >= WEAK_RANK[0] and lead >= WEAK_RANK[1] and gap >= WEAK_RANK[2]
+        if not (passes or (weak_ok and clear)) or rival > best:
+            return GlyphScore(None, max(0.0, best), lead, gap, key, rival)
+        return GlyphScore(key, best, lead, gap, key, rival)
+
+    def _levels(self, sharp: float) -> list[int]:
+        """The template levels nearest `sharp` (all of them for a deck without level sharpness)."""
+        known = self._deck.level_sharpness
+        if len(known) != self._deck.levels:
+            return list(range(self._deck.levels))
+        distance = [abs(math.log(max(0.5, sharp) / max(0.5, k))) for k in known]
+        return sorted(sorted(range(len(known)), key=distance.__getitem__)[:NEAREST_LEVELS])
 
     def scores(self, window: Image) -> tuple[GlyphScore, GlyphScore, float] | None:
-        """Rank and suit scores and the rank's sharpness; None when `window` holds no index."""
+        """Rank and suit scores and the index's sharpness; None when `window` holds no index.
+
+        The suit is unknown when the ink's colour is in doubt (`COLOUR_DOUBT`).
+        """
         ink = find_index(window)
         if ink is None:
             return None
         deck = self._deck
+        levels = self._levels(ink.sharpness)
         rank = self._best(
-            ink.rank, ink.rank_box, self._ranks, deck.rank_aspect, deck.rank_size, deck.ranks
+            ink.rank,
+            ink.rank_box,
+            self._ranks,
+            deck.rank_aspect,
+            deck.rank_size,
+            deck.ranks,
+            levels,
+            weak_ok=True,
         )
         colour = [s for s in deck.suits if (s in deck.red_suits) == ink.red]
+        other = tuple(s for s in deck.suits if s not in colour)
         suit = self._best(
             ink.suit,
             ink.suit_box,
@@ -133,8 +174,12 @@ class IndexClassifier:
             deck.suit_aspect,
             deck.suit_size,
             colour,
+            levels,
             strict=not ink.red,
+            rivals=other,
         )
+        if COLOUR_DOUBT[0] <= ink.redness <= COLOUR_DOUBT[1]:
+            suit = GlyphScore(None, suit.score, suit.lead, suit.gap, suit.candidate, suit.rival)
         return rank, suit, ink.sharpness
 
     def read(self, window: Image) -> IndexRead | None:
@@ -144,9 +189,8 @@ class IndexClassifier:
             return None
         rank, suit, sharp = found
         confidence = round(min(rank.score, suit.score), 4)
-        # Spades and clubs differ only in fine detail (a point or a lobe): they need a crisper
-        # glyph than the red suits, which differ in outline.
-        needed = MIN_SHARPNESS if suit.key not in self._deck.red_suits else MIN_SHARPNESS_RED
-        if rank.key is None or suit.key is None or sharp < needed:
+        if rank.key is None or suit.key is None:
+            return IndexRead(None, confidence)
+        if sharp < MIN_SHARPNESS.get(suit.key, 0.0):
             return IndexRead(None, confidence)
         return IndexRead(rank.key + suit.key, confidence)
