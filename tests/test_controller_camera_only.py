@@ -9,7 +9,7 @@ rebuilds the events.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -22,7 +22,7 @@ from studio.cards import Card
 from studio.games import judge
 from studio.games.model import Face
 from studio.games.settlement import settle
-from studio.messages import TableSettings, json_schema
+from studio.messages import CommandName, TableSettings, json_schema
 
 CARIB, LATE, HOLDEM = CONFIGS[0], CONFIGS[1], CONFIGS[3]
 PROPS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -482,16 +482,7 @@ def test_a_turned_card_lifted_for_a_moment_does_not_expose_the_next() -> None:
     assert b.of_type("round_result") and not b.of_type("round_paused")
 
 
-COMMANDS = (
-    "start_round",
-    "call_manager",
-    "resume",
-    "correct_card",
-    "discard_last_card",
-    "rescan",
-    "void",
-    "new_deck",
-)
+COMMANDS = get_args(CommandName)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -12,6 +12,7 @@ from test_controller_kit import CONFIGS, Bench, bench, shuffled
 from studio.cards import Card
 from studio.games import judge
 from studio.games.model import Face
+from studio.messages import CommandName, Role
 
 FAULTS = (
     "duplicate",
@@ -242,17 +243,8 @@ def test_a_second_controller_fed_the_same_inputs_emits_the_same_events(
     assert [e.model_dump() for e in again] == [e.model_dump() for e in b.events]
 
 
-COMMANDS = (
-    "start_round",
-    "call_manager",
-    "resume",
-    "correct_card",
-    "discard_last_card",
-    "rescan",
-    "void",
-    "new_deck",
-)
-ROLE_NAMES = ("dealer", "shift_manager", "settlement", "observer")
+COMMANDS = get_args(CommandName)
+ROLE_NAMES = get_args(Role)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
