@@ -15,6 +15,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.merged import corner_support, edge_map, row_proposals
+
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
 
@@ -74,11 +76,16 @@ class CardOutline:
 
     `partial` is True when the outline was extended from a visible strip; `contour` is the visible
     region's outline, so a reader can tell whether an index corner is actually in view.
+    `speculative` outlines are proposals inside a region holding several cards: report one only
+    when it reads. `support` says, per corner, how well the two sides meeting there lie on image
+    edges (0..1): a proposal's corner is read only when it is well supported.
     """
 
     corners: Quad
     contour: npt.NDArray[Any]
     partial: bool
+    speculative: bool = False
+    support: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
 
 
 def card_threshold(gray: Image) -> float:
@@ -139,6 +146,22 @@ def _extend(rect_pts: Quad, mask: Image, short_to: float, along_long: bool = Fal
     return np.array([q[0] - grow, q[1], q[2], q[3] - grow])
 
 
+@dataclass(frozen=True, slots=True)
+class BrightRegion:
+    """One connected bright region of the frame and the pieces the edge cut splits it into."""
+
+    contour: npt.NDArray[Any]
+    pieces: tuple[npt.NDArray[Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """Firm card outlines, and the bright regions big enough to hold cards (for proposals)."""
+
+    outlines: list[CardOutline]
+    regions: list[BrightRegion]
+
+
 def find_outlines(
     gray: Image,
     *,
@@ -146,7 +169,18 @@ def find_outlines(
     expected: Callable[[float, float], float | None] | None = None,
     frame: Image | None = None,
 ) -> list[CardOutline]:
-    """Find card outlines in a grey frame.
+    """Find card outlines in a grey frame (the firm outlines of `detect_cards`)."""
+    return detect_cards(gray, min_long_px=min_long_px, expected=expected, frame=frame).outlines
+
+
+def detect_cards(
+    gray: Image,
+    *,
+    min_long_px: float = 60.0,
+    expected: Callable[[float, float], float | None] | None = None,
+    frame: Image | None = None,
+) -> Detection:
+    """Find card outlines in a grey frame, and the bright regions that may hold more cards.
 
     `min_long_px` is the smallest card height accepted; `expected(x, y)` may give the card height
     in pixels at an image point (from the table calibration) to check sizes and complete strips.
@@ -160,7 +194,8 @@ def find_outlines(
     # inside. Blur and JPEG soften that line, hence low Canny thresholds and a 2 px wide cut
     # (on the bench they found a quarter more cards than 60/140 with a 1 px cut).
     edges = cv2.dilate(cv2.Canny(gray, 30, 80), _THIN)
-    cut = cv2.morphologyEx(raw, cv2.MORPH_OPEN, _OPEN) & (edges == 0).astype(np.uint8)
+    base = cv2.morphologyEx(raw, cv2.MORPH_OPEN, _OPEN)
+    cut = base & (edges == 0).astype(np.uint8)
     opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, _SPLIT)
     contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
@@ -222,4 +257,70 @@ def find_outlines(
             grown = None
         if grown is not None:
             out.append(CardOutline(portrait(grown), contour, True))
+    pieces = [c for c in contours if cv2.contourArea(c) >= min_area]
+    regions: list[BrightRegion] = []
+    found_regions, _ = cv2.findContours(base, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for region in found_regions:
+        if cv2.contourArea(region) >= 4 * min_area:
+            regions.append(BrightRegion(region, tuple(p for p in pieces if inside(region, p))))
+    return Detection(out, regions)
+
+
+def inside(region: npt.NDArray[Any], contour: npt.NDArray[Any]) -> bool:
+    """True when the mean point of `contour` lies inside `region` (both image contours)."""
+    px, py = (float(v) for v in contour.reshape(-1, 2).mean(axis=0))
+    return cv2.pointPolygonTest(region, (px, py), False) >= 0
+
+
+def _body(contour: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """`contour` without thin attachments (a chip's stripes, a printed line, text touching it).
+
+    An opening with a kernel an eighth of the region's width strips them; the largest part left
+    is the cards' body. The region itself is returned when nothing sensible is left.
+    """
+    x, y, w, h = cv2.boundingRect(contour)
+    _, (rw, rh), _ = cv2.minAreaRect(contour)
+    k = max(5, int(min(rw, rh) / 8) | 1)
+    mask = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [contour - np.array([x, y])], -1, 1, -1)
+    opened = cv2.morphologyEx(
+        mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    )
+    parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not parts:
+        return contour
+    best = max(parts, key=cv2.contourArea)
+    if cv2.contourArea(best) < 0.5 * cv2.contourArea(contour):
+        return contour
+    out: npt.NDArray[Any] = best + np.array([x, y])
+    return out
+
+
+def propose(gray: Image, region: BrightRegion, card_long: float | None) -> list[CardOutline]:
+    """Speculative card outlines inside a bright region that firm outlines did not explain.
+
+    Row proposals (`merged.row_proposals`) and, when the region has a card's shape itself, its
+    own rectangle (a lone card the edge cut broke up under noise). `card_long` is the card height
+    in pixels when known. Each carries its corners' edge support.
+    """
+    body = _body(region.contour)
+    _, (rw, rh), _ = cv2.minAreaRect(body)
+    quads = row_proposals(body, list(region.pieces), card_long)
+    long_side, short_side = max(rw, rh), min(rw, rh)
+    shaped = short_side > 0 and _ASPECT_RANGE[0] <= long_side / short_side <= _ASPECT_RANGE[1]
+    if shaped and (card_long is None or 0.85 <= long_side / card_long <= 1.18):
+        quads.append(cv2.boxPoints(cv2.minAreaRect(region.contour)).astype(np.float64))
+    if not quads:
+        return []
+    # Edges only around this region: a whole-frame Canny would cost more than the rest.
+    x, y, w, h = cv2.boundingRect(region.contour)
+    pad = 12
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    edges = edge_map(gray[y0 : y + h + pad, x0 : x + w + pad])
+    shift = np.array([x0, y0], np.float64)
+    out: list[CardOutline] = []
+    for quad in quads:
+        q = portrait(quad)
+        s0, s1, s2, s3 = (corner_support(edges, q - shift, k) for k in range(4))
+        out.append(CardOutline(q, region.contour, True, True, (s0, s1, s2, s3)))
     return out
