@@ -15,7 +15,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.merged import corner_support, edge_map, row_proposals
+from drivers.camera.edges import corner_support, local_edges, refine
+from drivers.camera.merged import row_proposals
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -301,7 +302,8 @@ def propose(gray: Image, region: BrightRegion, card_long: float | None) -> list[
 
     Row proposals (`merged.row_proposals`) and, when the region has a card's shape itself, its
     own rectangle (a lone card the edge cut broke up under noise). `card_long` is the card height
-    in pixels when known. Each carries its corners' edge support.
+    in pixels when known. Each proposal has its sides
+    moved onto the nearest edges and carries its corners' edge support.
     """
     body = _body(region.contour)
     _, (rw, rh), _ = cv2.minAreaRect(body)
@@ -312,15 +314,21 @@ def propose(gray: Image, region: BrightRegion, card_long: float | None) -> list[
         quads.append(cv2.boxPoints(cv2.minAreaRect(region.contour)).astype(np.float64))
     if not quads:
         return []
-    # Edges only around this region: a whole-frame Canny would cost more than the rest.
-    x, y, w, h = cv2.boundingRect(region.contour)
-    pad = 12
-    x0, y0 = max(0, x - pad), max(0, y - pad)
-    edges = edge_map(gray[y0 : y + h + pad, x0 : x + w + pad])
-    shift = np.array([x0, y0], np.float64)
-    out: list[CardOutline] = []
-    for quad in quads:
-        q = portrait(quad)
-        s0, s1, s2, s3 = (corner_support(edges, q - shift, k) for k in range(4))
-        out.append(CardOutline(q, region.contour, True, True, (s0, s1, s2, s3)))
-    return out
+    edges, origin = local_edges(gray, region.contour)
+    return [_snapped(edges, origin, quad, region.contour) for quad in quads]
+
+
+def _snapped(edges: Image, origin: Quad, quad: Quad, contour: npt.NDArray[Any]) -> CardOutline:
+    """A speculative outline: `quad` with its sides moved onto edges, and its corners' support.
+
+    `edges` is an edge map whose top-left pixel is `origin` in the frame.
+    """
+    q = portrait(refine(edges, portrait(quad) - origin))
+    s0, s1, s2, s3 = (corner_support(edges, q, k) for k in range(4))
+    return CardOutline(q + origin, contour, True, True, (s0, s1, s2, s3))
+
+
+def snap_outline(gray: Image, outline: CardOutline) -> CardOutline:
+    """`outline` as a speculative outline with its sides moved onto the edges nearest them."""
+    edges, origin = local_edges(gray, outline.corners)
+    return _snapped(edges, origin, outline.corners, outline.contour)

@@ -5,7 +5,7 @@ them, so their bright region merges. Such a region is a band one card tall (or w
 cards long. Every card in it starts or ends at one of the band's ends or at a line across it (a
 covering card's edge): a card-sized rectangle is proposed flush with each, on either side. Most
 of these proposals are wrong; the reader only trusts an index corner whose two sides sit on real
-edges in the image (`corner_support`), and then only a confident read.
+edges in the image (`edges.corner_support`), and then only a confident read.
 """
 
 from __future__ import annotations
@@ -98,39 +98,3 @@ def row_proposals(
                 mid = mid + (float(off.min()) + float(off.max())) / 2 * v
             out.append(_rect(mid, u, v, along / 2, across / 2))
     return out
-
-
-def edge_map(gray: Image) -> Image:
-    """Edges of the frame as seen at card scale: Canny on a lightly smoothed frame, widened 1 px."""
-    smooth = cv2.GaussianBlur(gray, (5, 5), 1.0)
-    edges = cv2.Canny(smooth, 20, 50)
-    out: Image = cv2.dilate(edges, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3)))
-    return out
-
-
-def side_support(
-    edges: Image, a: npt.NDArray[Any], b: npt.NDArray[Any], t0: float, t1: float
-) -> float:
-    """Share of points on the side a-b (from fraction t0 to t1 of it) that lie on an edge."""
-    h, w = edges.shape
-    n = 12
-    hits = total = 0
-    for t in np.linspace(t0, t1, n):
-        x, y = a + t * (b - a)
-        xi, yi = round(float(x)), round(float(y))
-        if 0 <= xi < w and 0 <= yi < h:
-            total += 1
-            hits += int(edges[yi, xi] > 0)
-    return hits / total if total else 0.0
-
-
-def corner_support(edges: Image, quad: Quad, corner: int) -> float:
-    """How well the two sides meeting at `corner` of `quad` lie on image edges (0..1, the weaker).
-
-    The stretch read is the index's: from 8% to 40% of each side away from the corner (the
-    corner's own rounding is skipped).
-    """
-    q = np.asarray(quad, np.float64).reshape(4, 2)
-    p = q[corner]
-    nxt, prv = q[(corner + 1) % 4], q[(corner - 1) % 4]
-    return min(side_support(edges, p, nxt, 0.08, 0.4), side_support(edges, p, prv, 0.08, 0.4))

@@ -24,6 +24,7 @@ from drivers.camera.detect import (
     detect_cards,
     inside,
     propose,
+    snap_outline,
 )
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.reading import CardReading
@@ -79,13 +80,23 @@ class CardRecognizer:
             return []
         thr = card_threshold(gray)
         firm = [(o, self._read(frame, gray, thr, o)) for o in found.outlines]
+        # An outline that does not read may only be a few pixels off: try it moved onto edges.
+        retry = [
+            r
+            for r in (
+                self._read(frame, gray, thr, snap_outline(gray, o))
+                for o, r in firm
+                if r is not None and r.code is None and not r.face_down
+            )
+            if r is not None and r.code is not None
+        ]
         readings = [r for _, r in firm if r is not None]
         # Outlines that read (a code, or a back) are cards beyond doubt: they explain their
         # region and give the frame's card size to proposals elsewhere.
         sure = [o for o, r in firm if r is not None and (r.code is not None or r.face_down)]
         longs = [_long_side(o.corners) for o in sure if not o.partial]
         frame_long = float(np.median(longs)) if longs else None
-        guesses: list[CardReading] = []
+        guesses: list[CardReading] = list(retry)
         for region in found.regions:
             area = float(cv2.contourArea(region.contour))
             covered = sum(
