@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.edges import corner_support, local_edges, refine
+from drivers.camera.edges import corner_supports, local_edges, refine
 from drivers.camera.merged import row_proposals
 
 Image = npt.NDArray[Any]
@@ -302,20 +302,30 @@ def propose(gray: Image, region: BrightRegion, card_long: float | None) -> list[
 
     Row proposals (`merged.row_proposals`) and, when the region has a card's shape itself, its
     own rectangle (a lone card the edge cut broke up under noise). `card_long` is the card height
-    in pixels when known. Each proposal has its sides
-    moved onto the nearest edges and carries its corners' edge support.
+    in pixels when known. Each proposal has its sides moved onto the nearest edges and carries
+    its corners' edge support.
     """
     body = _body(region.contour)
     _, (rw, rh), _ = cv2.minAreaRect(body)
-    quads = row_proposals(body, list(region.pieces), card_long)
+    edges, origin = local_edges(gray, region.contour)
+    quads = row_proposals(body, list(region.pieces), card_long, edges, origin)
     long_side, short_side = max(rw, rh), min(rw, rh)
     shaped = short_side > 0 and _ASPECT_RANGE[0] <= long_side / short_side <= _ASPECT_RANGE[1]
     if shaped and (card_long is None or 0.85 <= long_side / card_long <= 1.18):
         quads.append(cv2.boxPoints(cv2.minAreaRect(region.contour)).astype(np.float64))
-    if not quads:
-        return []
-    edges, origin = local_edges(gray, region.contour)
-    return [_snapped(edges, origin, quad, region.contour) for quad in quads]
+    out: list[CardOutline] = []
+    for quad in quads:
+        outline = _snapped(edges, origin, quad, region.contour)
+        # Proposals from nearby lines often snap onto the same card: read it once.
+        if not any(_same_quad(outline.corners, o.corners) for o in out):
+            out.append(outline)
+    return out
+
+
+def _same_quad(a: Quad, b: Quad) -> bool:
+    """True when every corner of `a` lies within 1% of its long side of `b`'s same corner."""
+    tol = 0.01 * float(np.linalg.norm(a[2] - a[1]) + np.linalg.norm(a[1] - a[0]))
+    return bool(np.linalg.norm(a - b, axis=1).max() <= tol)
 
 
 def _snapped(edges: Image, origin: Quad, quad: Quad, contour: npt.NDArray[Any]) -> CardOutline:
@@ -324,8 +334,7 @@ def _snapped(edges: Image, origin: Quad, quad: Quad, contour: npt.NDArray[Any]) 
     `edges` is an edge map whose top-left pixel is `origin` in the frame.
     """
     q = portrait(refine(edges, portrait(quad) - origin))
-    s0, s1, s2, s3 = (corner_support(edges, q, k) for k in range(4))
-    return CardOutline(q + origin, contour, True, True, (s0, s1, s2, s3))
+    return CardOutline(q + origin, contour, True, True, corner_supports(edges, q))
 
 
 def snap_outline(gray: Image, outline: CardOutline) -> CardOutline:

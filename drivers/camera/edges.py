@@ -3,7 +3,7 @@
 A proposal drawn from a bright region's shape is only roughly placed (blur, a neighbour's
 shadow, a chip touching it), and an index warp needs its corner within a few pixels. Each side
 is moved onto the straight edge nearest it (`refine`), and a corner is trusted only when the two
-sides meeting there lie on edges (`corner_support`).
+sides meeting there lie on edges (`corner_supports`).
 """
 
 from __future__ import annotations
@@ -42,29 +42,26 @@ def edge_map(gray: Image) -> Image:
     return out
 
 
-def side_support(
-    edges: Image, a: npt.NDArray[Any], b: npt.NDArray[Any], t0: float, t1: float
-) -> float:
-    """Share of points on the side a-b (from fraction t0 to t1 of it) that lie on an edge."""
-    h, w = edges.shape
-    ts = np.linspace(t0, t1, 12)
-    pts = np.round(a[None, :] + ts[:, None] * (b - a)[None, :]).astype(np.int64)
-    ok = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
-    if not ok.any():
-        return 0.0
-    return float((edges[pts[ok, 1], pts[ok, 0]] > 0).mean())
-
-
-def corner_support(edges: Image, quad: Quad, corner: int) -> float:
-    """How well the two sides meeting at `corner` of `quad` lie on image edges (0..1, the weaker).
+def corner_supports(edges: Image, quad: Quad) -> tuple[float, float, float, float]:
+    """How well the two sides meeting at each corner of `quad` lie on edges (0..1, the weaker).
 
     The stretch read is the index's: from 8% to 40% of each side away from the corner (the
-    corner's own rounding is skipped).
+    corner's own rounding is skipped). A point outside `edges` counts as no edge.
     """
     q = np.asarray(quad, np.float64).reshape(4, 2)
-    p = q[corner]
-    nxt, prv = q[(corner + 1) % 4], q[(corner - 1) % 4]
-    return min(side_support(edges, p, nxt, 0.08, 0.4), side_support(edges, p, prv, 0.08, 0.4))
+    h, w = edges.shape
+    nxt, prv = np.roll(q, -1, axis=0) - q, np.roll(q, 1, axis=0) - q
+    ts = np.linspace(0.08, 0.4, 12)
+    # (corner, which side, sample, xy)
+    sides = np.stack([nxt, prv], axis=1)
+    pts = q[:, None, None, :] + ts[None, None, :, None] * sides[:, :, None, :]
+    xi = np.rint(pts[..., 0]).astype(np.int64)
+    yi = np.rint(pts[..., 1]).astype(np.int64)
+    ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    hits = np.zeros(xi.shape, bool)
+    hits[ok] = edges[yi[ok], xi[ok]] > 0
+    share = hits.mean(axis=2).min(axis=1)
+    return float(share[0]), float(share[1]), float(share[2]), float(share[3])
 
 
 def _half_offsets(
