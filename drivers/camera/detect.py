@@ -277,24 +277,24 @@ def _body(contour: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """`contour` without thin attachments (a chip's stripes, a printed line, text touching it).
 
     An opening with a kernel an eighth of the region's width strips them; the largest part left
-    is the cards' body. The region itself is returned when nothing sensible is left.
+    is the cards' body (the whole region when the opening leaves too little). The outline comes
+    back with every boundary pixel, so a stretch of it can be measured across.
     """
     x, y, w, h = cv2.boundingRect(contour)
     _, (rw, rh), _ = cv2.minAreaRect(contour)
     k = max(5, int(min(rw, rh) / 8) | 1)
     mask = np.zeros((h, w), np.uint8)
     cv2.drawContours(mask, [contour - np.array([x, y])], -1, 1, -1)
-    opened = cv2.morphologyEx(
-        mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
-    )
-    parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not parts:
-        return contour
-    best = max(parts, key=cv2.contourArea)
-    if cv2.contourArea(best) < 0.5 * cv2.contourArea(contour):
-        return contour
-    out: npt.NDArray[Any] = best + np.array([x, y])
-    return out
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    area = float(mask.sum())
+    for m in (cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), mask):
+        parts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if parts:
+            best = max(parts, key=cv2.contourArea)
+            if cv2.contourArea(best) >= 0.5 * area:
+                out: npt.NDArray[Any] = best + np.array([x, y])
+                return out
+    return contour
 
 
 def propose(gray: Image, region: BrightRegion, card_long: float | None) -> list[CardOutline]:
@@ -315,10 +315,11 @@ def propose(gray: Image, region: BrightRegion, card_long: float | None) -> list[
         quads.append(cv2.boxPoints(cv2.minAreaRect(region.contour)).astype(np.float64))
     out: list[CardOutline] = []
     for quad in quads:
-        outline = _snapped(edges, origin, quad, region.contour)
-        # Proposals from nearby lines often snap onto the same card: read it once.
-        if not any(_same_quad(outline.corners, o.corners) for o in out):
-            out.append(outline)
+        # A side may snap onto its own edge or, when that is covered, onto a neighbour's: both
+        # are tried. Proposals from nearby lines often snap onto the same card: read it once.
+        for outline in _snapped(edges, origin, quad, region.contour):
+            if not any(_same_quad(outline.corners, o.corners) for o in out):
+                out.append(outline)
     return out
 
 
@@ -328,16 +329,21 @@ def _same_quad(a: Quad, b: Quad) -> bool:
     return bool(np.linalg.norm(a - b, axis=1).max() <= tol)
 
 
-def _snapped(edges: Image, origin: Quad, quad: Quad, contour: npt.NDArray[Any]) -> CardOutline:
-    """A speculative outline: `quad` with its sides moved onto edges, and its corners' support.
+def _snapped(
+    edges: Image, origin: Quad, quad: Quad, contour: npt.NDArray[Any]
+) -> tuple[CardOutline, CardOutline]:
+    """Speculative outlines of `quad` with its sides moved onto edges, free and size-keeping.
 
-    `edges` is an edge map whose top-left pixel is `origin` in the frame.
+    Each carries its corners' support. `edges` is an edge map whose top-left pixel is `origin`.
     """
-    q = portrait(refine(edges, portrait(quad) - origin))
-    return CardOutline(q + origin, contour, True, True, corner_supports(edges, q))
+    free, kept = refine(edges, portrait(quad) - origin)
+    out = []
+    for q in (portrait(free), portrait(kept)):
+        out.append(CardOutline(q + origin, contour, True, True, corner_supports(edges, q)))
+    return out[0], out[1]
 
 
 def snap_outline(gray: Image, outline: CardOutline) -> CardOutline:
     """`outline` as a speculative outline with its sides moved onto the edges nearest them."""
     edges, origin = local_edges(gray, outline.corners)
-    return _snapped(edges, origin, outline.corners, outline.contour)
+    return _snapped(edges, origin, outline.corners, outline.contour)[0]

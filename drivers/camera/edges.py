@@ -19,6 +19,8 @@ Quad = npt.NDArray[Any]
 
 SNAP = 0.07
 """How far (a share of the card's long side) a side may move onto an edge."""
+SIZE_KEEP = 0.04
+"""How much (a share of the side across) refining may change a card's width or height."""
 _MIN_HITS = 0.5
 # A half side moves only onto an edge that covers half its samples: ink and pips never do.
 
@@ -34,10 +36,21 @@ def local_edges(gray: Image, points: npt.NDArray[Any], pad: int = 24) -> tuple[I
     return edge_map(gray[y0 : y + h + pad, x0 : x + w + pad]), origin
 
 
+VALLEY = 5
+"""Least depth (grey levels) of a thin dark line: the shade between two overlapping white cards."""
+_VALLEY_KERNEL = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
+
+
 def edge_map(gray: Image) -> Image:
-    """Edges of the frame as seen at card scale: Canny on a lightly smoothed frame, widened 1 px."""
+    """Card sides in a grey crop, widened 1 px.
+
+    Steps (Canny on a lightly smoothed crop) and thin dark lines (the shade where one white card
+    lies on another, too faint for Canny under blur).
+    """
     smooth = cv2.GaussianBlur(gray, (5, 5), 1.0)
     edges = cv2.Canny(smooth, 20, 50)
+    valleys = cv2.morphologyEx(smooth, cv2.MORPH_BLACKHAT, _VALLEY_KERNEL) > VALLEY
+    edges[valleys] = 255
     out: Image = cv2.dilate(edges, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3)))
     return out
 
@@ -100,29 +113,51 @@ def _meet(
     return out
 
 
-def refine(edges: Image, quad: Quad) -> Quad:
+def refine(edges: Image, quad: Quad) -> tuple[Quad, Quad]:
     """Move each side of `quad` (clockwise in image axes) onto the nearest straight edge.
 
     Each half of a side is shifted on its own (the side may turn a little); a half with no edge
-    near it follows the other half, or keeps its place. Returns the quad through the moved sides.
+    near it follows the other half, or keeps its place. Returns two quads through the moved
+    sides: free, and keeping the card's width and height (within SIZE_KEEP), for when a side's
+    own edge is covered and it jumped onto a neighbour's.
     """
     q = np.asarray(quad, np.float64).reshape(4, 2)
     d = np.roll(q, -1, axis=0) - q
     lengths = np.linalg.norm(d, axis=1)
     if float(lengths.min()) <= 0:
-        return q
+        return q, q
     reach = max(3, round(SNAP * float(lengths.max())))
     u = d / lengths[:, None]
     normals = np.stack([-u[:, 1], u[:, 0]], axis=1)
     starts = np.concatenate([q + 0.1 * d, q + 0.55 * d])
     ends = np.concatenate([q + 0.45 * d, q + 0.9 * d])
     offs = _half_offsets(edges, starts, ends, np.concatenate([normals, normals]), reach)
-    lines = []
+    halves: list[tuple[float, float]] = []
     for i in range(4):
         o0, o1 = offs[i], offs[i + 4]
         o0, o1 = (o0 if o0 is not None else o1), (o1 if o1 is not None else o0)
-        if o0 is None or o1 is None:
-            o0 = o1 = 0.0
+        halves.append((0.0, 0.0) if o0 is None or o1 is None else (o0, o1))
+    kept = list(halves)
+    # When two opposite sides would change the card's width or height by more than SIZE_KEEP,
+    # the side that moved more follows the other.
+    for i in (0, 1):
+        j = i + 2
+        mi, mj = sum(halves[i]) / 2, sum(halves[j]) / 2
+        if abs(mi + mj) > SIZE_KEEP * float(lengths[(i + 1) % 4]):
+            if abs(mi) > abs(mj):
+                kept[i] = (-mj, -mj)
+            else:
+                kept[j] = (-mi, -mi)
+    return _through(q, d, normals, halves, reach), _through(q, d, normals, kept, reach)
+
+
+def _through(
+    q: Quad, d: Quad, normals: Quad, halves: list[tuple[float, float]], reach: int
+) -> Quad:
+    """The quad through the sides of `q` moved by `halves` (offsets of each side's two halves)."""
+    lines = []
+    for i in range(4):
+        o0, o1 = halves[i]
         p0 = q[i] + 0.275 * d[i] + o0 * normals[i]
         p1 = q[i] + 0.725 * d[i] + o1 * normals[i]
         lines.append((p0, p1 - p0))

@@ -106,7 +106,8 @@ def row_proposals(
             sel = (pos >= s) & (pos <= s + along)
             if sel.any():
                 off = pts[sel] @ v
-                mid = mid + (float(off.min()) + float(off.max())) / 2 * v
+                if float(off.max() - off.min()) > 0.7 * across:
+                    mid = mid + (float(off.min()) + float(off.max())) / 2 * v
             out.append(_rect(mid, u, v, along / 2, across / 2))
     return out
 

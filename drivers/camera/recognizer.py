@@ -120,9 +120,9 @@ class CardRecognizer:
         reads: list[tuple[IndexRead, npt.NDArray[Any]]] = []
         for turn in (0, 2):
             quad = np.roll(outline.corners, -turn, axis=0)
-            if outline.partial and not self._window_visible(quad, outline):
-                continue
             if outline.support[turn] < MIN_CORNER_SUPPORT:
+                continue
+            if outline.partial and not self._window_visible(quad, outline):
                 continue
             read = self._classifier.read(self._corner(frame, quad))
             if read is not None:
