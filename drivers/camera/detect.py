@@ -39,15 +39,18 @@ _HOLLOW = 0.55
 _FELT_MATCH = 30.0
 # A face-up card's region is mostly bright even after its ink is cut out; a back or a printed
 # box outline is a bright ring around a dark inside.
+_HOLLOW_REGION = 0.4
+# A region of several cards is looked into for more cards unless it is mostly dark inside (a
+# printed box, a row of backs): face-up cards are mostly paper even where a back lies among them.
 
 
-def _hollow(mask: Image, contour: npt.NDArray[Any]) -> bool:
-    """True when the bright pixels inside `contour` cover less than `_HOLLOW` of its area."""
+def _hollow(mask: Image, contour: npt.NDArray[Any], share: float = _HOLLOW) -> bool:
+    """True when the bright pixels inside `contour` cover less than `share` of its area."""
     x, y, w, h = cv2.boundingRect(contour)
     solid = np.zeros((h, w), np.uint8)
     cv2.drawContours(solid, [contour - np.array([x, y])], -1, 1, -1)
     inside = int(solid.sum())
-    return inside == 0 or float((mask[y : y + h, x : x + w] & solid).sum()) / inside < _HOLLOW
+    return inside == 0 or float((mask[y : y + h, x : x + w] & solid).sum()) / inside < share
 
 
 def _felt_inside(frame: Image, contour: npt.NDArray[Any]) -> bool:
@@ -262,7 +265,7 @@ def detect_cards(
     regions: list[BrightRegion] = []
     found_regions, _ = cv2.findContours(base, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for region in found_regions:
-        if cv2.contourArea(region) >= 4 * min_area:
+        if cv2.contourArea(region) >= 4 * min_area and not _hollow(base, region, _HOLLOW_REGION):
             regions.append(BrightRegion(region, tuple(p for p in pieces if inside(region, p))))
     return Detection(out, regions)
 

@@ -105,10 +105,11 @@ def _meet(
     p1: npt.NDArray[Any], d1: npt.NDArray[Any], p2: npt.NDArray[Any], d2: npt.NDArray[Any]
 ) -> npt.NDArray[Any] | None:
     """Where the line p1 + s d1 meets the line p2 + t d2 (None when nearly parallel)."""
-    m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]])
-    if abs(float(np.linalg.det(m))) < 1e-6:
+    det = float(d2[0] * d1[1] - d1[0] * d2[1])
+    if abs(det) < 1e-6:
         return None
-    s, _ = np.linalg.solve(m, p2 - p1)
+    rx, ry = float(p2[0] - p1[0]), float(p2[1] - p1[1])
+    s = (d2[0] * ry - d2[1] * rx) / det
     out: npt.NDArray[Any] = p1 + s * d1
     return out
 

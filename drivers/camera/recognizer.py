@@ -41,7 +41,6 @@ MIN_CORNER_SUPPORT = 0.7
 edges along at least 70% of the stretch beside the index."""
 SAME_SPOT = 0.7
 """Two readings whose quads share 70% of the smaller one describe the same card."""
-CLASH = 0.7
 
 
 class CardRecognizer:
@@ -216,22 +215,21 @@ def _overlap(a: CardReading, b: CardReading) -> float:
 def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> list[CardReading]:
     """Add the reads of speculative outlines to the firm readings without doubling a card.
 
-    A guess repeating a code already read where it lies adds nothing (the more confident of the
-    two stays). A guess on the spot of an unknown reading replaces it. A guess on the spot of a
-    different code, or two guesses disagreeing on one spot, leave that spot unknown: a wrong
-    card is worse than none.
+    A guess repeating a code already read on a reading it overlaps at all adds nothing (the
+    reading already there stays). A guess on the spot of an unknown reading replaces it. A guess
+    on the spot of a different code, or two guesses disagreeing on one spot, leave that spot
+    unknown: a wrong card is worse than none.
     """
     out = list(readings)
     for g in sorted(guesses, key=lambda r: -r.confidence):
+        if any(r.code == g.code and _overlap(r, g) > 0.0 for r in out):
+            continue
         same = [i for i, r in enumerate(out) if _overlap(r, g) >= SAME_SPOT]
-        if any(out[i].code == g.code for i in same):
-            continue
-        if any(out[i].code is not None and _overlap(out[i], g) >= CLASH for i in same):
+        if any(out[i].code is not None for i in same):
             for i in same:
-                if out[i].code is not None and _overlap(out[i], g) >= CLASH:
-                    out[i] = out[i].model_copy(update={"code": None, "confidence": 0.0})
+                out[i] = out[i].model_copy(update={"code": None, "confidence": 0.0})
             continue
-        out = [r for i, r in enumerate(out) if i not in same or r.code is not None]
+        out = [r for i, r in enumerate(out) if i not in same]
         out.append(g)
     return out
 
