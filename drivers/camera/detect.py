@@ -300,18 +300,24 @@ def _body(contour: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return contour
 
 
-def propose(gray: Image, region: BrightRegion, card_long: float | None) -> list[CardOutline]:
+def propose(
+    gray: Image,
+    region: BrightRegion,
+    card_long: float | None,
+    edges: tuple[Image, Quad] | None = None,
+) -> list[CardOutline]:
     """Speculative card outlines inside a bright region that firm outlines did not explain.
 
     Row proposals (`merged.row_proposals`) and, when the region has a card's shape itself, its
     own rectangle (a lone card the edge cut broke up under noise). `card_long` is the card height
-    in pixels when known. Each proposal has its sides moved onto the nearest edges and carries
+    in pixels when known; `edges` may give the edge map around the region and its origin
+    (`edges.local_edges`). Each proposal has its sides moved onto the nearest edges and carries
     its corners' edge support.
     """
     body = _body(region.contour)
     _, (rw, rh), _ = cv2.minAreaRect(body)
-    edges, origin = local_edges(gray, region.contour)
-    quads = row_proposals(body, list(region.pieces), card_long, edges, origin)
+    edge_map, origin = edges if edges is not None else local_edges(gray, region.contour)
+    quads = row_proposals(body, list(region.pieces), card_long, edge_map, origin)
     long_side, short_side = max(rw, rh), min(rw, rh)
     shaped = short_side > 0 and _ASPECT_RANGE[0] <= long_side / short_side <= _ASPECT_RANGE[1]
     if shaped and (card_long is None or 0.85 <= long_side / card_long <= 1.18):
@@ -320,7 +326,7 @@ def propose(gray: Image, region: BrightRegion, card_long: float | None) -> list[
     for quad in quads:
         # A side may snap onto its own edge or, when that is covered, onto a neighbour's: both
         # are tried. Proposals from nearby lines often snap onto the same card: read it once.
-        for outline in _snapped(edges, origin, quad, region.contour):
+        for outline in _snapped(edge_map, origin, quad, region.contour):
             if not any(_same_quad(outline.corners, o.corners) for o in out):
                 out.append(outline)
     return out
@@ -346,7 +352,12 @@ def _snapped(
     return out[0], out[1]
 
 
-def snap_outline(gray: Image, outline: CardOutline) -> CardOutline:
-    """`outline` as a speculative outline with its sides moved onto the edges nearest them."""
-    edges, origin = local_edges(gray, outline.corners)
-    return _snapped(edges, origin, outline.corners, outline.contour)[0]
+def snap_outline(
+    gray: Image, outline: CardOutline, edges: tuple[Image, Quad] | None = None
+) -> CardOutline:
+    """`outline` as a speculative outline with its sides moved onto the edges nearest them.
+
+    `edges` may give an edge map around the outline and its origin (`edges.local_edges`).
+    """
+    edge_map, origin = edges if edges is not None else local_edges(gray, outline.corners)
+    return _snapped(edge_map, origin, outline.corners, outline.contour)[0]

@@ -26,6 +26,7 @@ from drivers.camera.detect import (
     propose,
     snap_outline,
 )
+from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.reading import CardReading
 
@@ -79,11 +80,25 @@ class CardRecognizer:
             return []
         thr = card_threshold(gray)
         firm = [(o, self._read(frame, gray, thr, o)) for o in found.outlines]
+        # Edge maps are computed once per bright region, and only where needed.
+        edge_maps: dict[int, tuple[Image, npt.NDArray[Any]]] = {}
+
+        def region_edges(k: int) -> tuple[Image, npt.NDArray[Any]]:
+            if k not in edge_maps:
+                edge_maps[k] = local_edges(gray, found.regions[k].contour)
+            return edge_maps[k]
+
+        def outline_edges(o: CardOutline) -> tuple[Image, npt.NDArray[Any]] | None:
+            for k, region in enumerate(found.regions):
+                if inside(region.contour, o.contour):
+                    return region_edges(k)
+            return None
+
         # An outline that does not read may only be a few pixels off: try it moved onto edges.
         retry = [
             r
             for r in (
-                self._read(frame, gray, thr, snap_outline(gray, o))
+                self._read(frame, gray, thr, snap_outline(gray, o, outline_edges(o)))
                 for o, r in firm
                 if r is not None and r.code is None and not r.face_down
             )
@@ -96,7 +111,7 @@ class CardRecognizer:
         longs = [_long_side(o.corners) for o in sure if not o.partial]
         frame_long = float(np.median(longs)) if longs else None
         guesses: list[CardReading] = list(retry)
-        for region in found.regions:
+        for k, region in enumerate(found.regions):
             area = float(cv2.contourArea(region.contour))
             covered = sum(
                 float(cv2.contourArea(o.contour))
@@ -107,7 +122,7 @@ class CardRecognizer:
                 continue
             (cx, cy), _, _ = cv2.minAreaRect(region.contour)
             want = expected(float(cx), float(cy)) if expected is not None else None
-            for outline in propose(gray, region, want or frame_long):
+            for outline in propose(gray, region, want or frame_long, region_edges(k)):
                 guess = self._read(frame, gray, thr, outline)
                 if guess is not None and guess.code is not None:
                     guesses.append(guess)
