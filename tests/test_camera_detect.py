@@ -63,7 +63,8 @@ def test_lone_card_broken_up_by_noise_is_still_found() -> None:
 
 
 def test_rows_of_both_designs_keep_recall_without_wrong_reads_or_phantoms() -> None:
-    for design, seed, floor in (("jumbo", 404, 0.8), ("classic", 505, 0.5)):
+    # Measured 0.98 (jumbo) and 0.73 (classic); the floors leave room for platform differences.
+    for design, seed, floor in (("jumbo", 404, 0.85), ("classic", 505, 0.6)):
         recognizer = CardRecognizer(*deck_profile(design))
         rng = np.random.default_rng(seed)
         score = Score()
@@ -73,6 +74,28 @@ def test_rows_of_both_designs_keep_recall_without_wrong_reads_or_phantoms() -> N
         assert score.wrong == 0, (design, score.wrongs)
         assert score.phantom == 0, design
         assert score.recall >= floor, (design, score.recall, score.misses)
+
+
+# Crowded tables: many chips and printed boxes, half the cards face down, mostly rows.
+CLUTTER_STYLE = SceneStyle(
+    card_px=(120.0, 260.0), chips=(4, 10), boxes=(3, 6), p_down=0.5, p_row=0.8, blur=(0.0, 1.4),
+    motion=(0.0, 4.0), noise=(0.0, 8.0), jpeg=(50, 95), glares=(0, 3), glare_strength=(0.2, 0.7),
+)  # fmt: skip
+
+
+def test_proposals_never_turn_clutter_or_backs_into_cards() -> None:
+    # Recall measured on these 12 frames: jumbo 0.88, classic 0.34 (blurred small classic
+    # indices are mostly left unknown); the point here is zero wrong cards and phantoms.
+    for design, seed, floor in (("jumbo", 9001, 0.7), ("classic", 9002, 0.25)):
+        recognizer = CardRecognizer(*deck_profile(design))
+        rng = np.random.default_rng(seed)
+        score = Score()
+        for _ in range(12):
+            frame = render_scene(random_scene(rng, CLUTTER_STYLE, DESIGNS[design]))
+            score.add(frame, recognizer.recognize(frame.image))
+        assert score.wrong == 0, (design, score.wrongs)
+        assert score.phantom == 0 and score.face_errors == 0, design
+        assert score.recall >= floor, (design, score.recall)
 
 
 def test_small_cards_at_720p_are_read() -> None:
