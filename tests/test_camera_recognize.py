@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from camera_support import Score, deck_profile
 
+from drivers.camera.classify import IndexRead
+from drivers.camera.detect import CardOutline, card_threshold
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.designs import DESIGNS, JUMBO
 from drivers.camera.synthetic.generator import SceneStyle, random_scene
@@ -159,3 +161,35 @@ def test_every_suit_of_the_ink_colour_competes_even_when_its_shape_is_off() -> N
     spade = corner_window(flatten_card(render_reference(Card.parse("7S"), JUMBO)), odd.index_window)
     read = classifier.read(spade)
     assert read is not None and read.code is None  # a spade failing its shape check is unknown
+
+
+def test_a_card_whose_other_visible_corner_stays_unread_needs_a_sure_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A small, blurred spade once read as a club at 0.895 on one corner while its other corner,
+    # in plain view, read nothing: one unconfirmed corner must be sure, or the card is unknown.
+    profile, templates = deck_profile("jumbo")
+    scene = Scene(
+        width=1920,
+        height=1080,
+        table_to_image=_view(),
+        design=JUMBO,
+        cards=[PlacedCard(Card.parse("8S"), 0, 0, 10)],
+    )
+    rendered = render_scene(scene)
+    frame = rendered.image
+    corners = rendered.cards[0].corners.astype(np.float32)
+    outline = CardOutline(corners, corners.reshape(-1, 1, 2).astype(np.int32), partial=False)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    rec = CardRecognizer(profile, templates)
+    for first, seen in ((0.895, None), (0.935, "8C")):
+        answers = [IndexRead("8C", first), IndexRead(None, 0.86)]
+        monkeypatch.setattr(rec._classifier, "read", lambda _window, a=answers: a.pop(0))
+        reading = rec._read(frame, gray, card_threshold(gray), outline)
+        assert reading is not None and reading.code == seen and not reading.face_down
+    # With its other corner covered, the card reads on the classifier's own bar.
+    answers = [IndexRead("8C", 0.895)]
+    monkeypatch.setattr(rec._classifier, "read", lambda _window, a=answers: a.pop(0))
+    half = CardOutline(corners, outline.contour, partial=False, support=(1.0, 1.0, 0.0, 1.0))
+    reading = rec._read(frame, gray, card_threshold(gray), half)
+    assert reading is not None and reading.code == "8C"

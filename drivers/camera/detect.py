@@ -15,6 +15,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.edges import corner_supports, local_edges, refine
+from drivers.camera.merged import row_proposals
+
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
 
@@ -36,15 +39,18 @@ _HOLLOW = 0.55
 _FELT_MATCH = 30.0
 # A face-up card's region is mostly bright even after its ink is cut out; a back or a printed
 # box outline is a bright ring around a dark inside.
+_HOLLOW_REGION = 0.4
+# A region of several cards is looked into for more cards unless it is mostly dark inside (a
+# printed box, a row of backs): face-up cards are mostly paper even where a back lies among them.
 
 
-def _hollow(mask: Image, contour: npt.NDArray[Any]) -> bool:
-    """True when the bright pixels inside `contour` cover less than `_HOLLOW` of its area."""
+def _hollow(mask: Image, contour: npt.NDArray[Any], share: float = _HOLLOW) -> bool:
+    """True when the bright pixels inside `contour` cover less than `share` of its area."""
     x, y, w, h = cv2.boundingRect(contour)
     solid = np.zeros((h, w), np.uint8)
     cv2.drawContours(solid, [contour - np.array([x, y])], -1, 1, -1)
     inside = int(solid.sum())
-    return inside == 0 or float((mask[y : y + h, x : x + w] & solid).sum()) / inside < _HOLLOW
+    return inside == 0 or float((mask[y : y + h, x : x + w] & solid).sum()) / inside < share
 
 
 def _felt_inside(frame: Image, contour: npt.NDArray[Any]) -> bool:
@@ -74,11 +80,16 @@ class CardOutline:
 
     `partial` is True when the outline was extended from a visible strip; `contour` is the visible
     region's outline, so a reader can tell whether an index corner is actually in view.
+    `speculative` outlines are proposals inside a region holding several cards: report one only
+    when it reads. `support` says, per corner, how well the two sides meeting there lie on image
+    edges (0..1): a proposal's corner is read only when it is well supported.
     """
 
     corners: Quad
     contour: npt.NDArray[Any]
     partial: bool
+    speculative: bool = False
+    support: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
 
 
 def card_threshold(gray: Image) -> float:
@@ -139,6 +150,22 @@ def _extend(rect_pts: Quad, mask: Image, short_to: float, along_long: bool = Fal
     return np.array([q[0] - grow, q[1], q[2], q[3] - grow])
 
 
+@dataclass(frozen=True, slots=True)
+class BrightRegion:
+    """One connected bright region of the frame and the pieces the edge cut splits it into."""
+
+    contour: npt.NDArray[Any]
+    pieces: tuple[npt.NDArray[Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """Firm card outlines, and the bright regions big enough to hold cards (for proposals)."""
+
+    outlines: list[CardOutline]
+    regions: list[BrightRegion]
+
+
 def find_outlines(
     gray: Image,
     *,
@@ -146,7 +173,18 @@ def find_outlines(
     expected: Callable[[float, float], float | None] | None = None,
     frame: Image | None = None,
 ) -> list[CardOutline]:
-    """Find card outlines in a grey frame.
+    """Find card outlines in a grey frame (the firm outlines of `detect_cards`)."""
+    return detect_cards(gray, min_long_px=min_long_px, expected=expected, frame=frame).outlines
+
+
+def detect_cards(
+    gray: Image,
+    *,
+    min_long_px: float = 60.0,
+    expected: Callable[[float, float], float | None] | None = None,
+    frame: Image | None = None,
+) -> Detection:
+    """Find card outlines in a grey frame, and the bright regions that may hold more cards.
 
     `min_long_px` is the smallest card height accepted; `expected(x, y)` may give the card height
     in pixels at an image point (from the table calibration) to check sizes and complete strips.
@@ -160,7 +198,8 @@ def find_outlines(
     # inside. Blur and JPEG soften that line, hence low Canny thresholds and a 2 px wide cut
     # (on the bench they found a quarter more cards than 60/140 with a 1 px cut).
     edges = cv2.dilate(cv2.Canny(gray, 30, 80), _THIN)
-    cut = cv2.morphologyEx(raw, cv2.MORPH_OPEN, _OPEN) & (edges == 0).astype(np.uint8)
+    base = cv2.morphologyEx(raw, cv2.MORPH_OPEN, _OPEN)
+    cut = base & (edges == 0).astype(np.uint8)
     opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, _SPLIT)
     contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
@@ -222,4 +261,103 @@ def find_outlines(
             grown = None
         if grown is not None:
             out.append(CardOutline(portrait(grown), contour, True))
+    pieces = [c for c in contours if cv2.contourArea(c) >= min_area]
+    regions: list[BrightRegion] = []
+    found_regions, _ = cv2.findContours(base, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for region in found_regions:
+        if cv2.contourArea(region) >= 4 * min_area and not _hollow(base, region, _HOLLOW_REGION):
+            regions.append(BrightRegion(region, tuple(p for p in pieces if inside(region, p))))
+    return Detection(out, regions)
+
+
+def inside(region: npt.NDArray[Any], contour: npt.NDArray[Any]) -> bool:
+    """True when the mean point of `contour` lies inside `region` (both image contours)."""
+    px, py = (float(v) for v in contour.reshape(-1, 2).mean(axis=0))
+    return cv2.pointPolygonTest(region, (px, py), False) >= 0
+
+
+def _body(contour: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """`contour` without thin attachments (a chip's stripes, a printed line, text touching it).
+
+    An opening with a kernel an eighth of the region's width strips them; the largest part left
+    is the cards' body (the whole region when the opening leaves too little). The outline comes
+    back with every boundary pixel, so a stretch of it can be measured across.
+    """
+    x, y, w, h = cv2.boundingRect(contour)
+    _, (rw, rh), _ = cv2.minAreaRect(contour)
+    k = max(5, int(min(rw, rh) / 8) | 1)
+    mask = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [contour - np.array([x, y])], -1, 1, -1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    area = float(mask.sum())
+    for m in (cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), mask):
+        parts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if parts:
+            best = max(parts, key=cv2.contourArea)
+            if cv2.contourArea(best) >= 0.5 * area:
+                out: npt.NDArray[Any] = best + np.array([x, y])
+                return out
+    return contour
+
+
+def propose(
+    gray: Image,
+    region: BrightRegion,
+    card_long: float | None,
+    edges: tuple[Image, Quad] | None = None,
+) -> list[CardOutline]:
+    """Speculative card outlines inside a bright region that firm outlines did not explain.
+
+    Row proposals (`merged.row_proposals`) and, when the region has a card's shape itself, its
+    own rectangle (a lone card the edge cut broke up under noise). `card_long` is the card height
+    in pixels when known; `edges` may give the edge map around the region and its origin
+    (`edges.local_edges`). Each proposal has its sides moved onto the nearest edges and carries
+    its corners' edge support.
+    """
+    body = _body(region.contour)
+    _, (rw, rh), _ = cv2.minAreaRect(body)
+    edge_map, origin = edges if edges is not None else local_edges(gray, region.contour)
+    quads = row_proposals(body, list(region.pieces), card_long, edge_map, origin)
+    long_side, short_side = max(rw, rh), min(rw, rh)
+    shaped = short_side > 0 and _ASPECT_RANGE[0] <= long_side / short_side <= _ASPECT_RANGE[1]
+    if shaped and (card_long is None or 0.85 <= long_side / card_long <= 1.18):
+        quads.append(cv2.boxPoints(cv2.minAreaRect(region.contour)).astype(np.float64))
+    out: list[CardOutline] = []
+    for quad in quads:
+        # A side may snap onto its own edge or, when that is covered, onto a neighbour's: both
+        # are tried. Proposals from nearby lines often snap onto the same card: read it once.
+        for outline in _snapped(edge_map, origin, quad, region.contour):
+            if not any(_same_quad(outline.corners, o.corners) for o in out):
+                out.append(outline)
     return out
+
+
+def _same_quad(a: Quad, b: Quad) -> bool:
+    """True when every corner of `a` lies within 1% of its long side of `b`'s same corner."""
+    tol = 0.01 * float(np.linalg.norm(a[2] - a[1]) + np.linalg.norm(a[1] - a[0]))
+    return bool(np.linalg.norm(a - b, axis=1).max() <= tol)
+
+
+def _snapped(
+    edges: Image, origin: Quad, quad: Quad, contour: npt.NDArray[Any]
+) -> tuple[CardOutline, CardOutline]:
+    """Speculative outlines of `quad` with its sides moved onto edges, free and size-keeping.
+
+    Each carries its corners' support. `edges` is an edge map whose top-left pixel is `origin`.
+    """
+    free, kept = refine(edges, portrait(quad) - origin)
+    out = []
+    for q in (portrait(free), portrait(kept)):
+        out.append(CardOutline(q + origin, contour, True, True, corner_supports(edges, q)))
+    return out[0], out[1]
+
+
+def snap_outline(
+    gray: Image, outline: CardOutline, edges: tuple[Image, Quad] | None = None
+) -> CardOutline:
+    """`outline` as a speculative outline with its sides moved onto the edges nearest them.
+
+    `edges` may give an edge map around the outline and its origin (`edges.local_edges`).
+    """
+    edge_map, origin = edges if edges is not None else local_edges(gray, outline.corners)
+    return _snapped(edge_map, origin, outline.corners, outline.contour)[0]
