@@ -138,6 +138,24 @@ def test_what_the_camera_saw_during_a_pause_confirms_the_card_on_resume() -> Non
     assert b.wait(30.0)[1].body["kind"] == "deal_timeout"
 
 
+def test_a_confirmed_card_the_camera_contradicts_must_be_seen_again_after_resume() -> None:
+    b = bench(CARIB, camera=True)
+    b.start()
+    b.wait(10.0)
+    b.deal("2C")
+    assert b.snap()["expecting"] == "player-2"
+    out = b.see("player-1", "up", "9H")  # someone swapped the card on the felt
+    assert out[1].body["kind"] == "camera_mismatch"
+    b.cmd("resume")
+    # The camera still sees the wrong card: nothing may rest on it, so the pause comes back.
+    assert b.snap()["timers"].get("confirm:player-1") is not None
+    assert b.wait(2.0)[1].body["kind"] == "camera_mismatch"
+    b.see("player-1", "up", "2C")  # the shift manager puts the card back
+    b.cmd("resume")
+    assert not [t for t in b.snap()["timers"] if t.startswith("confirm:")]
+    assert b.snap()["expecting"] == "player-2" and not b.snap()["paused"]
+
+
 def test_a_window_waits_for_the_camera_to_confirm_every_card() -> None:
     b = bench(CARIB, camera=True)
     b.start()

@@ -219,10 +219,9 @@ class TableHardware(TableCore):
                 self._cancel(f"confirm:{seat.position}")
                 self._proceed()
             return
-        if self._state.settings.card_source == "camera":
-            # The camera is the record here: nothing may rest on a card it now contradicts
-            # until it sees the card as recorded again.
-            seat.confirmed = False
+        # Nothing may rest on a card the camera now contradicts until it sees the card as
+        # recorded again (or the manager corrects the record and the camera confirms that).
+        seat.confirmed = False
         self._fault(
             "camera_mismatch",
             position=seat.position,
