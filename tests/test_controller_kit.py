@@ -193,3 +193,34 @@ def shuffled(seed: int) -> list[Card]:
     deck = list(DECK)
     random.Random(seed).shuffle(deck)
     return deck
+
+
+def assert_no_leak(b: Bench) -> None:
+    """No public envelope of a round carries one of its face-down codes before that card's reveal.
+
+    A void round never reveals its face-down cards: they must stay off the public stream.
+    """
+    secrets: dict[tuple[str | None, str], str] = {}
+    for e in b.events:
+        restricted = e.audience == "restricted" and e.type in ("card_dealt", "card_corrected")
+        if restricted and e.body["face"] == Face.DOWN.value:
+            secrets[(e.game_number, e.body["position"])] = e.body["card"]
+    revealed: set[tuple[str | None, str]] = set()
+    for e in b.public():
+        if e.type == "card_revealed":
+            revealed.add((e.game_number, e.body["position"]))
+        hidden = [
+            c for key, c in secrets.items() if key[0] == e.game_number and key not in revealed
+        ]
+        if e.type == "round_result":
+            assert not [k for k in secrets if k[0] == e.game_number and k not in revealed]
+            continue
+        text = e.model_dump_json()
+        assert not [c for c in hidden if f'"{c}"' in text], (e, hidden)
+
+
+def assert_whole_history(b: Bench) -> None:
+    """Gapless sequence numbers, no face-down value public before its reveal, exact replay."""
+    assert [e.seq for e in b.events] == list(range(1, len(b.events) + 1))
+    assert_no_leak(b)
+    assert [e.model_dump() for e in b.replay()] == [e.model_dump() for e in b.events]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import zmq
 from test_bus_support import Keys, keys_fixture, mixed_events, no_leaks  # noqa: F401
-from test_controller_kit import T0, Bench
+from test_controller_kit import T0
 
 from studio.bus import EventPublisher
 from studio.bus.security import secure_client
@@ -80,7 +80,7 @@ def test_publish_all_keeps_each_streams_order_and_positions(keys: Keys) -> None:
             ]
             # One bad event refuses the whole batch before anything is sent.
             good = Envelope.model_validate(mixed_events("T1", 7)[-1])
-            stranger = Envelope.model_validate({**mixed_events("T2", 8)[-1]})
+            stranger = Envelope.model_validate(mixed_events("T2", 8)[-1])
             with pytest.raises(InputError):
                 pub.publish_all([encode_event(e, event_json(e)) for e in (good, stranger)])
             assert pub.last_seq == 6
@@ -114,11 +114,10 @@ def test_events_applied_but_not_stored_are_what_recovery_stores(tmp_path: Path) 
 
 
 def test_apply_then_store_journals_what_record_does(tmp_path: Path) -> None:
-    bench = Bench(TableSettings(game="ultimate-holdem"))
+    settings = TableSettings(game="ultimate-holdem")
     inputs = [Tick(ts=T0), Command(ts=T0, actor="d1", role="dealer", command="start_round")]
     texts = []
     for name, split in (("a", False), ("b", True)):
-        settings = bench.settings
         with Journal(tmp_path / f"{name}.journal") as journal:
             bind_settings(journal, settings)
             table = RecordedTable(journal, TableController(settings))

@@ -56,6 +56,18 @@ _pipe_ids = count()
 _STOP = b"stop"
 
 
+def _following(seq: int, last: int) -> int:
+    """`seq` if it may follow the last published `last`; raises InputError for a repeat.
+
+    A jump forward is only logged: its events are in the journal, and subscribers fetch them.
+    """
+    if seq <= last:
+        raise InputError(f"seq {seq} was published already (last {last})")
+    if seq != last + 1:
+        log.warning("seq jumps from %d to %d", last, seq)
+    return seq
+
+
 def _restricted_reader(entry: AllowedKey) -> bool:
     return entry.role in RESTRICTED_READERS
 
@@ -193,9 +205,7 @@ class EventPublisher(Closing):
         stream, InputError when `event` is not a valid envelope of this table or repeats a
         sequence number already published, BusError when the publisher is closed.
         """
-        wire = to_event(event)
-        if wire.table != self.table:
-            raise InputError(f"event of table {wire.table!r} offered to table {self.table!r}")
+        wire = self._own(to_event(event))
         if streams is None:
             targets: set[StreamName] = {"restricted"}
             if wire.audience == "public":
@@ -212,11 +222,7 @@ class EventPublisher(Closing):
         with self._lock:
             if self._closed or self._pipe is None:
                 raise BusError("the publisher is closed")
-            if wire.seq <= self._last_seq:
-                raise InputError(f"seq {wire.seq} was published already (last {self._last_seq})")
-            if wire.seq != self._last_seq + 1:
-                log.warning("seq jumps from %d to %d", self._last_seq, wire.seq)
-            self._last_seq = wire.seq
+            self._last_seq = _following(wire.seq, self._last_seq)
             topic, payload, _ = event_frames(wire, 0)
             audience = b"p" if wire.audience == "public" else b"r"
             self._pipe.send_multipart([flags, topic, payload, str(wire.seq).encode(), audience])
@@ -231,7 +237,7 @@ class EventPublisher(Closing):
         threaded one hands them on in order. Raises as `publish` does, before anything is sent
         for a bad event.
         """
-        wires = [to_event(event) for event in events]
+        wires = [self._own(to_event(event)) for event in events]
         if self._loop is None:
             for wire in wires:
                 self.publish(wire)
@@ -239,27 +245,29 @@ class EventPublisher(Closing):
         self._check_owner()
         last = self._last_seq
         for wire in wires:
-            if wire.table != self.table:
-                raise InputError(f"event of table {wire.table!r} offered to table {self.table!r}")
-            if wire.seq <= last:
-                raise InputError(f"seq {wire.seq} was published already (last {last})")
-            if wire.seq != last + 1:
-                log.warning("seq jumps from %d to %d", last, wire.seq)
-            last = wire.seq
+            last = _following(wire.seq, last)
         self._last_seq = last
         now = time.monotonic()
         for stream in ("public", "restricted"):
-            sock = self._sockets.get(stream)
-            if sock is None:
-                continue
-            for wire in wires:
-                if stream == "public" and wire.audience != "public":
-                    continue
-                topic = f"{wire.table}.{wire.type}".encode()
-                sock.send_multipart([topic, wire.payload, str(self._positions[stream]).encode()])
-                self._positions[stream] = wire.seq
-                self._last_sent[stream] = now
+            if stream in self._sockets:
+                for wire in wires:
+                    if stream == "restricted" or wire.audience == "public":
+                        self._send_on(stream, wire, now)
         self._take_subscriptions()
+
+    def _own(self, wire: WireEvent) -> WireEvent:
+        """`wire` if it is this table's event; raises InputError otherwise."""
+        if wire.table != self.table:
+            raise InputError(f"event of table {wire.table!r} offered to table {self.table!r}")
+        return wire
+
+    def _send_on(self, stream: StreamName, wire: WireEvent, now: float) -> None:
+        """Send `wire` on `stream` after the stream's previous event (loop-owned sockets)."""
+        topic = f"{wire.table}.{wire.type}".encode()
+        previous = self._positions[stream]
+        self._sockets[stream].send_multipart([topic, wire.payload, str(previous).encode()])
+        self._positions[stream] = wire.seq
+        self._last_sent[stream] = now
 
     def _check_owner(self) -> None:
         if threading.get_ident() != self._owner:
@@ -275,22 +283,12 @@ class EventPublisher(Closing):
     def _send_now(self, wire: WireEvent, targets: set[StreamName]) -> None:
         """Send `wire` on `targets` from the loop's thread, the sockets' owner."""
         self._check_owner()
-        if wire.seq <= self._last_seq:
-            raise InputError(f"seq {wire.seq} was published already (last {self._last_seq})")
-        if wire.seq != self._last_seq + 1:
-            log.warning("seq jumps from %d to %d", self._last_seq, wire.seq)
-        self._last_seq = wire.seq
-        topic = f"{wire.table}.{wire.type}".encode()
+        self._last_seq = _following(wire.seq, self._last_seq)
         now = time.monotonic()
         streams: tuple[StreamName, ...] = ("public", "restricted")
         for stream in streams:
-            sock = self._sockets.get(stream)
-            if sock is None or stream not in targets:
-                continue
-            previous = self._positions[stream]
-            sock.send_multipart([topic, wire.payload, str(previous).encode()])
-            self._positions[stream] = wire.seq
-            self._last_sent[stream] = now
+            if stream in self._sockets and stream in targets:
+                self._send_on(stream, wire, now)
         self._take_subscriptions()
 
     def _run(self, pipe: zmq.Socket[bytes]) -> None:

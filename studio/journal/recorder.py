@@ -121,8 +121,10 @@ class RecordedTable:
 
         Raises `JournalError` when the write fails; the next `recover` stores them then.
         """
+        # The texts are made already: the journal needs only each event's place in the chain.
         self.journal.append_events(
-            [e.envelope.model_dump(mode="json") for e in events], bodies=[e.body for e in events]
+            [{"seq": e.envelope.seq, "game_number": e.envelope.game_number} for e in events],
+            bodies=[e.body for e in events],
         )
 
 

@@ -244,8 +244,9 @@ class Journal(Closing):
         a gap. Every record names the last stored input as its `cause` and `len(events)` as its
         `batch`, so `verify` can tell a whole batch from one cut short. `bodies`, if given, are
         the events' canonical JSON texts made already (`studio.journal.chain.canonical_json`):
-        they are stored as they are instead of being made again. Raises `JournalError` for a gap
-        or duplicate, or when the write fails.
+        they are stored as they are instead of being made again, and only each event's `seq`
+        and `game_number` are read from `events`. Raises `JournalError` for a gap or duplicate,
+        or when the write fails.
         """
         if bodies is not None and len(bodies) != len(events):
             raise JournalError(f"{len(bodies)} bodies given for {len(events)} events")
