@@ -4,18 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import os
+import queue
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from drivers.shoe.framed import Frame, FrameType, encode_frame
+from drivers.shoe.readings import CardRead, Delivery, Receipt
 from studio.bus.keys import read_allow_list
+from studio.cards import Card
 from studio.commands.watch import describe
+from studio.config import build_config
 from studio.errors import ConfigurationError
 from studio.journal import Journal
+from studio.messages import CardDrawn, Tick
 from studio.runtime import JournalSource, RunFile, ensure_keys, find_table
 from studio.runtime.announce import write_run_file
-from studio.runtime.devices import LoopQueue
+from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
+
+TAG_PAYLOAD = bytes.fromhex("07E0040000000110") + bytes((51,))
 
 
 def _event(seq: int) -> dict[str, object]:
@@ -109,3 +118,42 @@ def test_a_delivery_wakes_the_loop_from_another_thread() -> None:
         return queue.qsize()
 
     assert asyncio.run(main()) == 1
+
+
+def test_the_table_shoe_waits_for_the_journal_before_the_shoe_forgets_a_card(
+    tmp_path: Path,
+) -> None:
+    config = build_config({"shoe": {"pty": str(tmp_path / "shoe")}, "camera": {"backend": "none"}})
+    deliveries: queue.Queue[Delivery] = queue.Queue()
+    with ShoeDevice(config, deliveries) as shoe:
+        assert shoe.simulator is not None and shoe.simulator.session is not None
+        shoe.deal(Card.parse("QS"))
+        while True:
+            delivery = deliveries.get(timeout=10)
+            if isinstance(delivery.item, CardRead):
+                card = delivery.item
+                break
+            shoe.commit(delivery)  # the RESET that opens the shoe's session
+        assert card.card == Card.parse("QS") and card.seq is not None
+        session = shoe.simulator.session
+        time.sleep(0.5)  # past the shoe's retransmission time: still held, and resent
+        assert session.is_pending(card.seq) and session.retransmissions > 0
+        assert deliveries.empty()  # a resend is a duplicate, not a second card
+        shoe.commit(delivery)
+        deadline = time.monotonic() + 5
+        while session.is_pending(card.seq) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not session.is_pending(card.seq)
+
+
+def test_the_shoe_resumes_after_the_last_card_frame_in_the_journal(tmp_path: Path) -> None:
+    frame = encode_frame(Frame(0x1234, 77, FrameType.CARD_DRAWN, TAG_PAYLOAD))
+    with Journal(tmp_path / "t.journal") as journal:
+        assert resume_point(journal) is None
+        ts = datetime(2026, 1, 1, tzinfo=UTC)
+        journal.append_input(CardDrawn(ts=ts, card="AS", raw=frame.hex()).model_dump(mode="json"))
+        journal.append_input(Tick(ts=ts).model_dump(mode="json"))
+        assert resume_point(journal) == Receipt(0x1234, 77)
+        barcode = CardDrawn(ts=ts, card="KD", raw=b"KD".hex()).model_dump(mode="json")
+        journal.append_input(barcode)
+        assert resume_point(journal) is None

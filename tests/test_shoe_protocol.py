@@ -12,11 +12,12 @@ from drivers.errors import UnknownCodeError
 from drivers.shoe.deck import DeckRegistration
 from drivers.shoe.firmware import ShoeSession
 from drivers.shoe.framed import Frame, FrameCodec, FrameType, encode_frame
-from drivers.shoe.host import SILENCE_LIMIT, FramedHost, HostItem, host_protocol
+from drivers.shoe.host import SILENCE_LIMIT, FramedHost, HostItem, host_protocol, receipt_of
 from drivers.shoe.readings import (
     CardRead,
     CardUnreadable,
     FaultReason,
+    Receipt,
     ShoeFault,
     ShoeRecovered,
     ShoeReset,
@@ -223,7 +224,7 @@ def test_status_unreadable_and_registration() -> None:
     wire.to_host(mismatch)
     kinds = [type(item) for item in wire.items]
     assert kinds == [CardRead, ShoeStatus, CardUnreadable, UnknownCodeError, UnknownCodeError]
-    assert wire.items[1] == ShoeStatus(frozenset({StatusFlag.JAM}), 2)
+    assert wire.items[1] == ShoeStatus(frozenset({StatusFlag.JAM}), 2, wire.shoe.session)
     assert "registered as 3D but the shoe named 4D" in str(wire.items[4])
 
 
@@ -241,3 +242,108 @@ def test_decoder_of_the_shoe_ignores_other_sessions() -> None:
     shoe.receive(encode_frame(Frame(6, 0, FrameType.ACK, struct.pack(">H", seq))), 0.0)
     assert shoe.is_pending(seq)
     assert FrameCodec().feed(b"") == []
+
+
+class Table:
+    """The runtime's side of held acknowledgements: journal a delivered card, then commit it.
+
+    `crash_after_journal` / `crash_before_journal` name the delivered items (by count) at which
+    the table dies, its unjournalled deliveries gone with it; a new host then resumes after the
+    last card the journal holds, as `studio run` does on restart.
+    """
+
+    def __init__(self, wire: Wire, crashes: dict[int, str]) -> None:
+        self.wire = wire
+        self.crashes = crashes
+        self.journal: list[tuple[Card, Receipt]] = []
+        self.taken = 0
+        self.restarts = 0
+
+    def take(self) -> None:
+        while self.wire.items:
+            item = self.wire.items.pop(0)
+            self.taken += 1
+            crash = self.crashes.pop(self.taken, None)
+            if crash == "before_journal":
+                self.restart()
+                return
+            receipt = receipt_of(item)
+            if isinstance(item, CardRead):
+                assert receipt is not None
+                self.journal.append((item.card, receipt))
+            if crash == "after_journal":
+                self.restart()
+                return
+            if receipt is not None:
+                self.wire.to_shoe(self.wire.host.commit(receipt))
+
+    def restart(self) -> None:
+        self.restarts += 1
+        self.wire.items.clear()
+        resume = self.journal[-1][1] if self.journal else None
+        self.wire.host = FramedHost(hold_acks=True, resume_after=resume)
+        self.wire.host.line_opened(self.wire.now)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 2**32),
+    st.floats(0.0, 0.3),
+    st.dictionaries(st.integers(1, 50), st.sampled_from(["before_journal", "after_journal"])),
+)
+def test_held_acknowledgements_lose_and_repeat_no_card_across_table_crashes(
+    seed: int, loss: float, crashes: dict[int, str]
+) -> None:
+    rng = random.Random(seed)
+    shoe = ShoeSession(session=rng.randrange(1, 0x10000), give_up_after=1e9)
+    wire = Wire(rng, loss, host=FramedHost(hold_acks=True), shoe=shoe)
+    table = Table(wire, dict(crashes))
+    wire.to_host(shoe.reset(wire.now)[1])
+    dealt = _deck(rng, 40)
+    for card in dealt:
+        wire.deal(card)
+        wire.step(0.02)
+        table.take()
+    for _ in range(3000):
+        if not shoe.pending and not wire.items:
+            break
+        wire.step(0.02)
+        table.take()
+    assert [card for card, _ in table.journal] == dealt
+    assert shoe.pending == 0
+
+
+def test_a_held_frame_is_resent_until_committed_and_never_acknowledged_before() -> None:
+    rng = random.Random(8)
+    wire = Wire(rng, host=FramedHost(hold_acks=True))
+    wire.to_host(wire.shoe.reset(wire.now)[1])
+    wire.deal(Card.parse("AS"))
+    reset, card = wire.items
+    assert receipt_of(reset) == Receipt(wire.shoe.session, 1)
+    assert receipt_of(card) == Receipt(wire.shoe.session, 2)
+    for _ in range(20):
+        wire.step(0.05)  # retransmitted, and taken as a duplicate: no second delivery
+    assert wire.shoe.is_pending(2) and wire.cards() == [Card.parse("AS")]
+    assert wire.host.counters.duplicates > 0
+    wire.to_shoe(wire.host.commit(Receipt(wire.shoe.session, 2)))
+    assert wire.shoe.pending == 0
+    # A stale or repeated receipt sends nothing.
+    assert wire.host.commit(Receipt(wire.shoe.session, 2)) == b""
+    assert wire.host.commit(Receipt(wire.shoe.session ^ 1, 3)) == b""
+
+
+def test_a_receipt_for_a_frame_never_delivered_acknowledges_nothing() -> None:
+    host = FramedHost(hold_acks=True, resume_after=Receipt(40, 9))
+    assert host.commit(Receipt(40, 12)) == b""
+    assert host.commit(Receipt(40, 8)) == b""
+
+
+def test_an_unknown_tag_is_held_like_a_card() -> None:
+    wire = Wire(
+        random.Random(9), host=FramedHost(DeckRegistration(deck_id="d", tags={}), hold_acks=True)
+    )
+    wire.to_host(wire.shoe.reset(wire.now)[1])
+    wire.deal(Card.parse("AS"))
+    unknown = wire.items[-1]
+    assert isinstance(unknown, UnknownCodeError)
+    assert receipt_of(unknown) == Receipt(wire.shoe.session, 2)

@@ -15,11 +15,13 @@ import pytest
 
 from drivers.errors import DriverConfigurationError, DriverError, FrameError, LineError
 from drivers.shoe.adapter import to_input
+from drivers.shoe.host import ProtocolOptions, receipt_of
 from drivers.shoe.readings import (
     CardRead,
     CardUnreadable,
     Delivery,
     FaultReason,
+    Receipt,
     ShoeFault,
     ShoeRecovered,
     ShoeReset,
@@ -113,6 +115,43 @@ def test_socket_url_reaches_a_simulator_on_tcp() -> None:
     assert cards == dealt
     assert health.connected and health.crc_errors > 0 and health.duplicates > 0
     assert health.last_heartbeat is not None and len(health.last_frames) == 16
+
+
+def test_a_table_that_dies_before_acknowledging_loses_and_repeats_no_card(
+    tmp_path: Path,
+) -> None:
+    # The table's reader holds acknowledgements until a card is journalled. A first reader
+    # journals 5 cards and acknowledges them, journals a 6th and dies before acknowledging it,
+    # and dies with later cards read but not journalled. A second reader resumes after the 6th
+    # (what `studio run` finds in its journal): the shoe resends what was never acknowledged,
+    # the 6th is not taken again, and the journal ends with every card once, in order.
+    path = tmp_path / "shoe"
+    log = io.StringIO()
+    journal: list[str] = []
+    resume: Receipt | None = None
+    with SimulatedShoe(f"pty:{path}", "framed", cards=14, interval=0.03, log_to=log) as sim:
+        with SerialShoe(str(path), "framed", options=ProtocolOptions(hold_acks=True)) as first:
+            sim.start()
+            while len(journal) < 6:
+                delivery = first.read(timeout=10)
+                assert delivery is not None
+                if isinstance(delivery.item, CardRead):
+                    journal.append(delivery.item.card.code)
+                    resume = receipt_of(delivery.item)
+                if len(journal) < 6:
+                    first.commit(delivery)
+            time.sleep(0.2)  # later cards arrive, unjournalled and unacknowledged
+        options = ProtocolOptions(hold_acks=True, resume_after=resume)
+        with SerialShoe(str(path), "framed", options=options) as second:
+            while len(journal) < 14:
+                delivery = second.read(timeout=10)
+                assert delivery is not None
+                if isinstance(delivery.item, CardRead):
+                    journal.append(delivery.item.card.code)
+                second.commit(delivery)
+            assert sim.wait(10) and sim.error is None and sim.given_up == 0
+    dealt = [line.split('"')[3] for line in log.getvalue().splitlines()]
+    assert journal == dealt
 
 
 def test_a_reader_failure_is_delivered_and_reading_goes_on(tmp_path: Path) -> None:

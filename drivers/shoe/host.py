@@ -10,16 +10,29 @@ unacknowledged frame), acknowledges every event frame (cumulatively), accepts on
 sequence number (go-back-N: a gap is answered with a NAK naming the first missing frame, so cards
 are always delivered in the order they were drawn), suppresses duplicates by sequence number,
 and reports `ShoeFault(SILENT)` when no valid frame arrived for `silence` seconds.
+
+With `hold_acks` (the table's setting) an event frame is acknowledged only when the caller says
+its reading is durable (`commit(receipt)`): the shoe keeps and resends an unacknowledged frame,
+so a card read in the instant before the table died is not lost but delivered again, and
+`resume_after` (the last frame the journal holds) makes the host take such a resend as the
+duplicate it is.
 """
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from drivers.errors import DriverConfigurationError, FrameError, ProtocolError, UnknownCodeError
+from drivers.errors import (
+    DriverConfigurationError,
+    DriverError,
+    FrameError,
+    ProtocolError,
+    UnknownCodeError,
+)
 from drivers.shoe.barcode import BarcodeCodec
 from drivers.shoe.deck import BarcodeTable, DeckRegistration
 from drivers.shoe.framed import EVENT_TYPES, Frame, FrameCodec, FrameType, encode_frame
@@ -27,6 +40,7 @@ from drivers.shoe.readings import (
     CardRead,
     CardUnreadable,
     FaultReason,
+    Receipt,
     ShoeFault,
     ShoeReading,
     ShoeRecovered,
@@ -79,6 +93,10 @@ class HostProtocol(Protocol):
         """Note that the line was (re)opened at `now`, restarting the silence timer."""
         ...
 
+    def commit(self, receipt: Receipt) -> bytes:
+        """The reading of frame `receipt` is durable: return the acknowledgement to send, if any."""
+        ...
+
 
 KEEP_FRAMES = 16
 """How many raw frames or lines a host keeps for incident reports."""
@@ -118,6 +136,10 @@ class BarcodeHost:
         """A reopened barcode line starts with an empty line buffer (a partial line is gone)."""
         self.codec = BarcodeCodec(self.codec.table)
 
+    def commit(self, receipt: Receipt) -> bytes:
+        """A barcode reader takes no acknowledgements."""
+        return b""
+
 
 class FramedHost:
     """Host side of the smart-shoe framed protocol (see the module docstring)."""
@@ -125,10 +147,21 @@ class FramedHost:
     name = "framed"
 
     def __init__(
-        self, registration: DeckRegistration | None = None, silence: float = SILENCE_LIMIT
+        self,
+        registration: DeckRegistration | None = None,
+        silence: float = SILENCE_LIMIT,
+        *,
+        hold_acks: bool = False,
+        resume_after: Receipt | None = None,
     ) -> None:
-        """Map tags through `registration` (None: trust the card the shoe names)."""
+        """Map tags through `registration` (None: trust the card the shoe names).
+
+        `hold_acks`: acknowledge an event frame only on `commit`. `resume_after`: the last frame
+        whose reading is already durable; its session is joined with everything up to it taken
+        as delivered and acknowledged.
+        """
         self.registration = registration
+        self.hold_acks = hold_acks
         self.silence = silence
         self.codec = FrameCodec()
         self.counters = HostCounters()
@@ -138,6 +171,12 @@ class FramedHost:
         self._last_rx: float | None = None
         self._silent = False
         self._nak: tuple[int, float] | None = None
+        self._committed: int | None = None
+        """The last seq acknowledged in `session` (with `hold_acks`: the last one committed)."""
+        if resume_after is not None:
+            self.session, self._committed = resume_after.session, resume_after.seq
+            self.expected = (resume_after.seq + 1) & 0xFFFF
+            self._reset_reported = resume_after.session
 
     def line_opened(self, now: float) -> None:
         """Restart framing and the silence timer; sequence state survives a reconnect."""
@@ -194,23 +233,48 @@ class FramedHost:
                 # shoe's RESET or a heartbeat; acknowledging could discard frames unseen.
                 return b""
             self.session, self.expected = frame.session, frame.seq
+            self._committed = None
         assert self.expected is not None
         gap = _ahead(frame.seq, self.expected)
         if gap > 0:
             return self._send_nak(self.expected, now, repeat_guard=True)
         if gap < 0:
             self.counters.duplicates += 1
-            return self._ack((self.expected - 1) & 0xFFFF)
+            # Acknowledge again what was acknowledged (the shoe may have missed it), never more.
+            return b"" if self._committed is None else self._ack(self._committed)
         _keep(self.counters, raw)
         self.expected = (frame.seq + 1) & 0xFFFF
         self._nak = None
         if frame.type is FrameType.RESET:
-            if self._reset_reported != frame.session:
-                self._reset_reported = frame.session
-                items.append(ShoeReset(frame.seq))
+            if self._reset_reported == frame.session:
+                return self._acknowledge(frame.seq)  # Nothing to deliver, nothing to wait for.
+            self._reset_reported = frame.session
+            items.append(ShoeReset(frame.seq, frame.session))
         else:
             items.append(self._reading(frame, raw))
-        return self._ack(frame.seq)
+        return b"" if self.hold_acks else self._acknowledge(frame.seq)
+
+    def commit(self, receipt: Receipt) -> bytes:
+        """The reading of frame `receipt` is durable: return its (cumulative) acknowledgement.
+
+        A receipt from an earlier session, one already acknowledged, or one for a frame never
+        delivered gives nothing to send.
+        """
+        if receipt.session != self.session:
+            return b""
+        if self._committed is not None and _ahead(receipt.seq, self._committed) <= 0:
+            return b""
+        if self.expected is not None and _ahead(receipt.seq, self.expected) >= 0:
+            return b""  # Never delivered: acknowledging it would discard it unseen.
+        return self._acknowledge(receipt.seq)
+
+    def _acknowledge(self, seq: int) -> bytes:
+        self._committed = seq
+        return self._ack(seq)
+
+    def _awaiting_commit(self) -> bool:
+        """Whether a delivered frame still waits for `commit`."""
+        return self.expected is not None and self._committed != (self.expected - 1) & 0xFFFF
 
     def _on_heartbeat(self, frame: Frame, now: float, items: list[HostItem]) -> bytes:
         self.counters.last_heartbeat = now
@@ -222,6 +286,8 @@ class FramedHost:
                 self._reset_reported = frame.session
                 items.append(ShoeReset(oldest))
             self.session, self.expected = frame.session, oldest
+            # Whatever precedes the shoe's oldest unacknowledged frame was acknowledged.
+            self._committed = (oldest - 1) & 0xFFFF
             self._nak = None
         assert self.expected is not None
         if _ahead(oldest, self.expected) > 0:
@@ -248,6 +314,11 @@ class FramedHost:
     def _send_nak(self, seq: int, now: float, repeat_guard: bool = False) -> bytes:
         if repeat_guard and self._nak is not None and self._nak[0] == seq:
             return b""
+        if self.hold_acks and self._awaiting_commit():
+            # A NAK acknowledges every frame before it (go-back-N): wait until those are
+            # durable; `poll` sends it then (commits take a millisecond, polls come every 20).
+            self._nak = (seq, -math.inf)
+            return b""
         self._nak = (seq, now)
         self.counters.naks += 1
         payload = struct.pack(">H", seq)
@@ -256,9 +327,9 @@ class FramedHost:
     def _reading(self, frame: Frame, raw: bytes) -> HostItem:
         payload = frame.payload
         if frame.type is FrameType.STATUS:
-            return ShoeStatus(flags_from_byte(payload[0]), frame.seq)
+            return ShoeStatus(flags_from_byte(payload[0]), frame.seq, frame.session)
         if frame.type is FrameType.CARD_UNREADABLE:
-            return CardUnreadable(raw, frame.seq)
+            return CardUnreadable(raw, frame.seq, frame.session)
         tag = payload[1 : 1 + payload[0]].hex().upper()
         named = payload[-1]
         if self.registration is None:
@@ -266,7 +337,7 @@ class FramedHost:
                 return UnknownCodeError(
                     f"tag {tag}: the shoe did not name the card and no deck is registered", raw
                 )
-            return CardRead(Card.from_index(named), tag, raw, frame.seq)
+            return CardRead(Card.from_index(named), tag, raw, frame.seq, frame.session)
         card = self.registration.lookup(tag)
         if card is None:
             return UnknownCodeError(f"tag {tag} is not in deck {self.registration.deck_id!r}", raw)
@@ -275,7 +346,24 @@ class FramedHost:
                 f"tag {tag} is registered as {card} but the shoe named {Card.from_index(named)}",
                 raw,
             )
-        return CardRead(card, tag, raw, frame.seq)
+        return CardRead(card, tag, raw, frame.seq, frame.session)
+
+
+def receipt_of(item: HostItem | DriverError) -> Receipt | None:
+    """The frame behind a delivered item, which waits for `commit`; None when no frame does.
+
+    Framed readings name their frame; a frame that decoded but named an unknown tag carries the
+    frame in its `raw`. Barcode lines, faults and damaged frames have no receipt.
+    """
+    if isinstance(item, CardRead | CardUnreadable | ShoeStatus | ShoeReset):
+        if item.session is None or item.seq is None:
+            return None
+        return Receipt(item.session, item.seq)
+    if isinstance(item, UnknownCodeError):
+        frames = FrameCodec().feed(item.raw)
+        if len(frames) == 1 and isinstance(frames[0], Frame):
+            return Receipt(frames[0].session, frames[0].seq)
+    return None
 
 
 def _ahead(seq: int, base: int) -> int:
@@ -286,16 +374,26 @@ def _ahead(seq: int, base: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class ProtocolOptions:
-    """What a host protocol may need: the barcode table and the RFID deck registration."""
+    """What a host protocol may need: barcode table, RFID deck registration, silence limit.
+
+    For a framed shoe also: hold acknowledgements until `commit`, and where to resume.
+    """
 
     barcode_table: BarcodeTable = field(default_factory=BarcodeTable.card_codes)
     registration: DeckRegistration | None = None
     silence: float = SILENCE_LIMIT
+    hold_acks: bool = False
+    resume_after: Receipt | None = None
 
 
 PROTOCOLS: dict[str, Callable[[ProtocolOptions], HostProtocol]] = {
     "barcode": lambda options: BarcodeHost(options.barcode_table),
-    "framed": lambda options: FramedHost(options.registration, options.silence),
+    "framed": lambda options: FramedHost(
+        options.registration,
+        options.silence,
+        hold_acks=options.hold_acks,
+        resume_after=options.resume_after,
+    ),
 }
 """Host protocols by configuration name."""
 

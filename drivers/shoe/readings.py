@@ -51,13 +51,15 @@ def flags_to_byte(flags: frozenset[StatusFlag]) -> int:
 class CardRead:
     """A card left the shoe and was identified: `card`, its RFID `tag` (None for barcodes).
 
-    `raw` is the line or frame it came from; `seq` the shoe's sequence number (None for barcodes).
+    `raw` is the line or frame it came from; `seq` the shoe's sequence number in its `session`
+    (both None for barcodes).
     """
 
     card: Card
     tag: str | None
     raw: bytes
     seq: int | None
+    session: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,7 @@ class CardUnreadable:
 
     raw: bytes
     seq: int | None = None
+    session: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +77,19 @@ class ShoeStatus:
 
     flags: frozenset[StatusFlag]
     seq: int | None = None
+    session: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ShoeReset:
-    """The shoe announced a restart; its sequence numbering starts again at `seq`."""
+    """The shoe announced a restart; its sequence numbering starts again at `seq`.
+
+    `session` is set when the shoe's RESET frame said so (that frame waits for its receipt);
+    None when the host found the new session from a heartbeat (no frame to acknowledge).
+    """
 
     seq: int
+    session: int | None = None
 
 
 class FaultReason(Enum):
@@ -108,6 +117,14 @@ class ShoeRecovered:
 
 ShoeReading = CardRead | CardUnreadable | ShoeStatus | ShoeReset | ShoeFault | ShoeRecovered
 """Every reading a shoe driver can report."""
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """Which shoe frame a reading came from: the shoe keeps it until the host acknowledges it."""
+
+    session: int
+    seq: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,11 @@ back, and puts every reading and every error on the queue: nothing is lost in th
 line vanishes (a read or write fails, the server closes) the reader delivers
 `ShoeFault(DISCONNECTED)` at once, then reopens the line with doubling backoff and delivers
 `ShoeRecovered` when it is back.
+
+A framed shoe keeps each event frame until it is acknowledged. With the protocol option
+`hold_acks` the reader does not acknowledge a frame when it arrives but when its consumer calls
+`commit(delivery)`, after making the reading durable: a reading the consumer never recorded
+comes again (see `drivers.shoe.host`).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from types import TracebackType
 import serial
 
 from drivers.errors import DriverConfigurationError, DriverError
-from drivers.shoe.host import HostItem, HostProtocol, ProtocolOptions, host_protocol
+from drivers.shoe.host import HostItem, HostProtocol, ProtocolOptions, host_protocol, receipt_of
 from drivers.shoe.pyserial_threads import quiet_rfc2217_reader_threads
 from drivers.shoe.readings import (
     Delivery,
@@ -116,6 +121,28 @@ class SerialShoe:
         except queue.Empty:
             return None
 
+    def commit(self, delivery: Delivery) -> None:
+        """`delivery`'s reading is durable: acknowledge its frame, if the shoe waits for that.
+
+        Called from the consumer's thread. A line lost meanwhile drops the acknowledgement: the
+        shoe resends the frame and the protocol takes it as the duplicate it is.
+        """
+        receipt = receipt_of(delivery.item)
+        if receipt is None:
+            return
+        with self._lock:
+            reply = self.protocol.commit(receipt)
+            port = self._port
+            if not reply or port is None:
+                return
+            try:
+                port.write(reply)
+            except (serial.SerialException, OSError) as err:
+                self._log.debug("acknowledgement not sent (the line is going): %s", err)
+                return
+        if self.trace:
+            self._log.debug("tx %s", reply.hex(" "))
+
     def health(self) -> ShoeHealth:
         """Return a snapshot of the connection state and the protocol's counters."""
         with self._lock:
@@ -175,7 +202,7 @@ class SerialShoe:
             return False
         with self._lock:
             self._port = port
-        self.protocol.line_opened(self._clock())
+            self.protocol.line_opened(self._clock())
         if self._ever_connected:
             self.reconnects += 1
         self._ever_connected = True
@@ -188,20 +215,21 @@ class SerialShoe:
     def _pump(self, port: serial.Serial) -> None:
         data = port.read(port.in_waiting or 1)
         now = self._clock()
-        if data:
-            if self.trace:
-                self._log.debug("rx %s", data.hex(" "))
-            items, reply = self.protocol.feed(data, now)
-        else:
-            items, reply = [], b""
-        more, nudge = self.protocol.poll(now)
-        for item in (*items, *more):
-            self._deliver(item)
-        out = reply + nudge
-        if out:
-            if self.trace:
-                self._log.debug("tx %s", out.hex(" "))
-            port.write(out)
+        if data and self.trace:
+            self._log.debug("rx %s", data.hex(" "))
+        # The protocol's state is shared with `commit` (the consumer's thread): one at a time,
+        # and its replies written in the order it made them.
+        # Readings go out before the replies are written: a card's delivery waits for nothing.
+        with self._lock:
+            items, reply = self.protocol.feed(data, now) if data else ([], b"")
+            more, nudge = self.protocol.poll(now)
+            for item in (*items, *more):
+                self._deliver(item)
+            out = reply + nudge
+            if out:
+                port.write(out)
+        if out and self.trace:
+            self._log.debug("tx %s", out.hex(" "))
 
     def _lost(self, detail: str) -> None:
         self._close_port()

@@ -413,6 +413,25 @@ class Journal(Closing):
         )
         return None if row is None else _row(row)
 
+    def last_input_of(self, kind: str) -> Record | None:
+        """The most recent input of `kind` (such as "card_drawn"), or None when there is none.
+
+        Reads back from the head, so it costs little while such inputs are frequent.
+        """
+        try:
+            row = (
+                self._db()
+                .execute(
+                    f"SELECT {_COLUMNS} FROM records WHERE kind = 'input' "
+                    "AND json_extract(body, '$.kind') = ? ORDER BY id DESC LIMIT 1",
+                    (kind,),
+                )
+                .fetchone()
+            )
+        except sqlite3.Error as err:
+            raise JournalError(f"{self.path}: cannot read: {err}") from err
+        return None if row is None else _row(row)
+
     def game_numbers(self) -> list[str]:
         """The game numbers that have events, in the order their rounds began."""
         rows = self._db().execute(

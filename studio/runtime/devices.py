@@ -7,11 +7,17 @@ it, so the simulated table exercises the same bytes, protocol and reader as a re
 
 Deliveries leave the reader's thread through `LoopQueue`, which wakes the asyncio loop for each
 one: the loop alone journals and applies inputs, so no lock guards the controller.
+
+The reader holds a framed shoe's acknowledgements (`hold_acks`) until the loop has journalled
+the delivery (`ShoeDevice.commit`): a shoe frame is forgotten by the shoe only once its card is
+on record. On restart the reader resumes after the last card frame in the journal
+(`resume_point`), so the frame the table died before acknowledging is taken as a duplicate.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import queue
 import sys
@@ -21,11 +27,14 @@ from typing import TextIO
 
 from drivers.errors import DriverError
 from drivers.shoe import SerialShoe, SimulatedShoe
-from drivers.shoe.readings import Delivery
+from drivers.shoe.framed import Frame, FrameCodec
+from drivers.shoe.host import ProtocolOptions
+from drivers.shoe.readings import Delivery, Receipt
 from studio.cards import Card
 from studio.closing import Closing
 from studio.config import RuntimeConfig
 from studio.errors import ConfigurationError
+from studio.journal import Journal
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +100,21 @@ class LoopQueue(queue.Queue[Delivery]):
             log.debug("delivery after the loop closed stays queued")
 
 
+def resume_point(journal: Journal) -> Receipt | None:
+    """The shoe frame of the last card in `journal` (None: no card, or not a framed shoe's)."""
+    record = journal.last_input_of("card_drawn")
+    if record is None:
+        return None
+    try:
+        raw = bytes.fromhex(str(json.loads(record.body).get("raw", "")))
+    except ValueError:
+        return None
+    frames = FrameCodec().feed(raw)
+    if len(frames) != 1 or not isinstance(frames[0], Frame):
+        return None  # A barcode line, or a card entered by hand.
+    return Receipt(frames[0].session, frames[0].seq)
+
+
 class ShoeDevice(Closing):
     """The table's shoe: the serial reader, and for a simulated shoe the simulator behind it.
 
@@ -99,7 +123,12 @@ class ShoeDevice(Closing):
     `ConfigurationError` for a bad URL or protocol, or a pty that cannot be made.
     """
 
-    def __init__(self, config: RuntimeConfig, deliveries: queue.Queue[Delivery]) -> None:
+    def __init__(
+        self,
+        config: RuntimeConfig,
+        deliveries: queue.Queue[Delivery],
+        resume_after: Receipt | None = None,
+    ) -> None:
         shoe = config.shoe
         self.simulator: DealerShoe | None = None
         self._log: TextIO | None = None
@@ -120,7 +149,11 @@ class ShoeDevice(Closing):
                 url = shoe.url
             self.url = url
             self.reader = SerialShoe(
-                url, shoe.protocol, deliveries=deliveries, baudrate=shoe.baudrate
+                url,
+                shoe.protocol,
+                options=ProtocolOptions(hold_acks=True, resume_after=resume_after),
+                deliveries=deliveries,
+                baudrate=shoe.baudrate,
             )
         except (DriverError, OSError) as err:
             self._close_simulator()
@@ -130,6 +163,10 @@ class ShoeDevice(Closing):
         """One line: which shoe, on which line, with which protocol."""
         kind = "simulated shoe on a pty" if self.simulator is not None else "shoe"
         return f"{kind} at {self.url} ({self.reader.protocol.name} protocol, serial driver)"
+
+    def commit(self, delivery: Delivery) -> None:
+        """`delivery` is on record (journalled, or not an input): the shoe may forget its frame."""
+        self.reader.commit(delivery)
 
     def deal(self, card: Card) -> None:
         """Have the simulated shoe draw `card`; raises ConfigurationError for a real shoe."""

@@ -47,7 +47,7 @@ from studio.messages import CardDrawn, Envelope, Input, Tick
 from studio.runtime.announce import RunFile, run_dir, write_run_file
 from studio.runtime.camera import CameraDevice, open_camera
 from studio.runtime.dealer import SimulatedDealer
-from studio.runtime.devices import LoopQueue, ShoeDevice
+from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
 from studio.runtime.keys import TableKeys, ensure_keys
 from studio.runtime.source import JournalSource
 from studio.simulation.table import card_faces
@@ -301,18 +301,19 @@ class TableRuntime:
             except queue.Empty:
                 return
             first, self._shoe_heard = not self._shoe_heard, True
+            inp = to_input(delivery)
             if first and isinstance(delivery.item, ShoeReset):
                 # A framed shoe announces every session with a RESET, the one it opens at power-on
                 # too; only a reset after the reader has heard the shoe can have lost cards.
                 log.info("shoe session started (%s)", delivery.item)
-                continue
-            inp = to_input(delivery)
-            if inp is None:
-                continue
-            try:
-                self.submit(inp)
-            except StudioError:
-                return
+                inp = None
+            if inp is not None:
+                try:
+                    self.submit(inp)
+                except StudioError:
+                    return  # Not on record: the shoe keeps the frame and sends it again.
+            if self._shoe is not None:
+                self._shoe.commit(delivery)
 
     # -- commands (called in the command channel's thread) -----------------------------------------
 
@@ -412,7 +413,7 @@ class TableRuntime:
             bus.commands, self._decide, security, on_refused=self._refused
         )
         self._deliveries = LoopQueue(loop, self._on_delivery)
-        self._shoe = ShoeDevice(config, self._deliveries)
+        self._shoe = ShoeDevice(config, self._deliveries, resume_point(self._journal))
         rules = settings.rules()
         self._camera = open_camera(config, rules.positions, self._post_camera)
         if config.dealer.enabled and self._shoe.simulator is not None:
