@@ -149,8 +149,10 @@ def test_a_journal_keeps_its_table_settings(tmp_path: Path) -> None:
             bind_settings(journal, None)
         assert bind_settings(journal, stud) == stud
         assert bind_settings(journal, None) == stud
-        with pytest.raises(ConfigurationError, match="other settings"):
-            bind_settings(journal, TableSettings(game="ultimate-holdem"))
+        with pytest.raises(ConfigurationError, match="other settings") as refused:
+            bind_settings(journal, TableSettings(game="caribbean-stud", camera=True))
+        assert "camera: false -> true" in str(refused.value)
+        assert "[journal] path" in str(refused.value)
 
 
 def test_a_forged_chain_still_fails_the_replay(tmp_path: Path) -> None:

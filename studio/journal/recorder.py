@@ -13,6 +13,7 @@ depends only on the message shapes.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -63,9 +64,19 @@ def bind_settings(journal: Journal, settings: TableSettings | None) -> TableSett
     if settings is not None and settings != known:
         raise ConfigurationError(
             f"{journal.path} was written by a table with other settings "
-            f"({known.game} {known.variant}, table {known.table}); use a new journal"
+            f"({known.game} {known.variant}, table {known.table}; "
+            f"{_differences(known, settings)}); move it away or set [journal] path to a new file"
         )
     return known
+
+
+def _differences(stored: TableSettings, wanted: TableSettings) -> str:
+    """Which settings differ, as `name: stored -> wanted` (the first three)."""
+    old, new = stored.model_dump(mode="json"), wanted.model_dump(mode="json")
+    changed = [k for k in new if old.get(k) != new.get(k)]
+    shown = [f"{k}: {json.dumps(old.get(k))} -> {json.dumps(new.get(k))}" for k in changed[:3]]
+    more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+    return ", ".join(shown) + more
 
 
 class StoredEvent(NamedTuple):
