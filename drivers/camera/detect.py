@@ -33,6 +33,7 @@ _MIN_AREA_FILL = 0.5
 _OPEN = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
 _THIN = cv2.getStructuringElement(cv2.MORPH_RECT, (2, 2))
 _SPLIT = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+_CLOSE = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
 # Opening with 3 px removes hairlines and noise but keeps a small card back's 5 px white border;
 # printed boxes that survive are hollow with felt inside, and are dropped by `_felt_inside`.
 _HOLLOW = 0.55
@@ -102,14 +103,16 @@ def card_threshold(gray: Image) -> float:
 def portrait(quad: Quad) -> Quad:
     """Reorder four cyclic corners clockwise (image axes) with the first side a short side."""
     q = np.asarray(quad, np.float64).reshape(4, 2)
-    area = 0.5 * float(np.sum(q[:, 0] * np.roll(q[:, 1], -1) - np.roll(q[:, 0], -1) * q[:, 1]))
-    if area < 0:
+    nxt = q[[1, 2, 3, 0]]
+    if float((q[:, 0] * nxt[:, 1] - nxt[:, 0] * q[:, 1]).sum()) < 0:
         q = q[::-1]
-    top = np.argmin(q[:, 0] + q[:, 1])
-    q = np.roll(q, -int(top), axis=0)
-    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]):
-        q = np.roll(q, -1, axis=0)
-    return q
+    top = int(np.argmin(q[:, 0] + q[:, 1]))
+    order = [(top + k) % 4 for k in range(4)]
+    d = q[[order[1], order[2]]] - q[[order[0], order[1]]]
+    if float(d[0] @ d[0]) > float(d[1] @ d[1]):
+        order = order[1:] + order[:1]
+    out: Quad = q[order]
+    return out
 
 
 def _band_brightness(mask: Image, a: Quad, b: Quad, outward: Quad) -> float:
@@ -263,9 +266,13 @@ def detect_cards(
             out.append(CardOutline(portrait(grown), contour, True))
     pieces = [c for c in contours if cv2.contourArea(c) >= min_area]
     regions: list[BrightRegion] = []
-    found_regions, _ = cv2.findContours(base, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    # A court card's picture panel is framed by a dotted line and its index ink cuts the narrow
+    # margin beside it: opened as it is, the card falls apart into two L-shaped halves. Closing
+    # first bridges the dots and the ink, so the card stays one region.
+    solid = cv2.morphologyEx(cv2.morphologyEx(raw, cv2.MORPH_CLOSE, _CLOSE), cv2.MORPH_OPEN, _OPEN)
+    found_regions, _ = cv2.findContours(solid, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for region in found_regions:
-        if cv2.contourArea(region) >= 4 * min_area and not _hollow(base, region, _HOLLOW_REGION):
+        if cv2.contourArea(region) >= 4 * min_area and not _hollow(solid, region, _HOLLOW_REGION):
             regions.append(BrightRegion(region, tuple(p for p in pieces if inside(region, p))))
     return Detection(out, regions)
 
@@ -323,19 +330,24 @@ def propose(
     if shaped and (card_long is None or 0.85 <= long_side / card_long <= 1.18):
         quads.append(cv2.boxPoints(cv2.minAreaRect(region.contour)).astype(np.float64))
     out: list[CardOutline] = []
+    kept = np.empty((0, 4, 2))
     for quad in quads:
         # A side may snap onto its own edge or, when that is covered, onto a neighbour's: both
         # are tried. Proposals from nearby lines often snap onto the same card: read it once.
         for outline in _snapped(edge_map, origin, quad, region.contour):
-            if not any(_same_quad(outline.corners, o.corners) for o in out):
+            if not _seen(outline.corners, kept):
                 out.append(outline)
+                kept = np.concatenate([kept, outline.corners[None]])
     return out
 
 
-def _same_quad(a: Quad, b: Quad) -> bool:
-    """True when every corner of `a` lies within 1% of its long side of `b`'s same corner."""
+def _seen(a: Quad, kept: npt.NDArray[Any]) -> bool:
+    """True when every corner of `a` lies within 1% of its perimeter/2 of some kept quad's same."""
+    if not len(kept):
+        return False
     tol = 0.01 * float(np.linalg.norm(a[2] - a[1]) + np.linalg.norm(a[1] - a[0]))
-    return bool(np.linalg.norm(a - b, axis=1).max() <= tol)
+    far = np.sqrt(((kept - a[None]) ** 2).sum(axis=2)).max(axis=1)
+    return bool((far <= tol).any())
 
 
 def _snapped(
