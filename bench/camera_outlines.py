@@ -45,7 +45,7 @@ from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.generator import random_scene
 from drivers.camera.synthetic.reference import render_reference
 from drivers.camera.synthetic.scene import RenderedFrame, Scene, project, render_scene
-from drivers.camera.synthetic.scoring import card_height_px
+from drivers.camera.synthetic.scoring import Score, card_height_px
 from studio.cards import DECK
 
 # The index window used for visibility (as the renderer's ground truth defines it).
@@ -179,6 +179,7 @@ def main() -> None:
     kinds: dict[str, Counter[str]] = {}
     failures: list[str] = []
     cpu = 0.0
+    score = Score()
     for i in range(args.frames):
         style = BENCH_1080 if i % 3 else BENCH_720
         design = names[i % len(names)]
@@ -190,6 +191,7 @@ def main() -> None:
         readings = recognizers[design].recognize(frame.image)
         cpu += time.process_time() - start
         codes = {r.code for r in readings}
+        score.add(frame, readings)
         tags = tags_for(scene, frame, style.height)
         for k, truth in enumerate(frame.cards):
             if not (truth.face_up and truth.readable):
@@ -255,6 +257,9 @@ def main() -> None:
         f"frames {args.frames} seed {args.seed}  outline tol {args.tol:.0%}, window tol "
         f"{args.win_tol:.0%} of card height  detection CPU {1000 * cpu / args.frames:.1f} ms/frame"
     )
+    print(f"wrong reads {score.wrong}  phantoms {score.phantom}  face errors {score.face_errors}")
+    for line in score.wrongs:
+        print("  wrong: " + line)
     heads = ("cards", "outline", "placed", "oracle", "read")
     print(f"{'tag':11s} " + " ".join(f"{h:>8s}" for h in heads) + "  failures")
     for tag in sorted(table, key=lambda t: (t != "all", t)):

@@ -75,6 +75,35 @@ def _felt_inside(frame: Image, contour: npt.NDArray[Any]) -> bool:
     return float(np.abs(inner - outer).max()) < _FELT_MATCH
 
 
+def _felt_hole(frame: Image, region: npt.NDArray[Any], hole: npt.NDArray[Any]) -> bool:
+    """True when `hole` (inside `region`) shows the felt seen just outside the region.
+
+    A printed box touching a card encloses felt; a card back's dark middle does not (its
+    print differs from the felt in colour or pattern), and stays part of its row.
+    """
+    x, y, w, h = cv2.boundingRect(region)
+    pad = 14
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(frame.shape[1], x + w + pad), min(frame.shape[0], y + h + pad)
+    shape = (y1 - y0, x1 - x0)
+    solid = np.zeros(shape, np.uint8)
+    cv2.drawContours(solid, [region - np.array([x0, y0])], -1, 1, -1)
+    # The felt 6-12 px out: a blurred card's halo lies nearer.
+    far = cv2.dilate(solid, _OPEN, iterations=6) > 0
+    ring = far & (cv2.dilate(solid, _OPEN, iterations=3) == 0)
+    hole_mask = np.zeros(shape, np.uint8)
+    cv2.drawContours(hole_mask, [hole - np.array([x0, y0])], -1, 1, -1)
+    core = cv2.erode(hole_mask, _OPEN, iterations=2) > 0
+    if not ring.any() or not core.any():
+        return False
+    roi = frame[y0:y1, x0:x1]
+    inner = roi[core].astype(np.float32)
+    outer = roi[ring].astype(np.float32)
+    # A back's pattern varies inside; felt is flat (noise only) and of the felt's colour.
+    same = float(np.abs(inner.mean(axis=0) - outer.mean(axis=0)).max()) < _FELT_MATCH
+    return same and float(inner.std(axis=0).max()) < 2.0 * float(outer.std(axis=0).max()) + 4.0
+
+
 @dataclass(frozen=True, slots=True)
 class CardOutline:
     """A card's four image corners (clockwise, first side short) and its visible region.
@@ -159,6 +188,8 @@ class BrightRegion:
 
     contour: npt.NDArray[Any]
     pieces: tuple[npt.NDArray[Any], ...]
+    holes: tuple[npt.NDArray[Any], ...] = ()
+    """Felt enclosed by the region (a printed box touching a card): not part of it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,10 +301,21 @@ def detect_cards(
     # margin beside it: opened as it is, the card falls apart into two L-shaped halves. Closing
     # first bridges the dots and the ink, so the card stays one region.
     solid = cv2.morphologyEx(cv2.morphologyEx(raw, cv2.MORPH_CLOSE, _CLOSE), cv2.MORPH_OPEN, _OPEN)
-    found_regions, _ = cv2.findContours(solid, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    for region in found_regions:
+    found_regions, tree = cv2.findContours(solid, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    for k, region in enumerate(found_regions):
+        if tree[0][k][3] >= 0:
+            continue
         if cv2.contourArea(region) >= 4 * min_area and not _hollow(solid, region, _HOLLOW_REGION):
-            regions.append(BrightRegion(region, tuple(p for p in pieces if inside(region, p))))
+            holes = []
+            child = int(tree[0][k][2])
+            while child >= 0:
+                hole = found_regions[child]
+                big = cv2.contourArea(hole) >= min_area
+                if big and frame is not None and _felt_hole(frame, region, hole):
+                    holes.append(hole)
+                child = int(tree[0][child][0])
+            in_region = tuple(p for p in pieces if inside(region, p))
+            regions.append(BrightRegion(region, in_region, tuple(holes)))
     return Detection(out, regions)
 
 
@@ -283,7 +325,7 @@ def inside(region: npt.NDArray[Any], contour: npt.NDArray[Any]) -> bool:
     return cv2.pointPolygonTest(region, (px, py), False) >= 0
 
 
-def _body(contour: npt.NDArray[Any]) -> npt.NDArray[Any]:
+def _body(contour: npt.NDArray[Any], holes: tuple[npt.NDArray[Any], ...] = ()) -> npt.NDArray[Any]:
     """`contour` without thin attachments (a chip's stripes, a printed line, text touching it).
 
     An opening with a kernel an eighth of the region's width strips them; the largest part left
@@ -295,6 +337,9 @@ def _body(contour: npt.NDArray[Any]) -> npt.NDArray[Any]:
     k = max(5, int(min(rw, rh) / 8) | 1)
     mask = np.zeros((h, w), np.uint8)
     cv2.drawContours(mask, [contour - np.array([x, y])], -1, 1, -1)
+    if holes:
+        # A printed box touching a card encloses felt: only its thin lines are bright.
+        cv2.drawContours(mask, [h - np.array([x, y]) for h in holes], -1, 0, -1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     area = float(mask.sum())
     for m in (cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), mask):
@@ -321,7 +366,7 @@ def propose(
     (`edges.local_edges`). Each proposal has its sides moved onto the nearest edges and carries
     its corners' edge support.
     """
-    body = _body(region.contour)
+    body = _body(region.contour, region.holes)
     _, (rw, rh), _ = cv2.minAreaRect(body)
     edge_map, origin = edges if edges is not None else local_edges(gray, region.contour)
     quads = row_proposals(body, list(region.pieces), card_long, edge_map, origin)
