@@ -34,6 +34,8 @@ _OPEN = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
 _THIN = cv2.getStructuringElement(cv2.MORPH_RECT, (2, 2))
 _SPLIT = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
 _CLOSE = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
+_RING_IN = cv2.getStructuringElement(cv2.MORPH_RECT, (13, 13))
+_RING_OUT = cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25))
 # Opening with 3 px removes hairlines and noise but keeps a small card back's 5 px white border;
 # printed boxes that survive are hollow with felt inside, and are dropped by `_felt_inside`.
 _HOLLOW = 0.55
@@ -75,8 +77,10 @@ def _felt_inside(frame: Image, contour: npt.NDArray[Any]) -> bool:
     return float(np.abs(inner - outer).max()) < _FELT_MATCH
 
 
-def _felt_hole(frame: Image, region: npt.NDArray[Any], hole: npt.NDArray[Any]) -> bool:
-    """True when `hole` (inside `region`) shows the felt seen just outside the region.
+def _felt_holes(
+    frame: Image, region: npt.NDArray[Any], holes: list[npt.NDArray[Any]]
+) -> tuple[npt.NDArray[Any], ...]:
+    """The `holes` (inside `region`) that show the felt seen just outside the region.
 
     A printed box touching a card encloses felt; a card back's dark middle does not (its
     print differs from the felt in colour or pattern), and stays part of its row.
@@ -89,19 +93,24 @@ def _felt_hole(frame: Image, region: npt.NDArray[Any], hole: npt.NDArray[Any]) -
     solid = np.zeros(shape, np.uint8)
     cv2.drawContours(solid, [region - np.array([x0, y0])], -1, 1, -1)
     # The felt 6-12 px out: a blurred card's halo lies nearer.
-    far = cv2.dilate(solid, _OPEN, iterations=6) > 0
-    ring = far & (cv2.dilate(solid, _OPEN, iterations=3) == 0)
-    hole_mask = np.zeros(shape, np.uint8)
-    cv2.drawContours(hole_mask, [hole - np.array([x0, y0])], -1, 1, -1)
-    core = cv2.erode(hole_mask, _OPEN, iterations=2) > 0
-    if not ring.any() or not core.any():
-        return False
+    ring = (cv2.dilate(solid, _RING_OUT) > 0) & (cv2.dilate(solid, _RING_IN) == 0)
+    if not ring.any():
+        return ()
     roi = frame[y0:y1, x0:x1]
-    inner = roi[core].astype(np.float32)
     outer = roi[ring].astype(np.float32)
-    # A back's pattern varies inside; felt is flat (noise only) and of the felt's colour.
-    same = float(np.abs(inner.mean(axis=0) - outer.mean(axis=0)).max()) < _FELT_MATCH
-    return same and float(inner.std(axis=0).max()) < 2.0 * float(outer.std(axis=0).max()) + 4.0
+    out = []
+    for hole in holes:
+        hole_mask = np.zeros(shape, np.uint8)
+        cv2.drawContours(hole_mask, [hole - np.array([x0, y0])], -1, 1, -1)
+        core = cv2.erode(hole_mask, _RING_IN) > 0
+        if not core.any():
+            continue
+        inner = roi[core].astype(np.float32)
+        # A back's pattern varies inside; felt is flat (noise only) and of the felt's colour.
+        same = float(np.abs(inner.mean(axis=0) - outer.mean(axis=0)).max()) < _FELT_MATCH
+        if same and float(inner.std(axis=0).max()) < 2 * float(outer.std(axis=0).max()) + 4:
+            out.append(hole)
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +209,24 @@ class Detection:
     regions: list[BrightRegion]
 
 
+def _bright_edges(gray: Image, base: Image, min_area: float) -> Image:
+    """Canny edges (30/80) of `gray`, only around the bright regions of `base` big enough.
+
+    The edges only cut bright regions apart, and cards cover a small part of a frame: a
+    whole-frame Canny cost a third of a 1080p frame's detection.
+    """
+    out: Image = np.zeros_like(gray)
+    outer, _ = cv2.findContours(base, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    h, w = gray.shape
+    for contour in outer:
+        if cv2.contourArea(contour) < min_area:
+            continue
+        x, y, bw, bh = cv2.boundingRect(contour)
+        x0, y0, x1, y1 = max(0, x - 6), max(0, y - 6), min(w, x + bw + 6), min(h, y + bh + 6)
+        out[y0:y1, x0:x1] |= cv2.Canny(gray[y0:y1, x0:x1], 30, 80)
+    return out
+
+
 def find_outlines(
     gray: Image,
     *,
@@ -231,12 +258,12 @@ def detect_cards(
     # cutting the bright mask along edges keeps them apart, and the glyph edges it also cuts lie
     # inside. Blur and JPEG soften that line, hence low Canny thresholds and a 2 px wide cut
     # (on the bench they found a quarter more cards than 60/140 with a 1 px cut).
-    edges = cv2.dilate(cv2.Canny(gray, 30, 80), _THIN)
     base = cv2.morphologyEx(raw, cv2.MORPH_OPEN, _OPEN)
+    min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
+    edges = cv2.dilate(_bright_edges(gray, base, min_area), _THIN)
     cut = base & (edges == 0).astype(np.uint8)
     opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, _SPLIT)
     contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
     found: list[tuple[Quad, npt.NDArray[Any], float, float]] = []
     for contour in contours:
         area = float(cv2.contourArea(contour))
@@ -309,13 +336,13 @@ def detect_cards(
             holes = []
             child = int(tree[0][k][2])
             while child >= 0:
-                hole = found_regions[child]
-                big = cv2.contourArea(hole) >= min_area
-                if big and frame is not None and _felt_hole(frame, region, hole):
-                    holes.append(hole)
+                # Only a hole the size of a card's middle can be a box's felt (not a pip's).
+                if cv2.contourArea(found_regions[child]) >= 4 * min_area:
+                    holes.append(found_regions[child])
                 child = int(tree[0][child][0])
+            felt = _felt_holes(frame, region, holes) if holes and frame is not None else ()
             in_region = tuple(p for p in pieces if inside(region, p))
-            regions.append(BrightRegion(region, in_region, tuple(holes)))
+            regions.append(BrightRegion(region, in_region, felt))
     return Detection(out, regions)
 
 

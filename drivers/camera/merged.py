@@ -126,8 +126,8 @@ def _along(
                 if all(abs(s - o) > _SAME * along for o, _ in spans):
                     spans.append((s, along))
         # Perspective and a misjudged card size make a card a little longer or shorter along
-        # the row than `along`: a stretch from an end of the row to a line across it of about that
-        # length is a card too.
+        # the row than `along`: a stretch from an end of the row to a line across it of about
+        # that length is a card too.
         for c in cuts:
             for a, size in ((lo, c - lo), (c, hi - c)):
                 if not _SPAN[0] * along <= size <= _SPAN[1] * along:
