@@ -67,10 +67,9 @@ def row_proposals(
     out: list[Quad] = []
     # The row usually runs along the region's long axis; two cards overlapping by more than
     # half lie side by side in a region longer across the row (their long sides) than along it.
-    # Both axes are tried: the card size rules out the wrong one whenever it is known.
-    for k, (u, v, length, band) in enumerate(long_first):
-        if k == 1 and card_long is None:
-            break
+    # Both axes are tried: the card size (known, or taken from the band) rules out the wrong
+    # one for any row of more than two cards.
+    for u, v, length, band in long_first:
         out.extend(_along(contour, pieces, card_long, edges, origin, centre, u, v, length, band))
     return out
 
