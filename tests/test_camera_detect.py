@@ -12,7 +12,7 @@ from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer, merge_guesses
 from drivers.camera.synthetic.designs import DESIGNS, JUMBO
 from drivers.camera.synthetic.generator import SceneStyle, random_scene
-from drivers.camera.synthetic.scene import PlacedCard, Scene, render_scene
+from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
 from studio.cards import Card
 
 # Rows only, blurred and noisy, at sizes down to the smallest the recognizer promises.
@@ -140,3 +140,61 @@ def test_guesses_never_override_a_different_code_and_never_double_a_card() -> No
     assert [r.code for r in clash] == [None]
     two = merge_guesses([], [_reading("2C", 0.0, 0.95), _reading("3C", 2.0)])
     assert [r.code for r in two] == [None]
+
+
+def _scene(cards: tuple[PlacedCard, ...], px_per_mm: float, **extra: object) -> Scene:
+    return Scene(
+        width=1920, height=1080, table_to_image=_view(px_per_mm), design=JUMBO, cards=cards,
+        noise=3.0, jpeg_quality=85, **extra,
+    )  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_cards_overlapping_by_more_than_half_are_both_read() -> None:
+    # Side by side, two cards 22 mm apart make a region wider across the row than along it:
+    # the row must be looked for across the region too (before, only one card of each pair).
+    cards = (
+        PlacedCard(Card.parse("7D"), 0, 0, 0.0),
+        PlacedCard(Card.parse("4C"), 22, 0, 0.0),
+        PlacedCard(Card.parse("9H"), 0, 130, 90.0),
+        PlacedCard(Card.parse("AS"), 0, 152, 90.0),
+    )
+    codes = _codes(_scene(cards, 2.2, blur_sigma=1.2))
+    assert sorted(c for c in codes if c) == ["4C", "7D", "9H", "AS"], codes
+
+
+def test_small_court_cards_are_found_whole() -> None:
+    # A court card's panel frame and index ink split its narrow margin: it must stay one card.
+    cards = tuple(
+        PlacedCard(Card.parse(c), -200 + 130 * k, 0, 8.0 * k)
+        for k, c in enumerate(("KH", "QC", "JD", "KS"))
+    )
+    codes = _codes(_scene(cards, 1.3, blur_sigma=1.0))
+    assert set(codes) <= {"KH", "QC", "JD", "KS", None}, codes
+    assert len({c for c in codes if c}) >= 3, codes
+
+
+def test_chips_and_a_box_touching_cards_are_never_cards_and_the_cards_read() -> None:
+    # One chip touches a card's index corner, another the far corner of its neighbour; a
+    # printed box's line runs under the end of a blurred row.
+    chips = (
+        Chip(-31.5 - 19, -44 - 5, 19.0, (30, 30, 190)),
+        Chip(150 + 31.5 + 19.5, 44 - 20, 19.0, (40, 140, 40)),
+    )
+    pair = (PlacedCard(Card.parse("6D"), 0, 0, 0.0), PlacedCard(Card.parse("TH"), 150, 0, 0.0))
+    row = tuple(
+        PlacedCard(Card.parse(c), -100 + 63.8 * k, 200, 0.0)
+        for k, c in enumerate(("5S", "8D", "3H"))
+    )
+    box = ((-100 + 63.8 * 2 + 28.0, 150.0, 80.0, 100.0),)
+    view = np.array([[2.0, 0, 760], [0, 2.0, 300], [0, 0, 1.0]])
+    scene = Scene(
+        width=1920, height=1080, table_to_image=view, design=JUMBO, cards=pair + row,
+        chips=chips, boxes=box, blur_sigma=1.1, noise=3.0, jpeg_quality=85,
+    )  # fmt: skip
+    frame = render_scene(scene)
+    readings = CardRecognizer(*deck_profile("jumbo")).recognize(frame.image)
+    score = Score()
+    score.add(frame, readings)
+    assert score.phantom == 0 and score.wrong == 0, score.wrongs
+    assert {"6D", "TH"} <= {r.code for r in readings}, [r.code for r in readings]
+    assert score.recall >= 0.8, [r.code for r in readings]

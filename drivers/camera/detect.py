@@ -33,6 +33,9 @@ _MIN_AREA_FILL = 0.5
 _OPEN = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
 _THIN = cv2.getStructuringElement(cv2.MORPH_RECT, (2, 2))
 _SPLIT = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+_CLOSE = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
+_RING_IN = cv2.getStructuringElement(cv2.MORPH_RECT, (13, 13))
+_RING_OUT = cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25))
 # Opening with 3 px removes hairlines and noise but keeps a small card back's 5 px white border;
 # printed boxes that survive are hollow with felt inside, and are dropped by `_felt_inside`.
 _HOLLOW = 0.55
@@ -74,6 +77,42 @@ def _felt_inside(frame: Image, contour: npt.NDArray[Any]) -> bool:
     return float(np.abs(inner - outer).max()) < _FELT_MATCH
 
 
+def _felt_holes(
+    frame: Image, region: npt.NDArray[Any], holes: list[npt.NDArray[Any]]
+) -> tuple[npt.NDArray[Any], ...]:
+    """The `holes` (inside `region`) that show the felt seen just outside the region.
+
+    A printed box touching a card encloses felt; a card back's dark middle does not (its
+    print differs from the felt in colour or pattern), and stays part of its row.
+    """
+    x, y, w, h = cv2.boundingRect(region)
+    pad = 14
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(frame.shape[1], x + w + pad), min(frame.shape[0], y + h + pad)
+    shape = (y1 - y0, x1 - x0)
+    solid = np.zeros(shape, np.uint8)
+    cv2.drawContours(solid, [region - np.array([x0, y0])], -1, 1, -1)
+    # The felt 6-12 px out: a blurred card's halo lies nearer.
+    ring = (cv2.dilate(solid, _RING_OUT) > 0) & (cv2.dilate(solid, _RING_IN) == 0)
+    if not ring.any():
+        return ()
+    roi = frame[y0:y1, x0:x1]
+    outer = roi[ring].astype(np.float32)
+    out = []
+    for hole in holes:
+        hole_mask = np.zeros(shape, np.uint8)
+        cv2.drawContours(hole_mask, [hole - np.array([x0, y0])], -1, 1, -1)
+        core = cv2.erode(hole_mask, _RING_IN) > 0
+        if not core.any():
+            continue
+        inner = roi[core].astype(np.float32)
+        # A back's pattern varies inside; felt is flat (noise only) and of the felt's colour.
+        same = float(np.abs(inner.mean(axis=0) - outer.mean(axis=0)).max()) < _FELT_MATCH
+        if same and float(inner.std(axis=0).max()) < 2 * float(outer.std(axis=0).max()) + 4:
+            out.append(hole)
+    return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class CardOutline:
     """A card's four image corners (clockwise, first side short) and its visible region.
@@ -102,14 +141,16 @@ def card_threshold(gray: Image) -> float:
 def portrait(quad: Quad) -> Quad:
     """Reorder four cyclic corners clockwise (image axes) with the first side a short side."""
     q = np.asarray(quad, np.float64).reshape(4, 2)
-    area = 0.5 * float(np.sum(q[:, 0] * np.roll(q[:, 1], -1) - np.roll(q[:, 0], -1) * q[:, 1]))
-    if area < 0:
+    nxt = q[[1, 2, 3, 0]]
+    if float((q[:, 0] * nxt[:, 1] - nxt[:, 0] * q[:, 1]).sum()) < 0:
         q = q[::-1]
-    top = np.argmin(q[:, 0] + q[:, 1])
-    q = np.roll(q, -int(top), axis=0)
-    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]):
-        q = np.roll(q, -1, axis=0)
-    return q
+    top = int(np.argmin(q[:, 0] + q[:, 1]))
+    order = [(top + k) % 4 for k in range(4)]
+    d = q[[order[1], order[2]]] - q[[order[0], order[1]]]
+    if float(d[0] @ d[0]) > float(d[1] @ d[1]):
+        order = order[1:] + order[:1]
+    out: Quad = q[order]
+    return out
 
 
 def _band_brightness(mask: Image, a: Quad, b: Quad, outward: Quad) -> float:
@@ -156,6 +197,8 @@ class BrightRegion:
 
     contour: npt.NDArray[Any]
     pieces: tuple[npt.NDArray[Any], ...]
+    holes: tuple[npt.NDArray[Any], ...] = ()
+    """Felt enclosed by the region (a printed box touching a card): not part of it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +207,24 @@ class Detection:
 
     outlines: list[CardOutline]
     regions: list[BrightRegion]
+
+
+def _bright_edges(gray: Image, base: Image, min_area: float) -> Image:
+    """Canny edges (30/80) of `gray`, only around the bright regions of `base` big enough.
+
+    The edges only cut bright regions apart, and cards cover a small part of a frame: a
+    whole-frame Canny cost a third of a 1080p frame's detection.
+    """
+    out: Image = np.zeros_like(gray)
+    outer, _ = cv2.findContours(base, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    h, w = gray.shape
+    for contour in outer:
+        if cv2.contourArea(contour) < min_area:
+            continue
+        x, y, bw, bh = cv2.boundingRect(contour)
+        x0, y0, x1, y1 = max(0, x - 6), max(0, y - 6), min(w, x + bw + 6), min(h, y + bh + 6)
+        out[y0:y1, x0:x1] |= cv2.Canny(gray[y0:y1, x0:x1], 30, 80)
+    return out
 
 
 def find_outlines(
@@ -197,12 +258,12 @@ def detect_cards(
     # cutting the bright mask along edges keeps them apart, and the glyph edges it also cuts lie
     # inside. Blur and JPEG soften that line, hence low Canny thresholds and a 2 px wide cut
     # (on the bench they found a quarter more cards than 60/140 with a 1 px cut).
-    edges = cv2.dilate(cv2.Canny(gray, 30, 80), _THIN)
     base = cv2.morphologyEx(raw, cv2.MORPH_OPEN, _OPEN)
+    min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
+    edges = cv2.dilate(_bright_edges(gray, base, min_area), _THIN)
     cut = base & (edges == 0).astype(np.uint8)
     opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, _SPLIT)
     contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
     found: list[tuple[Quad, npt.NDArray[Any], float, float]] = []
     for contour in contours:
         area = float(cv2.contourArea(contour))
@@ -263,10 +324,25 @@ def detect_cards(
             out.append(CardOutline(portrait(grown), contour, True))
     pieces = [c for c in contours if cv2.contourArea(c) >= min_area]
     regions: list[BrightRegion] = []
-    found_regions, _ = cv2.findContours(base, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    for region in found_regions:
-        if cv2.contourArea(region) >= 4 * min_area and not _hollow(base, region, _HOLLOW_REGION):
-            regions.append(BrightRegion(region, tuple(p for p in pieces if inside(region, p))))
+    # A court card's picture panel is framed by a dotted line and its index ink cuts the narrow
+    # margin beside it: opened as it is, the card falls apart into two L-shaped halves. Closing
+    # first bridges the dots and the ink, so the card stays one region.
+    solid = cv2.morphologyEx(cv2.morphologyEx(raw, cv2.MORPH_CLOSE, _CLOSE), cv2.MORPH_OPEN, _OPEN)
+    found_regions, tree = cv2.findContours(solid, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    for k, region in enumerate(found_regions):
+        if tree[0][k][3] >= 0:
+            continue
+        if cv2.contourArea(region) >= 4 * min_area and not _hollow(solid, region, _HOLLOW_REGION):
+            holes = []
+            child = int(tree[0][k][2])
+            while child >= 0:
+                # Only a hole the size of a card's middle can be a box's felt (not a pip's).
+                if cv2.contourArea(found_regions[child]) >= 4 * min_area:
+                    holes.append(found_regions[child])
+                child = int(tree[0][child][0])
+            felt = _felt_holes(frame, region, holes) if holes and frame is not None else ()
+            in_region = tuple(p for p in pieces if inside(region, p))
+            regions.append(BrightRegion(region, in_region, felt))
     return Detection(out, regions)
 
 
@@ -276,7 +352,7 @@ def inside(region: npt.NDArray[Any], contour: npt.NDArray[Any]) -> bool:
     return cv2.pointPolygonTest(region, (px, py), False) >= 0
 
 
-def _body(contour: npt.NDArray[Any]) -> npt.NDArray[Any]:
+def _body(contour: npt.NDArray[Any], holes: tuple[npt.NDArray[Any], ...] = ()) -> npt.NDArray[Any]:
     """`contour` without thin attachments (a chip's stripes, a printed line, text touching it).
 
     An opening with a kernel an eighth of the region's width strips them; the largest part left
@@ -288,6 +364,9 @@ def _body(contour: npt.NDArray[Any]) -> npt.NDArray[Any]:
     k = max(5, int(min(rw, rh) / 8) | 1)
     mask = np.zeros((h, w), np.uint8)
     cv2.drawContours(mask, [contour - np.array([x, y])], -1, 1, -1)
+    if holes:
+        # A printed box touching a card encloses felt: only its thin lines are bright.
+        cv2.drawContours(mask, [h - np.array([x, y]) for h in holes], -1, 0, -1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     area = float(mask.sum())
     for m in (cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), mask):
@@ -314,7 +393,7 @@ def propose(
     (`edges.local_edges`). Each proposal has its sides moved onto the nearest edges and carries
     its corners' edge support.
     """
-    body = _body(region.contour)
+    body = _body(region.contour, region.holes)
     _, (rw, rh), _ = cv2.minAreaRect(body)
     edge_map, origin = edges if edges is not None else local_edges(gray, region.contour)
     quads = row_proposals(body, list(region.pieces), card_long, edge_map, origin)
@@ -323,19 +402,24 @@ def propose(
     if shaped and (card_long is None or 0.85 <= long_side / card_long <= 1.18):
         quads.append(cv2.boxPoints(cv2.minAreaRect(region.contour)).astype(np.float64))
     out: list[CardOutline] = []
+    kept = np.empty((0, 4, 2))
     for quad in quads:
         # A side may snap onto its own edge or, when that is covered, onto a neighbour's: both
         # are tried. Proposals from nearby lines often snap onto the same card: read it once.
         for outline in _snapped(edge_map, origin, quad, region.contour):
-            if not any(_same_quad(outline.corners, o.corners) for o in out):
+            if not _seen(outline.corners, kept):
                 out.append(outline)
+                kept = np.concatenate([kept, outline.corners[None]])
     return out
 
 
-def _same_quad(a: Quad, b: Quad) -> bool:
-    """True when every corner of `a` lies within 1% of its long side of `b`'s same corner."""
+def _seen(a: Quad, kept: npt.NDArray[Any]) -> bool:
+    """True when every corner of `a` lies within 1% of its perimeter/2 of some kept quad's same."""
+    if not len(kept):
+        return False
     tol = 0.01 * float(np.linalg.norm(a[2] - a[1]) + np.linalg.norm(a[1] - a[0]))
-    return bool(np.linalg.norm(a - b, axis=1).max() <= tol)
+    far = np.sqrt(((kept - a[None]) ** 2).sum(axis=2)).max(axis=1)
+    return bool((far <= tol).any())
 
 
 def _snapped(

@@ -21,6 +21,8 @@ Quad = npt.NDArray[Any]
 
 CARD_ASPECT = 88.0 / 63.0
 _SAME = 0.06
+_SPAN = (0.75, 1.2)
+# A card seen between two lines across a row may be this much shorter or longer than expected.
 # Two proposals whose centres lie within 6% of a card's length of each other are one proposal.
 
 
@@ -58,18 +60,42 @@ def row_proposals(
     t = np.deg2rad(angle)
     ax = np.array([np.cos(t), np.sin(t)])
     ay = np.array([-np.sin(t), np.cos(t)])
-    if rw >= rh:
-        u, v, length, band = ax, ay, rw, rh
-    else:
-        u, v, length, band = ay, ax, rh, rw
     centre = np.array([cx, cy])
+    long_first = [(ax, ay, rw, rh), (ay, ax, rh, rw)]
+    if rw < rh:
+        long_first.reverse()
+    out: list[Quad] = []
+    # The row usually runs along the region's long axis; two cards overlapping by more than
+    # half lie side by side in a region longer across the row (their long sides) than along it.
+    # Both axes are tried: the card size (known, or taken from the band) rules out the wrong
+    # one for any row of more than two cards.
+    for u, v, length, band in long_first:
+        out.extend(_along(contour, pieces, card_long, edges, origin, centre, u, v, length, band))
+    return out
+
+
+def _along(
+    contour: npt.NDArray[Any],
+    pieces: list[npt.NDArray[Any]],
+    card_long: float | None,
+    edges: Image | None,
+    origin: npt.NDArray[Any] | None,
+    centre: npt.NDArray[Any],
+    u: npt.NDArray[Any],
+    v: npt.NDArray[Any],
+    length: float,
+    band: float,
+) -> list[Quad]:
+    """`row_proposals` for a row running along `u` (`length` long, `band` across along `v`)."""
     # The band is one card across: its height (row along the cards' short sides) or its width.
     # With the card size known, it sets the proposals' size: a chip or a printed line touching
-    # the band widens it, so the band only has to roughly agree.
+    # the band widens it, so the band only has to roughly agree; a size taken from the cards
+    # read elsewhere in the frame (no table calibration) is a median that perspective makes
+    # a far card's band fall short of by up to a quarter.
     options: list[tuple[float, float]] = []
     if card_long is not None:
         sizes = [(card_long / CARD_ASPECT, card_long), (card_long, card_long / CARD_ASPECT)]
-        sizes = [(a, c) for a, c in sizes if 0.85 <= band / c <= 1.35]
+        sizes = [(a, c) for a, c in sizes if 0.75 <= band / c <= 1.35]
     else:
         sizes = [(band / CARD_ASPECT, band), (band * CARD_ASPECT, band)]
     for along, across in sizes:
@@ -92,23 +118,34 @@ def row_proposals(
         cuts.extend(lines_across(edges, shift, u, v, lo, hi, band))
     out: list[Quad] = []
     for along, across in options:
-        starts: list[float] = []
+        spans: list[tuple[float, float]] = []
         for c in cuts:
             for s in (c, c - along):
                 if s < lo - 0.04 * along or s + along > hi + 0.04 * along:
                     continue
                 s = min(max(s, lo), hi - along)
-                if all(abs(s - o) > _SAME * along for o in starts):
-                    starts.append(s)
-        for s in starts:
-            mid = centre + (s + along / 2) * u
+                if all(abs(s - o) > _SAME * along for o, _ in spans):
+                    spans.append((s, along))
+        # Perspective and a misjudged card size make a card a little longer or shorter along
+        # the row than `along`: a stretch from an end of the row to a line across it of about
+        # that length is a card too.
+        for c in cuts:
+            for a, size in ((lo, c - lo), (c, hi - c)):
+                if not _SPAN[0] * along <= size <= _SPAN[1] * along:
+                    continue
+                if all(
+                    abs(a - o) > _SAME * along or abs(size - n) > _SAME * along for o, n in spans
+                ):
+                    spans.append((a, size))
+        for s, size in spans:
+            mid = centre + (s + size / 2) * u
             # Centre across the band on the points of this stretch (rows drift a little).
-            sel = (pos >= s) & (pos <= s + along)
+            sel = (pos >= s) & (pos <= s + size)
             if sel.any():
                 off = pts[sel] @ v
                 if float(off.max() - off.min()) > 0.7 * across:
                     mid = mid + (float(off.min()) + float(off.max())) / 2 * v
-            out.append(_rect(mid, u, v, along / 2, across / 2))
+            out.append(_rect(mid, u, v, size / 2, across / 2))
     return out
 
 
