@@ -154,3 +154,27 @@ def test_profile_without_a_learned_reader_still_reads(tmp_path: Path) -> None:
     )  # fmt: skip
     readings = CardRecognizer(old, old_templates).recognize(render_scene(scene).image)
     assert [r.code for r in readings] == ["QH"]
+
+
+def test_training_is_deterministic_and_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same references always give the same weights; a second training is the cached one.
+    from calibration import corner_training
+    from calibration.deck import flatten_card
+    from calibration.index_model import weights_digest
+    from drivers.camera.synthetic.reference import render_reference
+    from studio.cards import DECK
+
+    monkeypatch.setattr(corner_training, "POSITIVES_PER_CARD", 1)
+    monkeypatch.setattr(corner_training, "NEGATIVES", 12)
+    monkeypatch.setattr(corner_training, "EPOCHS", 1)
+    monkeypatch.setattr(corner_training, "_CACHE", {})
+    flats = {
+        c.code: flatten_card(render_reference(c, DESIGNS["classic"], "scan", i))
+        for i, c in enumerate(DECK)
+    }
+    ranks, suits = list("23456789TJQKA"), list("SHDC")
+    first, _ = corner_training._train(flats, (0, 1, 48, 67), ranks, suits, 0)
+    again, _ = corner_training._train(flats, (0, 1, 48, 67), ranks, suits, 0)
+    assert weights_digest(first) == weights_digest(again)
+    cached, _ = corner_training.train_index_model(flats, (0, 1, 48, 67), ranks, suits)
+    assert corner_training.train_index_model(flats, (0, 1, 48, 67), ranks, suits)[0] is cached
