@@ -35,8 +35,8 @@ def _template_only(templates: DeckTemplates) -> DeckTemplates:
 def test_learned_reader_reads_small_blurred_corners_templates_refuse(
     design: str, gain: float
 ) -> None:
-    # Measured on classic: 28 -> 53 of 136 corners read (templates alone -> with the network),
-    # none wrong; spades stay with the templates, so the gain is in the other three suits.
+    # Measured: classic 28 -> 50, jumbo 66 -> 95 of 136 corners read (templates alone -> with
+    # the network), none wrong; spades stay with the templates, so the gain is in other suits.
     profile, templates = deck_profile(design)
     assert profile.deck is not None and templates.model is not None
     both = IndexClassifier(profile.deck, templates)
