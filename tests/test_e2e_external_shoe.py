@@ -23,10 +23,13 @@ from studio.journal import Journal
 CARDS = 60
 
 
-def _journalled_cards(path: Path) -> list[str | None]:
+def _journalled_cards(path: Path) -> tuple[list[str | None], int]:
+    """The cards in the journal, in order, and how many came before the restart."""
     with Journal(path, readonly=True) as journal:
         inputs = [json.loads(r.body) for r in journal.records() if r.kind == "input"]
-    return [i["card"] for i in inputs if i["kind"] == "card_drawn"]
+    kinds = [i["kind"] for i in inputs]
+    before = kinds[: kinds.index("restarted")].count("card_drawn")
+    return [i["card"] for i in inputs if i["kind"] == "card_drawn"], before
 
 
 def test_a_table_killed_mid_deal_journals_every_card_of_its_shoe_once(tmp_path: Path) -> None:
@@ -49,4 +52,6 @@ def test_a_table_killed_mid_deal_journals_every_card_of_its_shoe_once(tmp_path: 
         assert second.wait(timeout=20) == 0
     dealt = [json.loads(entry)["card"] for entry in log.getvalue().splitlines()]
     assert len(dealt) == CARDS
-    assert _journalled_cards(rig.journal) == dealt
+    cards, before_kill = _journalled_cards(rig.journal)
+    assert cards == dealt
+    assert 0 < before_kill < CARDS  # the kill came mid-deal
