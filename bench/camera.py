@@ -62,6 +62,16 @@ def tags_for(scene: Scene, frame: RenderedFrame, full_height: int) -> dict[int, 
     return out
 
 
+def bench_recognizers() -> dict[str, CardRecognizer]:
+    """A recognizer per deck design, the deck learned from 52 "photo" references."""
+    recognizers = {}
+    for name, design in DESIGNS.items():
+        refs = {c.code: render_reference(c, design, "photo", 1000 + i) for i, c in enumerate(DECK)}
+        deck, templates = learn_deck(refs)
+        recognizers[name] = CardRecognizer(CalibrationProfile(deck=deck), templates)
+    return recognizers
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--frames", type=int, default=500, help="accuracy frames (all designs)")
@@ -69,11 +79,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    recognizers = {}
-    for name, design in DESIGNS.items():
-        refs = {c.code: render_reference(c, design, "photo", 1000 + i) for i, c in enumerate(DECK)}
-        deck, templates = learn_deck(refs)
-        recognizers[name] = CardRecognizer(CalibrationProfile(deck=deck), templates)
+    recognizers = bench_recognizers()
     score = Score()
     timing: dict[str, list[float]] = {"1280x720": [], "1920x1080": []}
     rng = np.random.default_rng(args.seed)

@@ -35,18 +35,14 @@ from typing import Any
 
 import cv2
 import numpy as np
-from camera import BENCH_720, BENCH_1080, tags_for
+from camera import BENCH_720, BENCH_1080, bench_recognizers, tags_for
 
-from calibration.deck import learn_deck
-from calibration.profile import CalibrationProfile
 from drivers.camera.detect import CardOutline
 from drivers.camera.recognizer import MIN_CORNER_SUPPORT, CardRecognizer
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.generator import random_scene
-from drivers.camera.synthetic.reference import render_reference
 from drivers.camera.synthetic.scene import RenderedFrame, Scene, project, render_scene
 from drivers.camera.synthetic.scoring import Score, card_height_px
-from studio.cards import DECK
 
 # The index window used for visibility (as the renderer's ground truth defines it).
 _WINDOW = np.array([[0.02, 0.02], [0.27, 0.02], [0.27, 0.33], [0.02, 0.33]])
@@ -162,11 +158,7 @@ def main() -> None:
     parser.add_argument("--list", type=int, default=0, help="list this many failures")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    recognizers = {}
-    for name, design in DESIGNS.items():
-        refs = {c.code: render_reference(c, design, "photo", 1000 + i) for i, c in enumerate(DECK)}
-        deck, templates = learn_deck(refs)
-        recognizers[name] = CardRecognizer(CalibrationProfile(deck=deck), templates)
+    recognizers = bench_recognizers()
     recorders = {name: Recorder(r) for name, r in recognizers.items()}
     any_rec = next(iter(recognizers.values()))
     x0, y0, x1, y1 = any_rec._window

@@ -360,9 +360,15 @@ def receipt_of(item: HostItem | DriverError) -> Receipt | None:
             return None
         return Receipt(item.session, item.seq)
     if isinstance(item, UnknownCodeError):
-        frames = FrameCodec().feed(item.raw)
-        if len(frames) == 1 and isinstance(frames[0], Frame):
-            return Receipt(frames[0].session, frames[0].seq)
+        return frame_receipt(item.raw)
+    return None
+
+
+def frame_receipt(raw: bytes) -> Receipt | None:
+    """The session and seq of the one whole, valid frame `raw` holds; None for anything else."""
+    frames = FrameCodec().feed(raw)
+    if len(frames) == 1 and isinstance(frames[0], Frame):
+        return Receipt(frames[0].session, frames[0].seq)
     return None
 
 

@@ -17,7 +17,6 @@ on record. On restart the reader resumes after the last card frame in the journa
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import queue
 import sys
@@ -27,14 +26,14 @@ from typing import TextIO
 
 from drivers.errors import DriverError
 from drivers.shoe import SerialShoe, SimulatedShoe
-from drivers.shoe.framed import Frame, FrameCodec
-from drivers.shoe.host import ProtocolOptions
+from drivers.shoe.host import ProtocolOptions, frame_receipt
 from drivers.shoe.readings import Delivery, Receipt
 from studio.cards import Card
 from studio.closing import Closing
 from studio.config import RuntimeConfig
 from studio.errors import ConfigurationError
 from studio.journal import Journal
+from studio.messages import CardDrawn, parse_input
 
 log = logging.getLogger(__name__)
 
@@ -105,14 +104,14 @@ def resume_point(journal: Journal) -> Receipt | None:
     record = journal.last_input_of("card_drawn")
     if record is None:
         return None
+    card = parse_input(record.body)
+    if not isinstance(card, CardDrawn):
+        return None
     try:
-        raw = bytes.fromhex(str(json.loads(record.body).get("raw", "")))
+        raw = bytes.fromhex(card.raw)
     except ValueError:
         return None
-    frames = FrameCodec().feed(raw)
-    if len(frames) != 1 or not isinstance(frames[0], Frame):
-        return None  # A barcode line, or a card entered by hand.
-    return Receipt(frames[0].session, frames[0].seq)
+    return frame_receipt(raw)  # None for a barcode line or a card entered by hand.
 
 
 class ShoeDevice(Closing):
