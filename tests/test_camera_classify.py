@@ -16,7 +16,7 @@ import pytest
 from camera_support import deck_profile
 
 from calibration.deck import CANON_SIZE
-from drivers.camera.classify import IndexClassifier
+from drivers.camera.classify import STRICT_SUITS, GlyphScore, IndexClassifier, judge
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.generator import SceneStyle, random_scene
 from drivers.camera.synthetic.scene import render_scene
@@ -73,3 +73,53 @@ def test_small_blurred_corners_never_read_wrong(design: str, floor: float) -> No
 def _deck(design: str) -> tuple[Any, Any]:
     profile, templates = deck_profile(design)
     return profile.deck, templates
+
+
+# Scores of the wrong corner reads found on seven bench seeds (seed, frame): each scraped past
+# the bars that held then. Beside each, a right read of the same suit that must still stand.
+SOFT_SPADE_AS_CLUB = [
+    (GlyphScore("C", 0.949, 0.517, 0.030), 2.93),  # a ten of spades (99991, 246)
+    (GlyphScore("C", 0.963, 0.553, 0.032), 3.35),  # a five of spades (6, 114)
+    (GlyphScore("C", 0.962, 0.493, 0.035), 4.31),  # a ten of spades (13, 144)
+]
+SOFT_CLUB = [(GlyphScore("C", 0.95, 0.5, 0.06), 3.0), (GlyphScore("C", 0.95, 0.5, 0.032), 5.8)]
+RANK = GlyphScore("T", 0.9, 0.5, 0.3)
+
+
+@pytest.mark.parametrize(("suit", "sharpness"), SOFT_SPADE_AS_CLUB)
+def test_a_club_from_a_soft_index_with_a_thin_gap_is_unknown(
+    suit: GlyphScore, sharpness: float
+) -> None:
+    assert judge(RANK, suit, sharpness).code is None
+
+
+@pytest.mark.parametrize(("suit", "sharpness"), SOFT_CLUB)
+def test_a_club_clear_of_spades_or_from_a_crisp_index_reads(
+    suit: GlyphScore, sharpness: float
+) -> None:
+    assert judge(RANK, suit, sharpness).code == "TC"
+
+
+def test_a_glyph_between_heart_and_diamond_is_no_diamond_until_it_clears_the_strict_lead() -> None:
+    # A jack of hearts once read as a diamond at lead 0.202 (seed 4242, frame 103): blur fills
+    # a heart's notch, so a diamond needs the strict bars. Blends of the two templates walk
+    # from the heart to the diamond; each must read only past the strict lead (0.3).
+    profile, templates = deck_profile("jumbo")
+    deck = profile.deck
+    assert deck is not None
+    classifier = IndexClassifier(deck, templates)
+    heart, diamond = templates.suits["H"][0], templates.suits["D"][0]
+    _, width = heart.shape
+    box = (0, 0, width, round(width * deck.suit_aspect["D"]))
+    seen = []
+    for w in np.linspace(0.5, 1.0, 51):
+        glyph = (1 - w) * heart + w * diamond
+        score = classifier._best(
+            glyph, box, classifier._suits, deck.suit_aspect, deck.suit_size, deck.red_suits,
+            [0], strict=STRICT_SUITS,
+        )  # fmt: skip
+        seen.append(score.lead)
+        if score.key == "D":
+            assert score.lead >= 0.3
+    # The walk crossed the band where the general bar alone would have taken a diamond.
+    assert any(0.2 <= lead < 0.3 for lead in seen) and max(seen) >= 0.3

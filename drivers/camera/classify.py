@@ -24,19 +24,33 @@ MIN_LEAD = 0.2
 MIN_GAP = 0.02
 """Least lead of the best correlation over the runner-up's, in correlation units: when two
 templates nearly coincide the discriminant's lead is noise, and this catches it."""
-BLACK_SUIT_LEAD = 0.3
-BLACK_SUIT_GAP = 0.03
-"""Spades and clubs share most of their outline, and every wrong read the bench has found was
-one taken for the other, each scraping past the general lead and gap: a black suit must clear
-these higher bars (on a seed of their own they kept ~80% of right black-suit reads)."""
+STRICT_SUITS = frozenset({"S", "C", "D"})
+STRICT_LEAD = 0.3
+STRICT_GAP = 0.03
+"""Suits that blur can counterfeit, or be counterfeited by, must clear these higher bars than
+the general lead and gap. Spades and clubs share most of their outline, and every black-suit
+wrong read the bench found was one taken for the other, each scraping past the general bars
+(on a seed of their own these kept ~80% of right black-suit reads). Blur fills a heart's notch
+until it looks like a diamond: a heart read as a diamond at lead 0.202 (just past the general
+0.2) is the one red wrong read found on 31,772 corners of seven bench seeds (11, 4242, 99991,
+20261129, 8080, 5, 6); these bars cost 65 of 17,159 right corner reads there."""
+SOFT_BLACK_GAP = 0.04
+"""Below the sharpness that a spade needs (`MIN_SHARPNESS`), a club must lead the spade by this
+much: an index that soft has lost a spade's point and a club's lobes alike, and motion blur
+smears a spade towards a club. The three spades read as clubs on 2,700 bench frames (nine
+seeds) came from indices of sharpness 2.93-4.31 with gaps of 0.030-0.035. On six of those seeds
+the rule costs 3.7% of right black-suit and diamond corner reads; a bar tied to a softer index
+(4.0) missed the one at 4.31, found on a seed held out from its choice."""
+
 MIN_SHARPNESS = {"S": 5.6, "D": 3.5}
 """Least index sharpness to read a spade or a diamond: the softer of rank and suit, each its
-height over the width of its edge (`calibration.glyphs.sharpness`). Blur fills a suit's notches
-until a club looks like a spade and a heart like a diamond, never the reverse, so only reads of
-the two solid suits need a crisp index. On ~9,000 rendered corners of seeds 31, 77 and 1234
-(bench styles, both designs, outlines jittered by 1-1.5 px) and 2,800 small blurred test-style
-corners, the sharpest club taken for a spade scored 5.12 and the sharpest heart taken for a
-diamond 2.79. Clubs and hearts have no gate: refusing every soft index cost ~10% of reads."""
+height over the width of its edge (`calibration.glyphs.sharpness`). Defocus fills a suit's
+notches until a club looks like a spade and a heart like a diamond, so reads of the two solid
+suits need a crisp index. On ~9,000 rendered corners of seeds 31, 77 and 1234 (bench styles,
+both designs, outlines jittered by 1-1.5 px) and 2,800 small blurred test-style corners, the
+sharpest club taken for a spade scored 5.12 and the sharpest heart taken for a diamond 2.79
+(a later one scored 3.58: `STRICT_SUITS`). Hearts have no gate, and a soft club only a higher
+lead over the spade (`SOFT_BLACK_GAP`): refusing every soft index cost ~10% of reads."""
 COLOUR_DOUBT = (0.15, 0.35)
 """Ink redness shares (`calibration.glyphs.red_share`; red above 0.3) too near the line to trust
 the colour: a dark red under a dim cast can fall under it, and the suit is then matched among
@@ -101,7 +115,7 @@ class IndexClassifier:
         size: tuple[int, int],
         allowed: list[str],
         levels: list[int],
-        strict: bool = False,
+        strict: frozenset[str] = frozenset(),
         rivals: tuple[str, ...] = (),
         weak_ok: bool = False,
     ) -> GlyphScore:
@@ -126,8 +140,8 @@ class IndexClassifier:
             d = mine - other
             mid = (mine + other) / 2
             lead = float((sample - mid) @ d / max(1e-9, float(d @ d)))
-        min_lead = max(self.min_lead, BLACK_SUIT_LEAD) if strict else self.min_lead
-        min_gap = max(self.min_gap, BLACK_SUIT_GAP) if strict else self.min_gap
+        min_lead = max(self.min_lead, STRICT_LEAD) if key in strict else self.min_lead
+        min_gap = max(self.min_gap, STRICT_GAP) if key in strict else self.min_gap
         # A suit of the other ink colour cannot win, but one that fits the shape better means
         # the colour was misjudged (a dark red under a cast, a diamond taken for a spade).
         rival = max((float(sample @ templates[k][i]) for k in rivals for i in levels), default=-1.0)
@@ -175,7 +189,7 @@ class IndexClassifier:
             deck.suit_size,
             colour,
             levels,
-            strict=not ink.red,
+            strict=STRICT_SUITS,
             rivals=other,
         )
         if COLOUR_DOUBT[0] <= ink.redness <= COLOUR_DOUBT[1]:
@@ -187,10 +201,20 @@ class IndexClassifier:
         found = self.scores(window)
         if found is None:
             return None
-        rank, suit, sharp = found
-        confidence = round(min(rank.score, suit.score), 4)
-        if rank.key is None or suit.key is None:
-            return IndexRead(None, confidence)
-        if sharp < MIN_SHARPNESS.get(suit.key, 0.0):
-            return IndexRead(None, confidence)
-        return IndexRead(rank.key + suit.key, confidence)
+        return judge(*found)
+
+
+def judge(rank: GlyphScore, suit: GlyphScore, sharpness: float) -> IndexRead:
+    """The read of an index from its rank and suit scores and its sharpness.
+
+    A code only when both glyphs took a class and the suit clears the gates a soft index must
+    pass; otherwise unknown, with the confidence of the weaker glyph.
+    """
+    confidence = round(min(rank.score, suit.score), 4)
+    if rank.key is None or suit.key is None:
+        return IndexRead(None, confidence)
+    if sharpness < MIN_SHARPNESS.get(suit.key, 0.0):
+        return IndexRead(None, confidence)
+    if suit.key == "C" and sharpness < MIN_SHARPNESS["S"] and suit.gap < SOFT_BLACK_GAP:
+        return IndexRead(None, confidence)
+    return IndexRead(rank.key + suit.key, confidence)
