@@ -145,10 +145,16 @@ class CardRecognizer:
                 continue
             if outline.partial and not self._window_visible(quad, outline):
                 continue
-            read = self._classifier.read(self._corner(frame, quad))
+            # A proposal's outline is a guess: the learned reader reads it alone only when
+            # surer (every wrong learned read seen was a blurred club on a proposal).
+            read = self._classifier.read(self._corner(frame, quad), guessed=outline.speculative)
             if read is not None:
                 reads.append((read, quad))
         codes = {r.code for r, _ in reads if r.code is not None}
+        # A corner too unsure to read that still leans to another code contradicts the read.
+        hints = {r.hint for r, _ in reads if r.code is None and r.hint is not None}
+        if len(codes) == 1 and hints - codes:
+            codes = codes | hints
         zone = self._zone(outline.corners)
         if len(codes) == 1:
             read, quad = max(((r, q) for r, q in reads if r.code), key=lambda rq: rq[0].confidence)
