@@ -6,13 +6,18 @@ of a face, an index upside down, patterned backs, chip-like discs) teach the "no
 one-hidden-layer network with a rank head and a suit head is fitted with Adam in numpy. Every
 draw comes from one seeded generator, so the same references always give the same model; a
 process-wide cache keyed by a hash of the references makes a second training of the same deck
-free (the simulated table learns its deck at every start).
+free, and a cache directory on disk (the user's, from the command line) makes it free across
+processes: the simulated table learns its deck at every `studio run` start, and a deck
+calibrated again from the same images trains nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -32,6 +37,7 @@ TRAINING_VERSION = 1
 """Bumped whenever rendering or training changes, so a cached model is never stale."""
 
 _CACHE: dict[str, tuple[IndexModel, int]] = {}
+_log = logging.getLogger(__name__)
 
 
 def references_digest(flats: Mapping[str, Image], window: tuple[int, int, int, int]) -> str:
@@ -50,16 +56,65 @@ def train_index_model(
     suits: list[str],
     *,
     seed: int = 0,
+    cache_dir: Path | None = None,
 ) -> tuple[IndexModel, int]:
     """A model reading `window` (pixels of the flat cards), and its count of training windows.
 
     `flats` maps each card code ("AS") to its flattened upright card (BGR, all the same size).
+    With `cache_dir`, a model trained before from the same references (and seed, classes and
+    training version) is loaded from there instead of trained again, and a new one is stored
+    there; a cached file that cannot be read is trained again and replaced, and a cache that
+    cannot be written is logged and skipped (the model is as good; the next start retrains).
     """
-    key = f"{references_digest(flats, window)}:{seed}"
+    key = hashlib.sha256(
+        f"{references_digest(flats, window)}:{seed}:{ranks}:{suits}".encode()
+    ).hexdigest()
     if key not in _CACHE:
+        found = _load_cached(cache_dir, key, ranks, suits) if cache_dir is not None else None
+        if found is None:
+            found = _train(flats, window, ranks, suits, seed)
+            if cache_dir is not None:
+                _store(cache_dir, key, *found)
         _CACHE.clear()  # one deck at a time is what a process uses; keep memory flat
-        _CACHE[key] = _train(flats, window, ranks, suits, seed)
+        _CACHE[key] = found
     return _CACHE[key]
+
+
+def cached_model_path(cache_dir: Path, key: str) -> Path:
+    """Where the model of training `key` is kept under `cache_dir`."""
+    return cache_dir / f"index-model-{key[:32]}.npz"
+
+
+def _load_cached(
+    cache_dir: Path, key: str, ranks: list[str], suits: list[str]
+) -> tuple[IndexModel, int] | None:
+    """The cached model of `key`, or None when there is none or it cannot be used."""
+    path = cached_model_path(cache_dir, key)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        if str(arrays.pop("key")) != key:
+            return None
+        samples = int(arrays.pop("samples"))
+        model = IndexModel.from_arrays((*ranks, NONE), (*suits, NONE), arrays)
+    except (OSError, ValueError, KeyError):
+        # Missing, truncated or from another layout: training again is always safe.
+        return None
+    return model, samples
+
+
+def _store(cache_dir: Path, key: str, model: IndexModel, samples: int) -> None:
+    """Write the model of `key` under `cache_dir` atomically (a reader never sees half a file)."""
+    path = cached_model_path(cache_dir, key)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as out:
+            np.savez(out, key=np.array(key), samples=np.array(samples), **model.arrays())
+        tmp.replace(path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        _log.warning("cannot write the index model cache %s: %s", path, err)
 
 
 def _train(

@@ -159,12 +159,15 @@ def read_reference(path: Path) -> Image:
     return out
 
 
-def learn_deck(cards: Mapping[str, Image]) -> tuple[DeckCalibration, DeckTemplates]:
+def learn_deck(
+    cards: Mapping[str, Image], *, model_cache: Path | None = None
+) -> tuple[DeckCalibration, DeckTemplates]:
     """Learn the deck from 52 flat upright card images keyed by code (`AS`...).
 
     Returns the deck geometry and its templates, with the learned index reader trained from the
-    same cards (`calibration.corner_training`; a few seconds, cached per set of references).
-    Raises `DeckCalibrationError` for a missing card or a card whose index cannot be located.
+    same cards (`calibration.corner_training`; a few seconds, cached per process by the
+    references' hash, and across processes in `model_cache` when given). Raises
+    `DeckCalibrationError` for a missing card or a card whose index cannot be located.
     """
     missing = [c.code for c in DECK if c.code not in cards]
     if missing:
@@ -217,7 +220,9 @@ def learn_deck(cards: Mapping[str, Image]) -> tuple[DeckCalibration, DeckTemplat
         round(window[2] * cw),
         round(window[3] * ch),
     )
-    model, samples = train_index_model(flats, window_px, list(RANK_CHARS), list(SUIT_CHARS))
+    model, samples = train_index_model(
+        flats, window_px, list(RANK_CHARS), list(SUIT_CHARS), cache_dir=model_cache
+    )
     model_info = IndexModelInfo(
         sha256=weights_digest(model),
         references_sha256=references_digest(flats, window_px),
@@ -253,7 +258,13 @@ def learn_deck(cards: Mapping[str, Image]) -> tuple[DeckCalibration, DeckTemplat
     return deck, templates
 
 
-def calibrate_deck(directory: Path) -> tuple[DeckCalibration, DeckTemplates]:
-    """Learn the deck from the 52 image files in `directory` (see `reference_images`)."""
+def calibrate_deck(
+    directory: Path, *, model_cache: Path | None = None
+) -> tuple[DeckCalibration, DeckTemplates]:
+    """Learn the deck from the 52 image files in `directory` (see `reference_images`).
+
+    `model_cache` is passed to `learn_deck`.
+    """
     paths = reference_images(directory)
-    return learn_deck({code: read_reference(path) for code, path in paths.items()})
+    cards = {code: read_reference(path) for code, path in paths.items()}
+    return learn_deck(cards, model_cache=model_cache)

@@ -44,15 +44,17 @@ def window_features(window: Image) -> Array | None:
     no more. Colour is measured after white-balancing on the paper. Returns None when the window
     holds too little contrast or no such ink (blank paper, felt, a washed-out corner).
     """
-    gray = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    flat = gray.ravel()
-    n = flat.size - 1
+    grey = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY)
+    n = grey.size - 1
     low, high = round(0.02 * n), round(0.9 * n)
-    part = np.partition(flat, (low, high))
+    # Grey levels are whole numbers: ranked as bytes, before any float work on a window that
+    # most often (blank paper, felt) turns out to hold no ink at all.
+    part = np.partition(grey.ravel(), (low, high))
     ink, paper = float(part[low]), float(part[high])
     contrast = paper - ink
     if contrast < MIN_CONTRAST:
         return None
+    gray = grey.astype(np.float32)
     density = np.clip((paper - gray) / contrast, 0.0, 1.0)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(
         (density > INK_LEVEL).astype(np.uint8), connectivity=8

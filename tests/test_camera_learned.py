@@ -178,3 +178,59 @@ def test_training_is_deterministic_and_cached(monkeypatch: pytest.MonkeyPatch) -
     assert weights_digest(first) == weights_digest(again)
     cached, _ = corner_training.train_index_model(flats, (0, 1, 48, 67), ranks, suits)
     assert corner_training.train_index_model(flats, (0, 1, 48, 67), ranks, suits)[0] is cached
+
+
+def test_a_model_trained_once_is_loaded_from_the_cache_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What `studio run` and a repeated `studio calibrate deck` rely on: a new process (an empty
+    # process cache) finds the model trained before on disk and does not train again; a damaged
+    # file is trained again and replaced; other references get a model of their own.
+    from calibration import corner_training
+    from calibration.deck import flatten_card
+    from calibration.index_model import weights_digest
+    from drivers.camera.synthetic.reference import render_reference
+    from studio.cards import DECK
+
+    monkeypatch.setattr(corner_training, "POSITIVES_PER_CARD", 1)
+    monkeypatch.setattr(corner_training, "NEGATIVES", 12)
+    monkeypatch.setattr(corner_training, "EPOCHS", 1)
+    monkeypatch.setattr(corner_training, "_CACHE", {})
+    flats = {
+        c.code: flatten_card(render_reference(c, DESIGNS["classic"], "scan", i))
+        for i, c in enumerate(DECK)
+    }
+    ranks, suits = list("23456789TJQKA"), list("SHDC")
+    cache = tmp_path / "cache"
+    trained, samples = corner_training.train_index_model(
+        flats, (0, 1, 48, 67), ranks, suits, cache_dir=cache
+    )
+    files = list(cache.iterdir())
+    assert len(files) == 1 and files[0].suffix == ".npz"
+
+    train = corner_training._train
+
+    def no_training(*args: Any) -> Any:
+        raise AssertionError("trained again although the cache holds the model")
+
+    monkeypatch.setattr(corner_training, "_train", no_training)
+    monkeypatch.setattr(corner_training, "_CACHE", {})
+    loaded, again = corner_training.train_index_model(
+        flats, (0, 1, 48, 67), ranks, suits, cache_dir=cache
+    )
+    assert weights_digest(loaded) == weights_digest(trained) and again == samples
+
+    files[0].write_bytes(b"not a model")
+    monkeypatch.setattr(corner_training, "_train", train)
+    monkeypatch.setattr(corner_training, "_CACHE", {})
+    retrained, _ = corner_training.train_index_model(
+        flats, (0, 1, 48, 67), ranks, suits, cache_dir=cache
+    )
+    assert weights_digest(retrained) == weights_digest(trained)
+    monkeypatch.setattr(corner_training, "_train", no_training)
+    monkeypatch.setattr(corner_training, "_CACHE", {})
+    corner_training.train_index_model(flats, (0, 1, 48, 67), ranks, suits, cache_dir=cache)
+
+    monkeypatch.setattr(corner_training, "_train", train)
+    corner_training.train_index_model(flats, (0, 2, 48, 67), ranks, suits, cache_dir=cache)
+    assert len(list(cache.iterdir())) == 2

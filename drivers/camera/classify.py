@@ -3,8 +3,10 @@
 A glyph takes the class of its best-correlated template only when that correlation is high and
 the glyph also sits clearly on the best template's side of the line between the best and the
 runner-up (a two-class discriminant: spades and clubs share most of their outline, so a plain
-correlation margin is too blunt). The ink colour must agree with the suit. Every doubt resolves
-to unknown: a wrong card is worse than none.
+correlation margin is too blunt). The ink colour must agree with the suit. A corner the
+templates refuse may still be read by the deck's learned index reader (`calibration.index_model`),
+under stricter bars; it is never asked about a corner the templates read, so it costs only where
+it can help. Every doubt resolves to unknown: a wrong card is worse than none.
 """
 
 from __future__ import annotations
@@ -67,9 +69,9 @@ spade. A spade is read by the templates (which read it only when crisp) or not a
 LEARNED_PROPOSAL_P = 0.995
 """Least probability of both heads to read a proposal's corner on the learned reader alone: a
 proposal's outline is a guess, cut where no card may lie."""
-LEARNED_VETO_P = 0.5
-"""A template read is dropped when the learned reader gives another code at least this sure;
-the learned reader's best code at this level is also the corner's `hint`."""
+LEARNED_HINT_P = 0.5
+"""A corner the templates refuse whose learned read is this sure of a code hints at that code
+(`IndexRead.hint`): too unsure to read, sure enough to contradict the card's other corner."""
 MAX_ASPECT_ERROR = 0.3
 """A glyph whose height/width differs from its template's by more than 30% is not that glyph."""
 
@@ -212,24 +214,22 @@ class IndexClassifier:
     def read(self, window: Image, *, guessed: bool = False) -> IndexRead | None:
         """Read `window`; None when it holds no index ink at all (blank, back, washed out).
 
-        With a learned reader the two must not disagree: a template read stands unless the
-        learned reader names another card (`LEARNED_VETO_P`); a corner the templates refuse
-        reads when the learned reader is sure of rank and suit (`LEARNED_MIN_P`; a `guessed`
-        outline, a proposal, needs `LEARNED_PROPOSAL_P`), and never a spade (`ALONE_SUITS`).
+        The templates read first, and their read stands. Only a corner they refuse is shown to
+        the learned reader (it costs as much again): it reads when sure of rank and suit
+        (`LEARNED_MIN_P`; a `guessed` outline, a proposal, needs `LEARNED_PROPOSAL_P`; a club
+        `LEARNED_CLUB_P`) and never a spade (`ALONE_SUITS`). A refused corner it leans on at
+        `LEARNED_HINT_P` carries that code as a `hint`, so a card's other corner can be
+        contradicted.
         """
         template = self._template_read(window)
-        if self._model is None:
+        if self._model is None or (template is not None and template.code is not None):
             return template
         guess = self._model.guess(window)
         if guess is None or (guess.rank == NONE and guess.suit == NONE):
             return template
         code = guess.rank + guess.suit if NONE not in (guess.rank, guess.suit) else None
         sure = min(guess.rank_p, guess.suit_p)
-        hint = code if sure >= LEARNED_VETO_P else None
-        if template is not None and template.code is not None:
-            if hint is not None and hint != template.code:
-                return IndexRead(None, template.confidence, hint)
-            return IndexRead(template.code, template.confidence, hint)
+        hint = code if sure >= LEARNED_HINT_P else None
         least = LEARNED_PROPOSAL_P if guessed else LEARNED_MIN_P
         if guess.suit == "C":
             least = max(least, LEARNED_CLUB_P)
