@@ -13,9 +13,11 @@ calibrated again from the same images trains nothing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration import corner_render, index_model
 from calibration.corner_render import CameraLook, camera_corners
 from calibration.glyphs import Image
 from calibration.index_model import HIDDEN, NONE, Array, IndexModel, window_features
@@ -61,13 +64,14 @@ def train_index_model(
     """A model reading `window` (pixels of the flat cards), and its count of training windows.
 
     `flats` maps each card code ("AS") to its flattened upright card (BGR, all the same size).
-    With `cache_dir`, a model trained before from the same references (and seed, classes and
-    training version) is loaded from there instead of trained again, and a new one is stored
-    there; a cached file that cannot be read is trained again and replaced, and a cache that
-    cannot be written is logged and skipped (the model is as good; the next start retrains).
+    With `cache_dir`, a model trained before from the same references (and seed, classes,
+    training version and training source code) is loaded from there instead of trained again,
+    and a new one is stored there; a cached file that cannot be read is trained again and
+    replaced, and a cache that cannot be written is logged and skipped (the model is as good;
+    the next start retrains).
     """
     key = hashlib.sha256(
-        f"{references_digest(flats, window)}:{seed}:{ranks}:{suits}".encode()
+        f"{references_digest(flats, window)}:{seed}:{ranks}:{suits}:{_code_digest()}".encode()
     ).hexdigest()
     if key not in _CACHE:
         found = _load_cached(cache_dir, key, ranks, suits) if cache_dir is not None else None
@@ -78,6 +82,19 @@ def train_index_model(
         _CACHE.clear()  # one deck at a time is what a process uses; keep memory flat
         _CACHE[key] = found
     return _CACHE[key]
+
+
+@functools.cache
+def _code_digest() -> str:
+    """SHA-256 of the source of rendering, training and features.
+
+    A cached model made by other code is then never loaded, even when nobody remembered to bump
+    `TRAINING_VERSION`.
+    """
+    digest = hashlib.sha256()
+    for module in (corner_render, index_model, sys.modules[__name__]):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.hexdigest()
 
 
 def cached_model_path(cache_dir: Path, key: str) -> Path:

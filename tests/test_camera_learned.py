@@ -185,7 +185,8 @@ def test_a_model_trained_once_is_loaded_from_the_cache_directory(
 ) -> None:
     # What `studio run` and a repeated `studio calibrate deck` rely on: a new process (an empty
     # process cache) finds the model trained before on disk and does not train again; a damaged
-    # file is trained again and replaced; other references get a model of their own.
+    # file is trained again and replaced; other references, or other training code, get a model
+    # of their own.
     from calibration import corner_training
     from calibration.deck import flatten_card
     from calibration.index_model import weights_digest
@@ -234,3 +235,7 @@ def test_a_model_trained_once_is_loaded_from_the_cache_directory(
     monkeypatch.setattr(corner_training, "_train", train)
     corner_training.train_index_model(flats, (0, 2, 48, 67), ranks, suits, cache_dir=cache)
     assert len(list(cache.iterdir())) == 2
+    # Other training code (a changed renderer or network) never loads the old file.
+    monkeypatch.setattr(corner_training, "_code_digest", lambda: "other code")
+    corner_training.train_index_model(flats, (0, 1, 48, 67), ranks, suits, cache_dir=cache)
+    assert len(list(cache.iterdir())) == 3
