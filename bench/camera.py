@@ -27,6 +27,7 @@ from drivers.camera.synthetic.reference import render_reference
 from drivers.camera.synthetic.scene import RenderedFrame, Scene, render_scene
 from drivers.camera.synthetic.scoring import Score, card_height_px
 from studio.cards import DECK
+from studio.config import cache_dir
 
 BENCH_1080 = SceneStyle(
     width=1920, height=1080, card_px=(120.0, 300.0), blur=(0.0, 1.6), motion=(0.0, 5.0),
@@ -67,7 +68,7 @@ def bench_recognizers() -> dict[str, CardRecognizer]:
     recognizers = {}
     for name, design in DESIGNS.items():
         refs = {c.code: render_reference(c, design, "photo", 1000 + i) for i, c in enumerate(DECK)}
-        deck, templates = learn_deck(refs)
+        deck, templates = learn_deck(refs, model_cache=cache_dir())
         recognizers[name] = CardRecognizer(CalibrationProfile(deck=deck), templates)
     return recognizers
 

@@ -26,6 +26,7 @@ from drivers.camera.synthetic.reference import render_reference
 from drivers.camera.synthetic.scene import project, render_scene
 from drivers.camera.synthetic.scoring import card_height_px
 from studio.cards import DECK
+from studio.config import cache_dir
 
 # The index corner region (fractions of the card) that must be uncovered to count.
 _CORNER = np.array([[0.0, 0.0], [0.3, 0.0], [0.3, 0.36], [0.0, 0.36]])
@@ -50,7 +51,7 @@ def main() -> None:
     readers = {}
     for name, design in DESIGNS.items():
         refs = {c.code: render_reference(c, design, "photo", 1000 + i) for i, c in enumerate(DECK)}
-        deck, templates = learn_deck(refs)
+        deck, templates = learn_deck(refs, model_cache=cache_dir())
         x0, y0, x1, y1 = deck.index_window
         window = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
         readers[name] = (IndexClassifier(deck, templates), window)

@@ -26,6 +26,7 @@ from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.felt import Felt, FeltLayout, FeltSource, felt_profile
 from studio.cards import DECK
+from studio.config import cache_dir
 from studio.games import get_rules
 from studio.runtime.camera import position_rows
 
@@ -74,7 +75,7 @@ def run(rounds: int, design: str, seed: int) -> dict[str, object]:
         rules = get_rules(game)
         layout = FeltLayout.build(position_rows(rules.positions), DESIGNS[design])
         started = time.process_time()
-        profile, templates = felt_profile(layout)
+        profile, templates = felt_profile(layout, model_cache=cache_dir())
         learn.append(time.process_time() - started)
         recognizer = CardRecognizer(profile, templates)
         felt = Felt(seed)

@@ -16,9 +16,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.corner_training import references_digest, train_index_model
 from calibration.errors import DeckCalibrationError
 from calibration.glyphs import Image, IndexInk, aspect, find_index, normalise
-from calibration.profile import DeckCalibration, DeckTemplates
+from calibration.index_model import weights_digest
+from calibration.profile import DeckCalibration, DeckTemplates, IndexModelInfo
 from studio.cards import DECK, RANK_CHARS, SUIT_CHARS
 
 CANON_SIZE = (200, 280)
@@ -157,19 +159,25 @@ def read_reference(path: Path) -> Image:
     return out
 
 
-def learn_deck(cards: Mapping[str, Image]) -> tuple[DeckCalibration, DeckTemplates]:
+def learn_deck(
+    cards: Mapping[str, Image], *, model_cache: Path | None = None
+) -> tuple[DeckCalibration, DeckTemplates]:
     """Learn the deck from 52 flat upright card images keyed by code (`AS`...).
 
-    Returns the deck geometry and its templates. Raises `DeckCalibrationError` for a missing card
-    or a card whose index cannot be located.
+    Returns the deck geometry and its templates, with the learned index reader trained from the
+    same cards (`calibration.corner_training`; a few seconds, cached per process by the
+    references' hash, and across processes in `model_cache` when given). Raises
+    `DeckCalibrationError` for a missing card or a card whose index cannot be located.
     """
     missing = [c.code for c in DECK if c.code not in cards]
     if missing:
         raise DeckCalibrationError(f"deck lacks {len(missing)} card(s): {' '.join(missing)}")
     inks: dict[str, IndexInk] = {}
     seen: dict[str, list[IndexInk]] = {}
+    flats: dict[str, Image] = {}
     for card in DECK:
         flat = flatten_card(cards[card.code], card.code)
+        flats[card.code] = flat
         inks[card.code] = locate_index(flat, card.code)
         seen[card.code] = [inks[card.code], *_as_seen(flat, card.code)]
     cw, ch = CANON_SIZE
@@ -206,6 +214,22 @@ def learn_deck(cards: Mapping[str, Image]) -> tuple[DeckCalibration, DeckTemplat
         round(float(np.median([seen[c.code][k].sharpness for c in DECK])), 3) for k in range(levels)
     ]
     red = [s for s in SUIT_CHARS if sum(inks[r + s].red for r in RANK_CHARS) > len(RANK_CHARS) / 2]
+    window_px = (
+        round(window[0] * cw),
+        round(window[1] * ch),
+        round(window[2] * cw),
+        round(window[3] * ch),
+    )
+    model, samples = train_index_model(
+        flats, window_px, list(RANK_CHARS), list(SUIT_CHARS), cache_dir=model_cache
+    )
+    model_info = IndexModelInfo(
+        sha256=weights_digest(model),
+        references_sha256=references_digest(flats, window_px),
+        ranks=list(model.ranks),
+        suits=list(model.suits),
+        samples=samples,
+    )
     deck = DeckCalibration(
         index_window=window,
         rank_size=RANK_SIZE,
@@ -224,15 +248,23 @@ def learn_deck(cards: Mapping[str, Image]) -> tuple[DeckCalibration, DeckTemplat
             for s in SUIT_CHARS
         },
         cards_used=len(inks),
+        index_model=model_info,
     )
     templates = DeckTemplates(
         {k: [t.astype(np.float32) for t in v] for k, v in ranks.items()},
         {k: [t.astype(np.float32) for t in v] for k, v in suits.items()},
+        model,
     )
     return deck, templates
 
 
-def calibrate_deck(directory: Path) -> tuple[DeckCalibration, DeckTemplates]:
-    """Learn the deck from the 52 image files in `directory` (see `reference_images`)."""
+def calibrate_deck(
+    directory: Path, *, model_cache: Path | None = None
+) -> tuple[DeckCalibration, DeckTemplates]:
+    """Learn the deck from the 52 image files in `directory` (see `reference_images`).
+
+    `model_cache` is passed to `learn_deck`.
+    """
     paths = reference_images(directory)
-    return learn_deck({code: read_reference(path) for code, path in paths.items()})
+    cards = {code: read_reference(path) for code, path in paths.items()}
+    return learn_deck(cards, model_cache=model_cache)

@@ -3,8 +3,8 @@
 `CalibrationProfile` (pydantic, unknown fields refused, `profile_version`) gathers the optional
 parts a recognizer needs: `lens` (intrinsics and distortion), `table` (image-to-table homography),
 `zones` (named card zones on the table, in mm) and `deck` (index geometry; the rank and suit
-templates live beside the JSON as PNG files). `load_profile` and `save_profile` raise
-`ProfileError` with one clear line.
+templates live beside the JSON as PNG files, the learned index reader's weights as one `.npz`).
+`load_profile` and `save_profile` raise `ProfileError` with one clear line.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from calibration.errors import ProfileError
+from calibration.index_model import IndexModel, weights_digest
 
 PROFILE_VERSION = 1
 """The profile format this code reads and writes; another version is refused, not guessed at."""
@@ -60,6 +61,24 @@ class Zone(_Model):
     polygon: list[tuple[float, float]] = Field(min_length=3)
 
 
+class IndexModelInfo(_Model):
+    """The learned index reader stored beside the deck (`calibration.index_model`).
+
+    `file` names its weights (numpy `.npz`, no pickles) in the profile directory; `sha256` is
+    the digest of the weights (`weights_digest`), checked on load; `references_sha256` the
+    digest of the references it was trained from; `ranks`/`suits` name the heads' outputs
+    (each ending with the "none" class); `samples` counts the rendered training windows.
+    """
+
+    model_version: Literal[1] = 1
+    file: str = "index_model.npz"
+    sha256: str
+    references_sha256: str
+    ranks: list[str]
+    suits: list[str]
+    samples: int
+
+
 class DeckCalibration(_Model):
     """The deck's index geometry and the template names (files under `templates/`).
 
@@ -68,7 +87,9 @@ class DeckCalibration(_Model):
     lists suits printed red; `rank_aspect`/`suit_aspect` are glyph height/width ratios; `levels`
     is how many templates each glyph has (one per sharpness the camera may see it at), and
     `level_sharpness` each level's typical index sharpness (`calibration.glyphs.sharpness`); a
-    deck learned before it existed has none, and every level is then compared.
+    deck learned before it existed has none, and every level is then compared. `index_model`
+    describes the learned index reader; a deck learned before it existed has none and is read
+    with the templates alone.
     """
 
     index_window: tuple[float, float, float, float]
@@ -82,6 +103,7 @@ class DeckCalibration(_Model):
     rank_aspect: dict[str, float]
     suit_aspect: dict[str, float]
     cards_used: int
+    index_model: IndexModelInfo | None = None
 
 
 class CalibrationProfile(_Model):
@@ -95,15 +117,20 @@ class CalibrationProfile(_Model):
 
 
 class DeckTemplates:
-    """The deck's template images (float, 0..1, ink = 1): per rank or suit code, one per level."""
+    """The deck's template images (float, 0..1, ink = 1): per rank or suit code, one per level.
+
+    `model` is the learned index reader, or None for a deck learned without one.
+    """
 
     def __init__(
         self,
         ranks: dict[str, list[npt.NDArray[np.float32]]],
         suits: dict[str, list[npt.NDArray[np.float32]]],
+        model: IndexModel | None = None,
     ) -> None:
         self.ranks = ranks
         self.suits = suits
+        self.model = model
 
 
 def load_profile(directory: Path) -> tuple[CalibrationProfile, DeckTemplates | None]:
@@ -144,7 +171,24 @@ def load_profile(directory: Path) -> tuple[CalibrationProfile, DeckTemplates | N
         s: [_read_template(folder / f"suit_{s}_{i}.png") for i in levels]
         for s in profile.deck.suits
     }
-    return profile, DeckTemplates(ranks, suits)
+    model = _read_model(Path(directory), profile.deck.index_model)
+    return profile, DeckTemplates(ranks, suits, model)
+
+
+def _read_model(directory: Path, info: IndexModelInfo | None) -> IndexModel | None:
+    """The learned index reader named by `info`; None when the deck has none."""
+    if info is None:
+        return None
+    path = directory / info.file
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        model = IndexModel.from_arrays(tuple(info.ranks), tuple(info.suits), arrays)
+    except (OSError, ValueError, KeyError) as err:
+        raise ProfileError(f"index model {path} is missing or unreadable: {err}") from err
+    if weights_digest(model) != info.sha256:
+        raise ProfileError(f"index model {path} does not match its profile (digest differs)")
+    return model
 
 
 def _read_template(path: Path) -> npt.NDArray[np.float32]:
@@ -176,6 +220,10 @@ def save_profile(
                 out = np.clip(np.round(image * 255.0), 0, 255).astype(np.uint8)
                 if not cv2.imwrite(str(folder / TEMPLATE_DIR / f"{name}.png"), out):
                     raise ProfileError(f"cannot write template {name}.png in {folder}")
+        info = profile.deck.index_model if profile.deck is not None else None
+        if templates is not None and templates.model is not None and info is not None:
+            with open(folder / info.file, "wb") as out_file:
+                np.savez(out_file, **templates.model.arrays())
         tmp = folder / (PROFILE_FILE + ".tmp")
         tmp.write_text(profile.model_dump_json(indent=2) + "\n", encoding="utf-8")
         tmp.replace(folder / PROFILE_FILE)

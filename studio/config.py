@@ -78,6 +78,15 @@ def data_dir() -> Path:
     return Path(base) / "studio"
 
 
+def cache_dir() -> Path:
+    """The user's studio cache directory: `$XDG_CACHE_HOME/studio`, else `~/.cache/studio`.
+
+    What is kept there can always be made again (the learned index reader of a deck).
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "studio"
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -3,9 +3,15 @@
 Hypothesis's per-example deadline is a wall-clock assertion: on shared, noisy machines a first
 call that warms a lookup table can take longer than 200 ms. Tests never assert wall-clock times,
 so every property test runs without one (speed is measured in `bench/`).
+
+Every test session gets its own user cache directory (`XDG_CACHE_HOME`, inherited by the
+`studio` processes tests start): a learned deck cached there serves the whole session and never
+touches the user's own cache.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
@@ -26,3 +32,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=("framed", "barcode"),
         help="protocol of the real shoe given with --shoe-url",
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache-home")))
+        yield

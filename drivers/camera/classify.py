@@ -3,8 +3,10 @@
 A glyph takes the class of its best-correlated template only when that correlation is high and
 the glyph also sits clearly on the best template's side of the line between the best and the
 runner-up (a two-class discriminant: spades and clubs share most of their outline, so a plain
-correlation margin is too blunt). The ink colour must agree with the suit. Every doubt resolves
-to unknown: a wrong card is worse than none.
+correlation margin is too blunt). The ink colour must agree with the suit. A corner the
+templates refuse may still be read by the deck's learned index reader (`calibration.index_model`),
+under stricter bars; it is never asked about a corner the templates read, so it costs only where
+it can help. Every doubt resolves to unknown: a wrong card is worse than none.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 from calibration.glyphs import Glyph, Image, aspect, find_index, normalise, standardise
+from calibration.index_model import NONE, IndexModel
 from calibration.profile import DeckCalibration, DeckTemplates
 
 MIN_SCORE = 0.85
@@ -63,16 +66,41 @@ NEAREST_LEVELS = 2
 """Template levels a glyph is compared with: the two whose sharpness is nearest the index's. A
 blurred club compared with a crisp spade template can beat a crisp club template; compared only
 with templates as soft as itself it does not (corner reads up 5-10% on seeds 31 and 77)."""
+LEARNED_MIN_P = 0.97
+"""Least probability of both heads of the learned reader (`calibration.index_model`) to read a
+corner the templates refuse."""
+LEARNED_CLUB_P = 0.99
+"""Least probability of both heads to read a club alone: the black suits are told apart by
+shape only, and at 0.97 one blurred 125 px ten of spades read as the ten of clubs (rank 0.977,
+suit 0.994) among 2,945 corners of seed 1234 (`bench/camera_corners.py`). Red suits also have
+their colour, and no red suit was ever read wrong."""
+ALONE_SUITS = frozenset("HDC")
+"""Suits the learned reader may read on its own. Blur fills a club's notches until it looks like
+a spade, never the reverse, and the network cannot tell a soft club from a spade: on small
+blurred classic corners (seed 606) its wrong spade reads (blurred clubs) reached 0.997 while its
+right ones topped at 0.996, and every wrong learned read on the bench seeds was a club read as a
+spade. A spade is read by the templates (which read it only when crisp) or not at all."""
+LEARNED_PROPOSAL_P = 0.995
+"""Least probability of both heads to read a proposal's corner on the learned reader alone: a
+proposal's outline is a guess, cut where no card may lie."""
+LEARNED_HINT_P = 0.5
+"""A corner the templates refuse whose learned read is this sure of a code hints at that code
+(`IndexRead.hint`): too unsure to read, sure enough to contradict the card's other corner."""
 MAX_ASPECT_ERROR = 0.3
 """A glyph whose height/width differs from its template's by more than 30% is not that glyph."""
 
 
 @dataclass(frozen=True, slots=True)
 class IndexRead:
-    """The result of reading one corner: `code` ("AS") or None for unknown, and a confidence."""
+    """The result of reading one corner: `code` ("AS") or None for unknown, and a confidence.
+
+    `hint` is the learned reader's best code even when too unsure to read (None without one):
+    a card whose other corner hints at another code is unknown.
+    """
 
     code: str | None
     confidence: float
+    hint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +128,7 @@ class IndexClassifier:
         min_gap: float = MIN_GAP,
     ) -> None:
         self._deck = deck
+        self._model: IndexModel | None = templates.model
         self._ranks = {k: [standardise(t) for t in v] for k, v in templates.ranks.items()}
         self._suits = {k: [standardise(t) for t in v] for k, v in templates.suits.items()}
         self.min_score = min_score
@@ -196,8 +225,35 @@ class IndexClassifier:
             suit = GlyphScore(None, suit.score, suit.lead, suit.gap, suit.candidate, suit.rival)
         return rank, suit, ink.sharpness
 
-    def read(self, window: Image) -> IndexRead | None:
-        """Read `window`; None when it holds no index ink at all (blank, back, washed out)."""
+    def read(self, window: Image, *, guessed: bool = False) -> IndexRead | None:
+        """Read `window`; None when it holds no index ink at all (blank, back, washed out).
+
+        The templates read first, and their read stands. Only a corner they refuse is shown to
+        the learned reader (it costs as much again): it reads when sure of rank and suit
+        (`LEARNED_MIN_P`; a `guessed` outline, a proposal, needs `LEARNED_PROPOSAL_P`; a club
+        `LEARNED_CLUB_P`) and never a spade (`ALONE_SUITS`). A refused corner it leans on at
+        `LEARNED_HINT_P` carries that code as a `hint`, so a card's other corner can be
+        contradicted.
+        """
+        template = self._template_read(window)
+        if self._model is None or (template is not None and template.code is not None):
+            return template
+        guess = self._model.guess(window)
+        if guess is None or (guess.rank == NONE and guess.suit == NONE):
+            return template
+        code = guess.rank + guess.suit if NONE not in (guess.rank, guess.suit) else None
+        sure = min(guess.rank_p, guess.suit_p)
+        hint = code if sure >= LEARNED_HINT_P else None
+        least = LEARNED_PROPOSAL_P if guessed else LEARNED_MIN_P
+        if guess.suit == "C":
+            least = max(least, LEARNED_CLUB_P)
+        if code is not None and guess.suit in ALONE_SUITS and sure >= least:
+            return IndexRead(code, round(sure, 4), hint)
+        if template is None:
+            return None
+        return IndexRead(None, template.confidence, hint)
+
+    def _template_read(self, window: Image) -> IndexRead | None:
         found = self.scores(window)
         if found is None:
             return None

@@ -253,7 +253,8 @@ def detect_cards(
     differs from the felt around it; without it, hollow outlines are dropped.
     """
     thr = card_threshold(gray)
-    raw = (gray > thr).astype(np.uint8)
+    # `gray > thr` as 0/1, by OpenCV (it floors `thr`, the same test on whole grey levels).
+    raw = cv2.threshold(gray, thr, 1, cv2.THRESH_BINARY)[1]
     # Two white cards that overlap or touch differ only by the thin edge line between them:
     # cutting the bright mask along edges keeps them apart, and the glyph edges it also cuts lie
     # inside. Blur and JPEG soften that line, hence low Canny thresholds and a 2 px wide cut
@@ -261,7 +262,7 @@ def detect_cards(
     base = cv2.morphologyEx(raw, cv2.MORPH_OPEN, _OPEN)
     min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
     edges = cv2.dilate(_bright_edges(gray, base, min_area), _THIN)
-    cut = base & (edges == 0).astype(np.uint8)
+    cut = cv2.subtract(base, edges)  # 0/1 minus 0/255 saturates: base off the edges
     opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, _SPLIT)
     contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     found: list[tuple[Quad, npt.NDArray[Any], float, float]] = []
@@ -430,10 +431,12 @@ def _snapped(
     Each carries its corners' support. `edges` is an edge map whose top-left pixel is `origin`.
     """
     free, kept = refine(edges, portrait(quad) - origin)
-    out = []
-    for q in (portrait(free), portrait(kept)):
-        out.append(CardOutline(q + origin, contour, True, True, corner_supports(edges, q)))
-    return out[0], out[1]
+    q = portrait(free)
+    first = CardOutline(q + origin, contour, True, True, corner_supports(edges, q))
+    if kept is free:
+        return first, first
+    q = portrait(kept)
+    return first, CardOutline(q + origin, contour, True, True, corner_supports(edges, q))
 
 
 def snap_outline(

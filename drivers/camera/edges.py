@@ -63,7 +63,7 @@ def corner_supports(edges: Image, quad: Quad) -> tuple[float, float, float, floa
     """
     q = np.asarray(quad, np.float64).reshape(4, 2)
     h, w = edges.shape
-    nxt, prv = np.roll(q, -1, axis=0) - q, np.roll(q, 1, axis=0) - q
+    nxt, prv = q[[1, 2, 3, 0]] - q, q[[3, 0, 1, 2]] - q
     ts = np.linspace(0.08, 0.4, 12)
     # (corner, which side, sample, xy)
     sides = np.stack([nxt, prv], axis=1)
@@ -93,25 +93,14 @@ def _half_offsets(
     xi = np.clip(np.rint(pts[..., 0]).astype(np.int64), 0, w - 1)
     yi = np.clip(np.rint(pts[..., 1]).astype(np.int64), 0, h - 1)
     hits = (edges[yi, xi] > 0).sum(axis=2)
-    out: list[float | None] = []
-    for row in hits:
-        best = int(row.max())
-        # The widened edge is a plateau a few offsets wide: its middle is the edge.
-        out.append(float(offs[row == best].mean()) if best >= _MIN_HITS * len(ts) else None)
-    return out
-
-
-def _meet(
-    p1: npt.NDArray[Any], d1: npt.NDArray[Any], p2: npt.NDArray[Any], d2: npt.NDArray[Any]
-) -> npt.NDArray[Any] | None:
-    """Where the line p1 + s d1 meets the line p2 + t d2 (None when nearly parallel)."""
-    det = float(d2[0] * d1[1] - d1[0] * d2[1])
-    if abs(det) < 1e-6:
-        return None
-    rx, ry = float(p2[0] - p1[0]), float(p2[1] - p1[1])
-    s = (d2[0] * ry - d2[1] * rx) / det
-    out: npt.NDArray[Any] = p1 + s * d1
-    return out
+    best = hits.max(axis=1)
+    # The widened edge is a plateau a few offsets wide: its middle is the edge (whole offsets
+    # sum exactly, so this is the plateau's mean).
+    plateau = hits == best[:, None]
+    middle = (plateau * offs).sum(axis=1) / plateau.sum(axis=1)
+    return [
+        float(m) if b >= _MIN_HITS * len(ts) else None for m, b in zip(middle, best, strict=True)
+    ]
 
 
 def refine(edges: Image, quad: Quad) -> tuple[Quad, Quad]:
@@ -123,7 +112,7 @@ def refine(edges: Image, quad: Quad) -> tuple[Quad, Quad]:
     own edge is covered and it jumped onto a neighbour's.
     """
     q = np.asarray(quad, np.float64).reshape(4, 2)
-    d = np.roll(q, -1, axis=0) - q
+    d = q[[1, 2, 3, 0]] - q
     lengths = np.linalg.norm(d, axis=1)
     if float(lengths.min()) <= 0:
         return q, q
@@ -149,23 +138,26 @@ def refine(edges: Image, quad: Quad) -> tuple[Quad, Quad]:
                 kept[i] = (-mj, -mj)
             else:
                 kept[j] = (-mi, -mi)
-    return _through(q, d, normals, halves, reach), _through(q, d, normals, kept, reach)
+    free = _through(q, d, normals, halves, reach)
+    return free, free if kept == halves else _through(q, d, normals, kept, reach)
 
 
 def _through(
     q: Quad, d: Quad, normals: Quad, halves: list[tuple[float, float]], reach: int
 ) -> Quad:
     """The quad through the sides of `q` moved by `halves` (offsets of each side's two halves)."""
-    lines = []
-    for i in range(4):
-        o0, o1 = halves[i]
-        p0 = q[i] + 0.275 * d[i] + o0 * normals[i]
-        p1 = q[i] + 0.725 * d[i] + o1 * normals[i]
-        lines.append((p0, p1 - p0))
-    out = []
-    for i in range(4):
-        p = _meet(*lines[(i - 1) % 4], *lines[i])
-        if p is None or float(np.linalg.norm(p - q[i])) > 2 * reach:
-            return q
-        out.append(p)
-    return np.array(out)
+    offs = np.array(halves, np.float64)
+    p0 = q + 0.275 * d + offs[:, :1] * normals
+    p1 = q + 0.725 * d + offs[:, 1:] * normals
+    # Corner i is where side i-1 meets side i (lines p + s * direction).
+    a, da = p0[[3, 0, 1, 2]], (p1 - p0)[[3, 0, 1, 2]]
+    b, db = p0, p1 - p0
+    det = db[:, 0] * da[:, 1] - da[:, 0] * db[:, 1]
+    if bool((np.abs(det) < 1e-6).any()):
+        return q
+    rx, ry = b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]
+    out: Quad = a + ((db[:, 0] * ry - db[:, 1] * rx) / det)[:, None] * da
+    # A corner that moved further than twice the reach met a side at a grazing angle.
+    if bool((np.hypot(*(out - q).T) > 2 * reach).any()):
+        return q
+    return out

@@ -145,10 +145,16 @@ class CardRecognizer:
                 continue
             if outline.partial and not self._window_visible(quad, outline):
                 continue
-            read = self._classifier.read(self._corner(frame, quad))
+            # A proposal's outline is a guess: the learned reader reads it alone only when
+            # surer (every wrong learned read seen was a blurred club on a proposal).
+            read = self._classifier.read(self._corner(frame, quad), guessed=outline.speculative)
             if read is not None:
                 reads.append((read, quad))
         codes = {r.code for r, _ in reads if r.code is not None}
+        # A corner too unsure to read that still leans to another code contradicts the read.
+        hints = {r.hint for r, _ in reads if r.code is None and r.hint is not None}
+        if len(codes) == 1 and hints - codes:
+            codes = codes | hints
         zone = self._zone(outline.corners)
         if len(codes) == 1:
             read, quad = max(((r, q) for r, q in reads if r.code), key=lambda rq: rq[0].confidence)
@@ -208,7 +214,9 @@ class CardRecognizer:
         k = max(3, int(0.2 * min(w, h)) | 1)
         inside = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))) > 0
         roi = frame[y : y + h, x : x + w]
-        chroma = roi.max(axis=2).astype(np.int16) - roi.min(axis=2).astype(np.int16)
+        b, g, r = cv2.split(roi)
+        # OpenCV's per-channel max and min: numpy's reduction over the colour axis cost 10x more.
+        chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
         paper = (gray[y : y + h, x : x + w] > thr) & (chroma < _PAPER_CHROMA)
         inner = float(paper[inside].mean()) if inside.any() else 1.0
         border = float(paper[ring].mean()) if ring.any() else 0.0

@@ -30,6 +30,7 @@ from calibration.table import (
 from calibration.zones import draw_zones, layout_zones
 from drivers.camera.classify import IndexClassifier
 from drivers.camera.recognizer import corner_window
+from studio.config import cache_dir
 from studio.errors import InputError
 from studio.games import get_rules
 from studio.runtime.camera import position_rows
@@ -70,7 +71,7 @@ def register(sub: Any) -> None:
 
 def run_deck(args: argparse.Namespace) -> int:
     """Learn the deck, verify it reads all 52 references, and save it into the profile."""
-    deck, templates = calibrate_deck(args.images)
+    deck, templates = calibrate_deck(args.images, model_cache=cache_dir())
     classifier = IndexClassifier(deck, templates)
     wrong = []
     for code, path in reference_images(args.images).items():

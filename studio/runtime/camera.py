@@ -36,7 +36,7 @@ from drivers.camera.stability import ZoneStabilizer, camera_status
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.felt import Felt, FeltLayout, FeltSource, felt_profile
 from studio.closing import Closing
-from studio.config import RuntimeConfig
+from studio.config import RuntimeConfig, cache_dir
 from studio.errors import ConfigurationError
 from studio.messages import Input
 
@@ -172,7 +172,7 @@ def _synthetic(config: RuntimeConfig, positions: Sequence[str]) -> _Parts:
     camera = config.camera
     layout = FeltLayout.build(position_rows(positions), DESIGNS[camera.design])
     started = time.monotonic()
-    profile, templates = felt_profile(layout)
+    profile, templates = felt_profile(layout, model_cache=cache_dir())
     learned = time.monotonic() - started
     felt = Felt(seed=config.dealer.seed)
     width, height = layout.size

@@ -18,6 +18,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -203,18 +204,21 @@ class FeltLayout:
         return float(np.linalg.norm(ends[1] - ends[0]))
 
 
-def felt_profile(layout: FeltLayout) -> tuple[CalibrationProfile, DeckTemplates]:
+def felt_profile(
+    layout: FeltLayout, *, model_cache: Path | None = None
+) -> tuple[CalibrationProfile, DeckTemplates]:
     """A calibration profile for frames of `layout`: deck, table homography and zones.
 
-    The deck is learned (`calibration.deck.learn_deck`) from the 52 rendered scans of the
-    layout's design at the resolution its cards are drawn at; the table and zones are the
-    layout's own, so zone names in readings are the layout's names.
+    The deck is learned (`calibration.deck.learn_deck`, its learned index reader cached in
+    `model_cache` when given) from the 52 rendered scans of the layout's design at the
+    resolution its cards are drawn at; the table and zones are the layout's own, so zone names
+    in readings are the layout's names.
     """
     refs = {
         c.code: render_reference(c, layout.design, "scan", i, height=TEXTURE_HEIGHT)
         for i, c in enumerate(DECK)
     }
-    deck, templates = learn_deck(refs)
+    deck, templates = learn_deck(refs, model_cache=model_cache)
     profile = CalibrationProfile(table=layout.calibration(), zones=list(layout.zones), deck=deck)
     return profile, templates
 
