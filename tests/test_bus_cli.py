@@ -57,3 +57,17 @@ def test_keys_new_list_remove_and_command_by_role(
         err = capsys.readouterr().err
         assert "did not answer" in err
         assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"\xff\xfe not UTF-8", b"{ not json", b'{"keys": [{"name": "x"}]}', b'{"colour": 1}'],
+)
+def test_a_damaged_allow_list_is_one_line_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes
+) -> None:
+    (tmp_path / "allow_list.json").write_bytes(content)
+    for argv in (["keys", "list"], ["keys", "new", "carol", "--role", "dealer"]):
+        assert main([*argv, "--dir", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "allow_list.json" in err, err

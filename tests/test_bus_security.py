@@ -257,6 +257,22 @@ def test_an_unreadable_allow_list_refuses_every_key(keys: Keys) -> None:
         ServerSecurity(keys.clients["settlement"].__class__(public, None), allow)
 
 
+def test_an_allow_list_that_is_not_utf8_refuses_every_key_until_repaired(
+    keys: Keys, channel: tuple[CommandChannel, Controller]
+) -> None:
+    # An editor saving in Latin-1 must not kill the handshake handler: that left every later
+    # handshake unanswered, even after the file was repaired, and the table unable to stop.
+    chan, controller = channel
+    good = keys.allow_list_path.read_bytes()
+    keys.allow_list_path.write_bytes(good.replace(b'"shift_manager"', b'"shift_manager\xe9"', 1))
+    with _client(chan, keys, "shift_manager", timeout=0.5) as late, pytest.raises(BusTimeoutError):
+        late.send("resume")
+    keys.allow_list_path.write_bytes(good)
+    with _client(chan, keys, "shift_manager") as manager:
+        assert manager.send("resume").status == "accepted"
+    assert [r.action for r in controller.handled] == ["resume"]
+
+
 def test_the_channel_and_the_controller_agree_on_who_may_do_what() -> None:
     assert {k: set(v) for k, v in COMMAND_ROLES.items()} == {
         k: set(v) for k, v in CONTROLLER_ROLES.items()
