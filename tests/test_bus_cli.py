@@ -71,3 +71,33 @@ def test_a_damaged_allow_list_is_one_line_naming_the_file(
         assert main([*argv, "--dir", str(tmp_path)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "allow_list.json" in err, err
+
+
+def test_a_bad_endpoint_or_timeout_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = ["--dir", str(tmp_path)]
+    assert main(["keys", "new", "table", "--server", *folder]) == 0
+    assert main(["keys", "new", "alice", "--role", "shift_manager", *folder]) == 0
+    alice = [
+        "--key",
+        str(tmp_path / "alice.key_secret"),
+        "--server-key",
+        str(tmp_path / "table.key"),
+    ]
+    capsys.readouterr()
+    for extra in (
+        ["--endpoint", "nonsense"],
+        # libzmq would read port 99999 as 34463 and talk to whatever listens there.
+        ["--endpoint", "tcp://127.0.0.1:99999"],
+        ["--timeout", "nan"],
+        ["--timeout", "-1"],  # zmq would wait forever
+        ["--timeout", "1e12"],
+    ):
+        assert main(["command", "call_manager", *alice, *extra]) == 2, extra
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and any(p in err for p in extra), err
+    for proxy in (["--upstream", "nonsense"], ["--frontend", "tcp://127.0.0.1:99999"]):
+        assert main(["proxy", "--frontend", "tcp://127.0.0.1:0", *proxy]) == 2
+        out, err = capsys.readouterr()
+        assert err.count("\n") == 1 and proxy[1] in err, err

@@ -71,11 +71,32 @@ class ExclusiveBind(Closing):
             os.close(fd)
 
 
+def check_endpoint(endpoint: str) -> None:
+    """Raise BusError for an endpoint libzmq would silently take as another one.
+
+    libzmq reads a TCP port above 65535 modulo 65536 (`tcp://127.0.0.1:99999` binds 34463).
+    """
+    if endpoint.startswith("tcp://"):
+        port = endpoint.rpartition(":")[2]
+        if port.isdigit() and int(port) > 65535:
+            raise BusError(f"bad endpoint {endpoint}: a TCP port is 0 to 65535")
+
+
+def connect(socket: zmq.Socket[bytes], endpoint: str) -> None:
+    """Connect `socket` to `endpoint`; raises BusError when the endpoint is malformed."""
+    check_endpoint(endpoint)
+    try:
+        socket.connect(endpoint)
+    except zmq.ZMQError as err:
+        raise BusError(f"cannot connect to {endpoint}: {err}") from err
+
+
 def bind(socket: zmq.Socket[bytes], endpoint: str) -> ExclusiveBind:
     """Bind `socket` to `endpoint` exclusively; return the claim to close after the socket.
 
     Raises EndpointInUseError when the endpoint is taken, BusError when it cannot be bound.
     """
+    check_endpoint(endpoint)
     claim = ExclusiveBind(endpoint)
     try:
         socket.bind(endpoint)

@@ -27,7 +27,7 @@ from uuid import uuid4
 
 import zmq
 
-from studio.bus.endpoints import ExclusiveBind, bind
+from studio.bus.endpoints import ExclusiveBind, bind, connect
 from studio.bus.keys import RESTRICTED_READERS, KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
 from studio.bus.service import RouterService
@@ -244,9 +244,13 @@ class ReplayClient(Closing):
         self._prefix = uuid4().hex[:8]
         self._sock = self._ctx.socket(zmq.DEALER)
         self._sock.setsockopt(zmq.LINGER, 0)
-        if client_keys is not None and server_key is not None:
-            secure_client(self._sock, client_keys, server_key)
-        self._sock.connect(endpoint)
+        try:
+            if client_keys is not None and server_key is not None:
+                secure_client(self._sock, client_keys, server_key)
+            connect(self._sock, endpoint)
+        except BaseException:
+            self.close()
+            raise
 
     def _request(self, body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
         rid = f"{self._prefix}-{next(self._ids)}"

@@ -25,6 +25,7 @@ import zmq
 
 from studio.bus import KeyPair, ReplayTarget, Subscriber
 from studio.bus import defaults as bus
+from studio.bus.endpoints import connect
 from studio.bus.keys import RESTRICTED_READERS, AllowList
 from studio.bus.security import secure_client
 from studio.bus.wire import parse_frames, topic_prefix
@@ -127,7 +128,7 @@ def _present(endpoint: str, table: str, keys: KeyPair, server: bytes | None, tim
         if server is not None:
             secure_client(sock, keys, server)
         sock.setsockopt(zmq.SUBSCRIBE, topic_prefix(table))
-        sock.connect(endpoint)
+        connect(sock, endpoint)
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
             if not sock.poll(int(left * 1000)):
