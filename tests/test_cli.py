@@ -88,3 +88,20 @@ def test_run_refuses_a_duration_that_is_not_a_number_of_seconds(
 ) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # were it to start, never in $HOME
     assert "--duration" in _one_line_error(["run", f"--duration={value}"], capsys)
+
+
+@pytest.mark.parametrize(
+    "option",
+    [["--timeout", "nan"], ["--timeout", "-1"], ["--count", "-1"],
+     ["--from", "-5"], ["--from", str(2**64)]],
+)  # fmt: skip
+def test_watch_refuses_options_out_of_range_before_looking_for_a_table(
+    option: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # --timeout nan was a traceback; the others were taken silently (--count -1: exit 0, nothing
+    # shown; --from 2**64: the replay service's SQLite error shown as the table's refusal).
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert option[0] in _one_line_error(["watch", *option], capsys)

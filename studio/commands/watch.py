@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -31,6 +32,9 @@ from studio.bus.security import secure_client
 from studio.bus.wire import parse_frames, topic_prefix
 from studio.errors import BusError, BusTimeoutError, InputError, KeyFileError
 from studio.runtime import find_table
+
+MAX_SEQ = 2**63 - 1
+"""The largest sequence number (SQLite's largest integer)."""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -149,8 +153,16 @@ def _present(endpoint: str, table: str, keys: KeyPair, server: bytes | None, tim
 def run(args: argparse.Namespace) -> int:
     """Follow the stream; print one line (or JSON object) per event; return 0 (1 on --timeout).
 
-    Raises KeyFileError, BusError (exit 2) for a bad key or a table that cannot be reached.
+    Raises KeyFileError, BusError (exit 2) for a bad key or a table that cannot be reached,
+    InputError for an option out of range.
     """
+    if args.timeout is not None and not 0 < args.timeout < math.inf:
+        raise InputError(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    # The top is SQLite's largest integer: the replay service could not look further. A count
+    # of 0 stays allowed: it checks that the table answers, then exits 0.
+    for option, value, low in (("--from", args.start, 1), ("--count", args.count, 0)):
+        if value is not None and not low <= value <= MAX_SEQ:
+            raise InputError(f"{option} must be from {low} to {MAX_SEQ}, got {value}")
     table, endpoints, server_file, folder = _where(args)
     key_file: Path = args.key or folder / "observer.key_secret"
     try:
