@@ -115,8 +115,21 @@ def test_unreadable_or_malformed_files_are_configuration_errors(tmp_path: Path) 
         load_config(bad)
 
 
-def test_a_bad_path_template_is_a_configuration_error() -> None:
-    config = build_config({"journal": {"path": "{home}/j.journal"}})
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{home}/j.journal",
+        # An attribute, a format spec or a conversion was a traceback, or (!r) a quoted
+        # directory the operator never meant.
+        "{data.parent}/j.journal",
+        "{data.x}/j.journal",
+        "{data:>9}/j.journal",
+        "{table!r}/j.journal",
+        "{data[0]}/j.journal",
+    ],
+)
+def test_a_bad_path_template_is_a_configuration_error(template: str) -> None:
+    config = build_config({"journal": {"path": template}})
     with pytest.raises(ConfigurationError, match="bad path template"):
         _ = config.journal_path
 
