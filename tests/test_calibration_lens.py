@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -87,3 +89,21 @@ def test_cli_refuses_a_limit_of_nan_in_one_line(
         err = capsys.readouterr().err
         assert err.count("\n") == 1, err
     assert not (tmp_path / "p").exists()
+
+
+def test_a_missing_or_undecodable_image_is_one_line_from_the_installed_command(
+    tmp_path: Path,
+) -> None:
+    # OpenCV printed its own warning for a missing file, so the user saw two lines.
+    studio = str(Path(sys.executable).parent / "studio")
+    junk = tmp_path / "junk.png"
+    junk.write_bytes(b"\x89PNG not really")
+    for image, reason in ((tmp_path / "missing.png", "no such file"), (junk, "decode")):
+        for argv in (
+            ["calibrate", "lens", str(image), "--profile", str(tmp_path / "p")],
+            ["calibrate", "table", "--image", str(image), "--game", "caribbean-stud",
+             "--profile", str(tmp_path / "p")],
+        ):  # fmt: skip
+            done = subprocess.run([studio, *argv], capture_output=True, text=True, check=False)
+            assert done.returncode == 2
+            assert done.stderr.count("\n") == 1 and reason in done.stderr, done.stderr

@@ -30,6 +30,7 @@ from calibration.table import (
 from calibration.zones import draw_zones, layout_zones
 from drivers.camera.classify import IndexClassifier
 from drivers.camera.recognizer import corner_window
+from studio.commands.images import read_image
 from studio.errors import InputError
 from studio.games import get_rules
 from studio.runtime.camera import position_rows
@@ -112,9 +113,7 @@ def _encode_overlay(path: Path, picture: cv2.typing.MatLike) -> bytes:
 
 def run_table(args: argparse.Namespace) -> int:
     """Fit the homography (ArUco or --points), place the game's zones, save, draw the overlay."""
-    frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
-    if frame is None:
-        raise InputError(f"cannot read image {args.image}")
+    frame = read_image(args.image)
     rules = get_rules(args.game)
     size = (int(frame.shape[1]), int(frame.shape[0]))
     if args.points:
@@ -157,10 +156,7 @@ def run_lens(args: argparse.Namespace) -> int:
         raise InputError(f"--pattern must be COLSxROWS, got {args.pattern!r}") from err
     images = []
     for path in args.images:
-        image = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-        if image is None:
-            raise InputError(f"cannot read image {path}")
-        images.append(image)
+        images.append(read_image(path, cv2.IMREAD_GRAYSCALE))
     lens = calibrate_lens(images, (cols, rows), args.square_mm, args.max_error)
     profile, templates = load_or_new(args.profile)
     save_profile(args.profile, profile.model_copy(update={"lens": lens}), templates)
