@@ -101,3 +101,22 @@ def test_a_bad_endpoint_or_timeout_is_one_line(
         assert main(["proxy", "--frontend", "tcp://127.0.0.1:0", *proxy]) == 2
         out, err = capsys.readouterr()
         assert err.count("\n") == 1 and proxy[1] in err, err
+
+
+def test_a_damaged_key_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A key of the wrong length loaded fine and failed at setsockopt: a ZMQError traceback.
+    folder = ["--dir", str(tmp_path)]
+    assert main(["keys", "new", "table", "--server", *folder]) == 0
+    assert main(["keys", "new", "alice", "--role", "shift_manager", *folder]) == 0
+    good = (tmp_path / "alice.key_secret").read_text(encoding="utf-8")
+    damaged = tmp_path / "damaged.key_secret"
+    damaged.write_text(good.replace('public-key = "', 'public-key = "!!', 1), encoding="utf-8")
+    capsys.readouterr()
+    server = ["--server-key", str(tmp_path / "table.key")]
+    for argv in (
+        ["--key", str(damaged), *server],
+        ["--key", str(tmp_path / "alice.key_secret"), "--server-key", str(damaged)],
+    ):
+        assert main(["command", "call_manager", *argv, "--endpoint", "tcp://127.0.0.1:9"]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "damaged" in err, err

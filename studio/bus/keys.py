@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -85,6 +86,13 @@ class KeyPair:
             public, secret = zmq.auth.load_certificate(os.fspath(path))
         except (OSError, ValueError) as err:
             raise KeyFileError(f"cannot load the key file {os.fspath(path)!r}: {err}") from err
+        # A damaged key would otherwise pass here and fail later as a bare ZMQError (EINVAL)
+        # when a socket is given it.
+        for half in (public, secret):
+            if half is not None and not re.fullmatch(_Z85_KEY, half.decode("latin-1")):
+                raise KeyFileError(
+                    f"the key file {os.fspath(path)!r} is damaged: a key is 40 z85 characters"
+                )
         return cls(public, secret)
 
     def require_secret(self) -> bytes:
