@@ -109,6 +109,13 @@ def test_replay_serves_by_role_and_refuses_strangers(keys: Keys) -> None:
                 raw.send(junk)
                 assert raw.poll(3000)
                 assert json.loads(raw.recv_multipart()[0])["status"] == "error"
+            # true is no sequence number (it was read as 1); 2**64 reached SQLite and came back
+            # as the source's OverflowError, with a traceback in the table's log.
+            for start in (b"true", str(2**64).encode()):
+                raw.send(b'{"op": "events", "from": ' + start + b"}")
+                assert raw.poll(3000)
+                reply = json.loads(raw.recv_multipart()[0])
+                assert (reply["status"], reply["reason"]) == ("error", "unknown request"), start
         finally:
             raw.close()
             ctx.term()

@@ -43,6 +43,9 @@ REPLAY_DOMAIN = "replay"
 MAX_REQUEST_BYTES = 1024
 """Requests are a few dozen bytes; anything larger is refused unread."""
 
+MAX_SEQ = 2**63 - 1
+"""The largest sequence number a request may name (SQLite's largest integer)."""
+
 
 class EventSource(Protocol):
     """Where the replay service reads stored events: the journal in production.
@@ -172,7 +175,8 @@ class ReplayService(RouterService):
             self._reply(route, {"id": rid, "status": "ok", "snapshot": snap})
             return
         start, audience = data.get("from"), data.get("audience", "public")
-        if op != "events" or not isinstance(start, int) or start < 1:
+        # bool is an int in Python, and SQLite's integers stop at MAX_SEQ.
+        if op != "events" or type(start) is not int or not 1 <= start <= MAX_SEQ:
             self._reply(route, {"id": rid, "status": "error", "reason": "unknown request"})
             return
         if audience not in ("public", "restricted") or (

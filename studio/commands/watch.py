@@ -28,13 +28,11 @@ from studio.bus import KeyPair, ReplayTarget, Subscriber
 from studio.bus import defaults as bus
 from studio.bus.endpoints import connect
 from studio.bus.keys import RESTRICTED_READERS, AllowList
+from studio.bus.replay import MAX_SEQ
 from studio.bus.security import secure_client
 from studio.bus.wire import parse_frames, topic_prefix
 from studio.errors import BusError, BusTimeoutError, InputError, KeyFileError
 from studio.runtime import find_table
-
-MAX_SEQ = 2**63 - 1
-"""The largest sequence number (SQLite's largest integer)."""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
