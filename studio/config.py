@@ -261,9 +261,12 @@ def build_config(data: dict[str, Any]) -> RuntimeConfig:
         return RuntimeConfig.model_validate(merged)
     except ValidationError as err:
         first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "config"
+        where = ".".join(str(p) for p in first["loc"])
+        # A check of ours (a ValueError) reads best as its own words, without pydantic's prefix.
+        cause = first.get("ctx", {}).get("error") if first["type"] == "value_error" else None
+        message = str(cause) if cause is not None else first["msg"]
         raise ConfigurationError(
-            f"config {where}: {first['msg']} ({err.error_count()} error(s))"
+            f"config{' ' + where if where else ''}: {message} ({err.error_count()} error(s))"
         ) from err
 
 

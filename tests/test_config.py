@@ -146,3 +146,10 @@ def test_run_prints_the_defaults_and_refuses_bad_options(
     assert main(["run", "--config", str(bad)]) == 2
     assert "config shoe.speed" in capsys.readouterr().err
     assert main(["run", "--rounds", "0"]) == 2
+
+
+def test_a_check_across_sections_reads_as_its_own_words() -> None:
+    # It read "config config: Value error, camera.backend = ...".
+    with pytest.raises(ConfigurationError) as info:
+        build_config({"shoe": {"backend": "serial", "url": "/dev/ttyUSB0"}})
+    assert str(info.value).startswith('config: camera.backend = "synthetic" shows the felt')
