@@ -45,6 +45,8 @@ def _one_line_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
         ("journal", "path", "{tmp}/plain-file/t.journal", "plain-file"),
         # libzmq would take port 99999 as 34463 (modulo 65536): the table would serve elsewhere.
         ("bus", "public", "tcp://127.0.0.1:99999", "99999"),
+        # The ipc path's lock file could not be made: a FileNotFoundError traceback.
+        ("bus", "public", "ipc://{tmp}/no-such-dir/public", "no-such-dir"),
     ],
 )
 def test_a_table_that_cannot_start_says_why_in_one_line(

@@ -44,13 +44,19 @@ class ExclusiveBind(Closing):
     """The right to bind one endpoint, held until `close()` (idempotent; context manager)."""
 
     def __init__(self, endpoint: str) -> None:
-        """Claim `endpoint`; raises EndpointInUseError if another binder holds or listens on it."""
+        """Claim `endpoint`; raises EndpointInUseError if another binder holds or listens on it.
+
+        Raises BusError when the lock file of an `ipc://` path cannot be made.
+        """
         self.endpoint = endpoint
         self._lock_fd: int | None = None
         path = _ipc_path(endpoint)
         if path is None:
             return
-        fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as err:  # no such directory, or not ours to write
+            raise BusError(f"cannot bind {endpoint}: {err.strerror}") from err
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as err:
