@@ -90,6 +90,7 @@ def test_a_bad_endpoint_or_timeout_is_one_line(
         ["--endpoint", "nonsense"],
         # libzmq would read port 99999 as 34463 and talk to whatever listens there.
         ["--endpoint", "tcp://127.0.0.1:99999"],
+        ["--endpoint", "tcp://127.0.0.1:\u00b2"],  # isdigit() but not int()
         ["--timeout", "nan"],
         ["--timeout", "-1"],  # zmq would wait forever
         ["--timeout", "1e12"],

@@ -154,6 +154,7 @@ def test_numbers_that_cannot_be_waited_for_or_bound_are_one_line(tmp_path: Path)
     pty = ["--protocol", "framed", "--pty", str(tmp_path / "s")]
     for args in (
         ["simulate", "--protocol", "framed", "--listen", "127.0.0.1:99999"],
+        ["simulate", "--protocol", "framed", "--listen", "127.0.0.1:\u00b2"],
         ["simulate", *pty, "--interval-ms", "nan"],
         ["monitor", "loop://", "--protocol", "framed", "--timeout", "nan"],
         ["enroll", "loop://", "--out", str(tmp_path / "d.json"), "--deck-id", "d",

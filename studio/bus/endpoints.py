@@ -84,7 +84,7 @@ def check_endpoint(endpoint: str) -> None:
     """
     if endpoint.startswith("tcp://"):
         port = endpoint.rpartition(":")[2]
-        if port.isdigit() and int(port) > 65535:
+        if port.isascii() and port.isdigit() and int(port) > 65535:
             raise BusError(f"bad endpoint {endpoint}: a TCP port is 0 to 65535")
 
 
