@@ -163,3 +163,9 @@ def test_numbers_that_cannot_be_waited_for_or_bound_are_one_line(tmp_path: Path)
         done = _run(*args, timeout=30)
         assert done.returncode == 2, (args, done.stderr)
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_enroll_checks_where_it_will_write_before_reading_a_deck(tmp_path: Path) -> None:
+    out = tmp_path / "no-such-dir" / "deck.json"
+    done = _run("enroll", "loop://", "--out", str(out), "--deck-id", "d", "--timeout", "0.5")
+    assert done.returncode == 2 and "no-such-dir" in done.stderr, done.stderr

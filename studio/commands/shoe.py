@@ -226,6 +226,9 @@ def run_enroll(args: argparse.Namespace) -> int:
     if order is not None and len(order) != len(DECK):
         raise StudioError(f"--order names {len(order)} cards, a deck has {len(DECK)}")
     _check_timeout(args)
+    if not args.out.parent.is_dir():
+        # Found out only after a dealer has run 52 cards through the shoe, it costs a deck.
+        raise StudioError(f"--out {args.out}: no directory {args.out.parent}")
     tags: dict[str, Card] = {}
     deadline = time.monotonic() + args.timeout
     try:
