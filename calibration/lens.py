@@ -54,8 +54,17 @@ def calibrate_lens(
     """Fit intrinsics and distortion to the chessboards in `images` (all the same size).
 
     Raises `LensCalibrationError` when fewer than three images show the whole board, sizes
-    differ, or the RMS reprojection error exceeds `max_rms`.
+    differ, the RMS reprojection error exceeds `max_rms`, or the pattern, square size or limit
+    cannot work (OpenCV needs at least 3x3 inner corners; a limit of nan is never exceeded).
     """
+    if min(pattern) < 3:
+        raise LensCalibrationError(
+            f"the pattern needs at least 3x3 inner corners, got {pattern[0]}x{pattern[1]}"
+        )
+    if not (np.isfinite(square_mm) and square_mm > 0):
+        raise LensCalibrationError(f"the square size must be above 0 mm, got {square_mm}")
+    if not (np.isfinite(max_rms) and max_rms > 0):
+        raise LensCalibrationError(f"the reprojection limit must be above 0 px, got {max_rms}")
     if not images:
         raise LensCalibrationError("no chessboard images given")
     h, w = images[0].shape[:2]

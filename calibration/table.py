@@ -49,6 +49,9 @@ def _fit(
 ) -> TableCalibration:
     if len(image_pts) < 4:
         raise TableCalibrationError(f"need at least 4 points, got {len(image_pts)}")
+    if not (np.isfinite(image_pts).all() and np.isfinite(table_pts).all()):
+        # A nan passes the degeneracy test below (nan < 1e-12 is false) and poisons the profile.
+        raise TableCalibrationError("the points must be finite numbers")
     h, _ = cv2.findHomography(image_pts.astype(np.float64), table_pts.astype(np.float64), 0)
     if h is None or abs(float(np.linalg.det(h))) < 1e-12:
         raise TableCalibrationError("the points are degenerate (three or more on one line?)")

@@ -17,6 +17,7 @@ may use `{data}` (the data directory), `{table}` (the table id) and `{game}`. Er
 from __future__ import annotations
 
 import os
+import string
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -221,13 +222,17 @@ class RuntimeConfig(_Section):
     def expand(self, template: str) -> Path:
         """`template` with `{data}`, `{table}` and `{game}` filled in, as a path.
 
-        Raises `ConfigurationError` for another placeholder.
+        Raises `ConfigurationError` for another placeholder, or one with an attribute, index,
+        conversion or format spec (`str.format` would reach into the values or fail on them).
         """
+        values = {"data": str(data_dir()), "table": self.table.table, "game": self.table.game}
         try:
-            filled = template.format(data=data_dir(), table=self.table.table, game=self.table.game)
-        except (KeyError, IndexError, ValueError) as err:
+            for _, field, spec, conversion in string.Formatter().parse(template):
+                if field is not None and (field not in values or spec or conversion):
+                    raise ValueError("the only placeholders are plain {data}, {table} and {game}")
+        except ValueError as err:
             raise ConfigurationError(f"bad path template {template!r}: {err}") from err
-        return Path(filled).expanduser()
+        return Path(template.format(**values)).expanduser()
 
     @property
     def journal_path(self) -> Path:
@@ -265,9 +270,12 @@ def build_config(data: dict[str, Any]) -> RuntimeConfig:
         return RuntimeConfig.model_validate(merged)
     except ValidationError as err:
         first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "config"
+        where = ".".join(str(p) for p in first["loc"])
+        # A check of ours (a ValueError) reads best as its own words, without pydantic's prefix.
+        cause = first.get("ctx", {}).get("error") if first["type"] == "value_error" else None
+        message = str(cause) if cause is not None else first["msg"]
         raise ConfigurationError(
-            f"config {where}: {first['msg']} ({err.error_count()} error(s))"
+            f"config{' ' + where if where else ''}: {message} ({err.error_count()} error(s))"
         ) from err
 
 

@@ -109,6 +109,13 @@ def test_replay_serves_by_role_and_refuses_strangers(keys: Keys) -> None:
                 raw.send(junk)
                 assert raw.poll(3000)
                 assert json.loads(raw.recv_multipart()[0])["status"] == "error"
+            # true is no sequence number (it was read as 1); 2**64 reached SQLite and came back
+            # as the source's OverflowError, with a traceback in the table's log.
+            for start in (b"true", str(2**64).encode()):
+                raw.send(b'{"op": "events", "from": ' + start + b"}")
+                assert raw.poll(3000)
+                reply = json.loads(raw.recv_multipart()[0])
+                assert (reply["status"], reply["reason"]) == ("error", "unknown request"), start
         finally:
             raw.close()
             ctx.term()
@@ -255,6 +262,22 @@ def test_an_unreadable_allow_list_refuses_every_key(keys: Keys) -> None:
         AllowList(keys.allow_list_path)
     with pytest.raises(KeyFileError):
         ServerSecurity(keys.clients["settlement"].__class__(public, None), allow)
+
+
+def test_an_allow_list_that_is_not_utf8_refuses_every_key_until_repaired(
+    keys: Keys, channel: tuple[CommandChannel, Controller]
+) -> None:
+    # An editor saving in Latin-1 must not kill the handshake handler: that left every later
+    # handshake unanswered, even after the file was repaired, and the table unable to stop.
+    chan, controller = channel
+    good = keys.allow_list_path.read_bytes()
+    keys.allow_list_path.write_bytes(good.replace(b'"shift_manager"', b'"shift_manager\xe9"', 1))
+    with _client(chan, keys, "shift_manager", timeout=0.5) as late, pytest.raises(BusTimeoutError):
+        late.send("resume")
+    keys.allow_list_path.write_bytes(good)
+    with _client(chan, keys, "shift_manager") as manager:
+        assert manager.send("resume").status == "accepted"
+    assert [r.action for r in controller.handled] == ["resume"]
 
 
 def test_the_channel_and_the_controller_agree_on_who_may_do_what() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -58,3 +60,50 @@ def test_cli_writes_the_lens_into_the_profile(tmp_path: Path) -> None:
     assert main(["calibrate", "lens", *paths, "--profile", str(tmp_path / "p")]) == 0
     lens = load_profile(tmp_path / "p")[0].lens
     assert lens is not None and lens.images_used == 5
+
+
+@pytest.mark.parametrize(
+    ("pattern", "square_mm", "max_rms", "named"),
+    [
+        ((2, 2), 25.0, 0.5, "pattern"),  # OpenCV's own check was a cv2.error traceback
+        ((9, 6), 25.0, float("nan"), "limit"),  # nan was never exceeded: any fit passed
+        ((9, 6), 25.0, -1.0, "limit"),
+        ((9, 6), float("nan"), 0.5, "square"),
+        ((9, 6), 0.0, 0.5, "square"),
+    ],
+)
+def test_a_pattern_square_or_limit_that_cannot_work_is_refused(
+    pattern: tuple[int, int], square_mm: float, max_rms: float, named: str
+) -> None:
+    with pytest.raises(LensCalibrationError, match=named):
+        calibrate_lens(list(_views()[:3]), pattern, square_mm, max_rms)
+
+
+def test_cli_refuses_a_limit_of_nan_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "board.png"
+    cv2.imwrite(str(path), _views()[0])
+    for extra in (["--max-error", "nan"], ["--pattern", "0x0"]):
+        assert main(["calibrate", "lens", str(path), "--profile", str(tmp_path / "p"), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_missing_or_undecodable_image_is_one_line_from_the_installed_command(
+    tmp_path: Path,
+) -> None:
+    # OpenCV printed its own warning for a missing file, so the user saw two lines.
+    studio = str(Path(sys.executable).parent / "studio")
+    junk = tmp_path / "junk.png"
+    junk.write_bytes(b"\x89PNG not really")
+    for image, reason in ((tmp_path / "missing.png", "no such file"), (junk, "decode")):
+        for argv in (
+            ["calibrate", "lens", str(image), "--profile", str(tmp_path / "p")],
+            ["calibrate", "table", "--image", str(image), "--game", "caribbean-stud",
+             "--profile", str(tmp_path / "p")],
+        ):  # fmt: skip
+            done = subprocess.run([studio, *argv], capture_output=True, text=True, check=False)
+            assert done.returncode == 2
+            assert done.stderr.count("\n") == 1 and reason in done.stderr, done.stderr

@@ -104,3 +104,31 @@ def test_cards_are_assigned_to_their_zones() -> None:
     assert sorted(r.zone or "" for r in readings) == sorted(codes)
     assert all(r.code in (None, codes[r.zone or ""]) for r in readings)
     assert sum(r.code is not None for r in readings) >= 3
+
+
+def test_points_that_are_not_numbers_are_refused() -> None:
+    # A nan slipped past the degeneracy test (nan < 1e-12 is false) and was saved as the table.
+    square = [(0.0, 0.0), (100.0, 0.0), (100.0, 100.0), (0.0, 100.0)]
+    nan = float("nan")
+    with pytest.raises(TableCalibrationError):
+        homography_from_points([(nan, 0.0), *square[1:]], layout_corners(900, 600), (10, 10))
+    with pytest.raises(TableCalibrationError):
+        homography_from_points(square, layout_corners(nan, nan), (10, 10))
+
+
+def test_cli_leaves_the_profile_alone_when_it_cannot_calibrate_or_draw(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), np.full((480, 640, 3), 60, np.uint8))
+    args = ["calibrate", "table", "--image", str(image), "--game", "caribbean-stud",
+            "--profile", str(tmp_path / "p"), "--points", "0,0 100,0 100,100 0,100"]  # fmt: skip
+    for extra in (
+        ["--layout-mm", "nanxnan"],
+        ["--overlay", str(tmp_path / "no-such-dir" / "zones.png")],  # exit 0, no picture
+        ["--overlay", str(tmp_path / "zones.txt")],  # a cv2.error traceback
+    ):
+        assert main([*args, *extra]) == 2, extra
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
+        assert not (tmp_path / "p").exists()

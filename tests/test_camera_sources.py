@@ -93,3 +93,11 @@ def test_synthetic_source_numbers_frames_and_closes_idempotently() -> None:
     source.close()
     with pytest.raises(CameraConnectionError):
         source.read()
+
+
+@pytest.mark.parametrize("url", ["device:abc", "device:-1", "device:\u00b2", f"device:{2**64}"])
+def test_a_device_index_that_is_no_camera_number_is_a_configuration_error(url: str) -> None:
+    # A superscript digit passed isdigit() and failed int(); 2**64 overflowed VideoCapture:
+    # both were tracebacks from `studio run`.
+    with pytest.raises(RecognizerConfigurationError, match="device index"):
+        open_source(url)

@@ -115,8 +115,21 @@ def test_unreadable_or_malformed_files_are_configuration_errors(tmp_path: Path) 
         load_config(bad)
 
 
-def test_a_bad_path_template_is_a_configuration_error() -> None:
-    config = build_config({"journal": {"path": "{home}/j.journal"}})
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{home}/j.journal",
+        # An attribute, a format spec or a conversion was a traceback, or (!r) a quoted
+        # directory the operator never meant.
+        "{data.parent}/j.journal",
+        "{data.x}/j.journal",
+        "{data:>9}/j.journal",
+        "{table!r}/j.journal",
+        "{data[0]}/j.journal",
+    ],
+)
+def test_a_bad_path_template_is_a_configuration_error(template: str) -> None:
+    config = build_config({"journal": {"path": template}})
     with pytest.raises(ConfigurationError, match="bad path template"):
         _ = config.journal_path
 
@@ -133,3 +146,10 @@ def test_run_prints_the_defaults_and_refuses_bad_options(
     assert main(["run", "--config", str(bad)]) == 2
     assert "config shoe.speed" in capsys.readouterr().err
     assert main(["run", "--rounds", "0"]) == 2
+
+
+def test_a_check_across_sections_reads_as_its_own_words() -> None:
+    # It read "config config: Value error, camera.backend = ...".
+    with pytest.raises(ConfigurationError) as info:
+        build_config({"shoe": {"backend": "serial", "url": "/dev/ttyUSB0"}})
+    assert str(info.value).startswith('config: camera.backend = "synthetic" shows the felt')

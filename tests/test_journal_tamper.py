@@ -232,3 +232,35 @@ def test_a_journal_of_the_old_format_is_refused(tmp_path: Path) -> None:
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     db.close()
     assert tables == {"meta"}, "refusing an old journal must not touch it"
+
+
+def test_a_body_that_is_not_utf8_is_named_as_the_bad_record(
+    journal_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The read used to fail as a whole (exit 2, "cannot read"), naming no record.
+    event = _a_batch(journal_path)[0]
+    _sql(journal_path, "UPDATE records SET body = CAST(X'7BFF7D' AS TEXT) WHERE id = ?", event.id)
+    assert main(["journal", "verify", str(journal_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"record {event.id} " in out and "does not match its hash" in out
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'replace(body, \'"card":"\', \'"card":"K\')',  # a forged card, valid JSON
+        "'not json'",
+        "CAST(X'7BFF7D' AS TEXT)",
+    ],
+    ids=["forged-card", "not-json", "not-utf8"],
+)
+def test_recall_refuses_an_edited_event_instead_of_showing_it(
+    journal_path: Path, body: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dealt = next(r for r in _records(journal_path) if r.kind == "event" and '"card":"' in r.body)
+    _sql(journal_path, f"UPDATE records SET body = {body} WHERE id = ?", dealt.id)
+    argv = ["recall", "--journal", str(journal_path), str(dealt.game_number)]
+    assert main([*argv, "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert f"record {dealt.id}" in err and "journal verify" in err

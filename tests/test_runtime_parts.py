@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import queue
 import time
@@ -157,3 +158,34 @@ def test_the_shoe_resumes_after_the_last_card_frame_in_the_journal(tmp_path: Pat
         barcode = CardDrawn(ts=ts, card="KD", raw=b"KD".hex()).model_dump(mode="json")
         journal.append_input(barcode)
         assert resume_point(journal) is None
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"\xa3 not UTF-8", b'{"table": "T01"}', b"[1, 2]", b"{not json"],
+)
+def test_a_damaged_run_file_is_one_line_saying_what_to_do(
+    content: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It was a UnicodeDecodeError text or pydantic's multi-line report with its URL.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    (tmp_path / "studio" / "run").mkdir(parents=True)
+    (tmp_path / "studio" / "run" / "T01.json").write_bytes(content)
+    with pytest.raises(ConfigurationError) as info:
+        find_table(None)
+    assert "\n" not in str(info.value) and "remove it if no table runs there" in str(info.value)
+
+
+def test_a_run_file_with_a_pid_that_names_no_one_process_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pid 0 or -1 made os.kill check a whole group (always "alive"); 2**40 overflowed it.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    fields = {k: "x" for k in ("public", "restricted", "replay", "commands", "journal")}
+    good = RunFile(table="T01", game="g", pid=os.getpid(), server_key="k", keys_dir="d", **fields)
+    path = write_run_file(good)
+    for pid in (0, -1, 2**40):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        path.write_text(json.dumps({**data, "pid": pid}), encoding="utf-8")
+        with pytest.raises(ConfigurationError, match="pid"):
+            find_table("T01")

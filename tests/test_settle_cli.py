@@ -156,3 +156,23 @@ def test_the_installed_command(tmp_path: Path) -> None:
     done = subprocess.run([str(studio), *CS, "--json"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["total_returned"] == 5045
+
+
+def test_batch_line_that_is_not_utf8_is_that_lines_error(tmp_path: Path) -> None:
+    request = json.dumps({
+        "game": "caribbean-stud", "player": "AS KS QS JS TS", "dealer": "2C 3D 4H 5S 7C",
+        "bets": {"ante": 10}, "decisions": ["call"],
+    }).encode()  # fmt: skip
+    data = request + b"\n" + b'{"game": "caribbean-stud\xe9"}\n' + request + b"\n"
+    path = tmp_path / "requests.jsonl"
+    path.write_bytes(data)
+    studio = str(Path(sys.executable).parent / "studio")
+    for argv, stdin in (([str(path)], None), (["-"], data)):
+        done = subprocess.run(
+            [studio, "settle", "--batch", *argv], input=stdin, capture_output=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        results = [json.loads(line) for line in done.stdout.splitlines()]
+        assert len(results) == 3
+        assert results[1]["line"] == 2 and "UTF-8" in results[1]["error"]
+        assert results[0] == results[2] and results[0]["total_returned"] > 0

@@ -147,3 +147,25 @@ def test_barcode_listener_waits_for_its_host(
     assert sim.wait(30) == 0
     cards = [json.loads(line)["card"] for line in mon.stdout.splitlines() if '"card"' in line]
     assert cards == [json.loads(line)["card"] for line in log.read_text().splitlines()]
+
+
+def test_numbers_that_cannot_be_waited_for_or_bound_are_one_line(tmp_path: Path) -> None:
+    # Each was a traceback (select refuses nan; bind refuses port 99999) or waited forever.
+    pty = ["--protocol", "framed", "--pty", str(tmp_path / "s")]
+    for args in (
+        ["simulate", "--protocol", "framed", "--listen", "127.0.0.1:99999"],
+        ["simulate", "--protocol", "framed", "--listen", "127.0.0.1:\u00b2"],
+        ["simulate", *pty, "--interval-ms", "nan"],
+        ["monitor", "loop://", "--protocol", "framed", "--timeout", "nan"],
+        ["enroll", "loop://", "--out", str(tmp_path / "d.json"), "--deck-id", "d",
+         "--timeout", "nan"],
+    ):  # fmt: skip
+        done = _run(*args, timeout=30)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_enroll_checks_where_it_will_write_before_reading_a_deck(tmp_path: Path) -> None:
+    out = tmp_path / "no-such-dir" / "deck.json"
+    done = _run("enroll", "loop://", "--out", str(out), "--deck-id", "d", "--timeout", "0.5")
+    assert done.returncode == 2 and "no-such-dir" in done.stderr, done.stderr

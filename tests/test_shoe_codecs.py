@@ -250,3 +250,26 @@ def test_card_frame_with_bytes_replaced_or_inserted_never_yields_a_card(
     assert all(frame == _card_frame(card) for frame in decoded)
     if mangled != wire:
         assert decoded == [] or wire in mangled
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # One tag under two spellings: the last silently won, the other card was lost.
+        '{"schema_version": 1, "deck_id": "d", "tags": {"e0a1": "AS", "E0A1": "KD"}}',
+        # The same key twice in the JSON object: the same, one level down.
+        '{"schema_version": 1, "deck_id": "d", "tags": {"E0A1": "AS", "E0A1": "KD"}}',
+    ],
+)
+def test_a_registration_naming_one_tag_twice_is_refused(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "deck.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DriverConfigurationError, match="E0A1"):
+        DeckRegistration.load(path)
+
+
+def test_a_barcode_table_naming_one_code_twice_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text('{"schema_version": 1, "codes": {"X1": "AS", "X1": "KD"}}', encoding="utf-8")
+    with pytest.raises(DriverConfigurationError, match="X1"):
+        BarcodeTable.load(path)

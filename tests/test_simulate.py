@@ -249,6 +249,9 @@ def test_the_command_refuses_bad_arguments(
     base = ["simulate", "--rounds", "1", "--seed", "1", "--journal", str(tmp_path / "j")]
     assert main([*base, "--game", "ultimate-holdem", "--procedure", "late"]) == 2
     assert "procedure" in capsys.readouterr().err
+    assert main([*base, "--game", "caribbean-stud", "--variant", "vegas"]) == 2
+    # Pydantic's "Value error, " prefix is no part of the reason.
+    assert capsys.readouterr().err.startswith("studio simulate: unknown variant 'vegas'")
     with pytest.raises(SystemExit):
         main([*base, "--game", "ultimate-holdem", "--faults", "warp=1"])
     assert "bad fault" in capsys.readouterr().err

@@ -247,7 +247,8 @@ def _synthetic(url: str, stall_seconds: float) -> FrameSource:
 
 def _device(url: str, stall_seconds: float) -> FrameSource:
     index = url.split(":", 1)[1]
-    if not index.isdigit():
+    # isdigit() alone admits digits int() refuses (superscripts); VideoCapture takes a C int.
+    if not (index.isascii() and index.isdigit()) or int(index) > 2**31 - 1:
         raise RecognizerConfigurationError(f"device index must be a number in {url!r}")
     return CaptureSource(int(index), stall_seconds=stall_seconds)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
@@ -69,8 +69,8 @@ class BarcodeTable:
     def load(cls, path: Path) -> BarcodeTable:
         """Read a JSON barcode table; raise `DriverConfigurationError` naming what is wrong."""
         try:
-            model = _BarcodeFile.model_validate_json(path.read_bytes())
-        except (OSError, ValidationError) as err:
+            model = _BarcodeFile.model_validate(_read_json(path))
+        except (OSError, ValueError) as err:
             raise DriverConfigurationError(f"barcode table {path}: {_one_line(err)}") from err
         return cls(str(path), model.codes)
 
@@ -131,7 +131,12 @@ class DeckRegistration(BaseModel):
     def _parse_tags(cls, value: object) -> dict[str, Card]:
         if not isinstance(value, dict):
             raise ValueError("tags must be an object of tag id -> card code")
-        tags = {str(k).upper(): _card(v) for k, v in value.items()}
+        tags: dict[str, Card] = {}
+        for key, card in value.items():
+            tag = str(key).upper()
+            if tag in tags:
+                raise ValueError(f"tag {tag} is listed twice")
+            tags[tag] = _card(card)
         if len(set(tags.values())) != len(tags):
             raise ValueError("a card is registered under two tags")
         return tags
@@ -160,9 +165,27 @@ class DeckRegistration(BaseModel):
     def load(cls, path: Path) -> DeckRegistration:
         """Read a registration file; raise `DriverConfigurationError` naming what is wrong."""
         try:
-            return cls.model_validate_json(path.read_bytes())
-        except (OSError, ValidationError) as err:
+            return cls.model_validate(_read_json(path))
+        except (OSError, ValueError) as err:
             raise DriverConfigurationError(f"deck registration {path}: {_one_line(err)}") from err
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON in `path`; raises ValueError for a key given twice in one object.
+
+    Parsers keep the last of two equal keys: a code or tag listed twice would silently mean
+    the second card, and the first card would be lost.
+    """
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, item in pairs:
+            if key in seen:
+                raise ValueError(f"{key!r} is listed twice")
+            seen[key] = item
+        return seen
+
+    return json.loads(path.read_bytes(), object_pairs_hook=unique)
 
 
 def _one_line(err: Exception) -> str:

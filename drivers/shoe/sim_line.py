@@ -259,8 +259,8 @@ def line_for_config(spec: str) -> SimLine:
         return PtyLine(Path(rest))
     if kind == "tcp":
         host, _, port = rest.rpartition(":")
-        if host and port.isdigit():
+        if host and port.isascii() and port.isdigit() and int(port) <= 0xFFFF:
             return TcpLine(host, int(port))
     raise DriverConfigurationError(
-        f"unknown simulator line {spec!r} (expected pty:PATH or tcp:HOST:PORT)"
+        f"unknown simulator line {spec!r} (expected pty:PATH or tcp:HOST:PORT, port 0-65535)"
     )

@@ -30,7 +30,7 @@ from uuid import uuid4
 import zmq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from studio.bus.endpoints import ExclusiveBind, bind
+from studio.bus.endpoints import ExclusiveBind, bind, connect
 from studio.bus.keys import KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
 from studio.bus.service import RouterService
@@ -249,8 +249,12 @@ class CommandClient(Closing):
         self._prefix = uuid4().hex[:8]
         self._sock = self._ctx.socket(zmq.DEALER)
         self._sock.setsockopt(zmq.LINGER, 0)
-        secure_client(self._sock, client_keys, server_key)
-        self._sock.connect(endpoint)
+        try:
+            secure_client(self._sock, client_keys, server_key)
+            connect(self._sock, endpoint)
+        except BaseException:
+            self.close()
+            raise
 
     def send_raw(self, payload: bytes) -> dict[str, Any]:
         """Send `payload` as is and return the reply object (for tests and diagnostics).

@@ -44,13 +44,19 @@ class ExclusiveBind(Closing):
     """The right to bind one endpoint, held until `close()` (idempotent; context manager)."""
 
     def __init__(self, endpoint: str) -> None:
-        """Claim `endpoint`; raises EndpointInUseError if another binder holds or listens on it."""
+        """Claim `endpoint`; raises EndpointInUseError if another binder holds or listens on it.
+
+        Raises BusError when the lock file of an `ipc://` path cannot be made.
+        """
         self.endpoint = endpoint
         self._lock_fd: int | None = None
         path = _ipc_path(endpoint)
         if path is None:
             return
-        fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as err:  # no such directory, or not ours to write
+            raise BusError(f"cannot bind {endpoint}: {err.strerror}") from err
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as err:
@@ -71,11 +77,32 @@ class ExclusiveBind(Closing):
             os.close(fd)
 
 
+def check_endpoint(endpoint: str) -> None:
+    """Raise BusError for an endpoint libzmq would silently take as another one.
+
+    libzmq reads a TCP port above 65535 modulo 65536 (`tcp://127.0.0.1:99999` binds 34463).
+    """
+    if endpoint.startswith("tcp://"):
+        port = endpoint.rpartition(":")[2]
+        if port.isascii() and port.isdigit() and int(port) > 65535:
+            raise BusError(f"bad endpoint {endpoint}: a TCP port is 0 to 65535")
+
+
+def connect(socket: zmq.Socket[bytes], endpoint: str) -> None:
+    """Connect `socket` to `endpoint`; raises BusError when the endpoint is malformed."""
+    check_endpoint(endpoint)
+    try:
+        socket.connect(endpoint)
+    except zmq.ZMQError as err:
+        raise BusError(f"cannot connect to {endpoint}: {err}") from err
+
+
 def bind(socket: zmq.Socket[bytes], endpoint: str) -> ExclusiveBind:
     """Bind `socket` to `endpoint` exclusively; return the claim to close after the socket.
 
     Raises EndpointInUseError when the endpoint is taken, BusError when it cannot be bound.
     """
+    check_endpoint(endpoint)
     claim = ExclusiveBind(endpoint)
     try:
         socket.bind(endpoint)

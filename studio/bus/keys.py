@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -85,6 +86,13 @@ class KeyPair:
             public, secret = zmq.auth.load_certificate(os.fspath(path))
         except (OSError, ValueError) as err:
             raise KeyFileError(f"cannot load the key file {os.fspath(path)!r}: {err}") from err
+        # A damaged key would otherwise pass here and fail later as a bare ZMQError (EINVAL)
+        # when a socket is given it.
+        for half in (public, secret):
+            if half is not None and not re.fullmatch(_Z85_KEY, half.decode("latin-1")):
+                raise KeyFileError(
+                    f"the key file {os.fspath(path)!r} is damaged: a key is 40 z85 characters"
+                )
         return cls(public, secret)
 
     def require_secret(self) -> bytes:
@@ -116,10 +124,16 @@ def create_key_files(directory: str | os.PathLike[str], name: str) -> tuple[Path
 def read_allow_list(path: str | os.PathLike[str]) -> AllowListFile:
     """Parse the allow-list file at `path`; raises KeyFileError when unreadable or invalid."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-        content = AllowListFile.model_validate_json(text)
-    except (OSError, ValidationError) as err:
+        # Bytes, not text: pydantic reports a file that is not UTF-8 as invalid JSON, where a
+        # decode error would escape every caller (and kill the ZAP handler's thread).
+        content = AllowListFile.model_validate_json(Path(path).read_bytes())
+    except OSError as err:
         raise KeyFileError(f"cannot read the allow-list {os.fspath(path)!r}: {err}") from err
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        reason = f"{where}: {first['msg']}" if where else first["msg"]
+        raise KeyFileError(f"cannot read the allow-list {os.fspath(path)!r}: {reason}") from err
     names = [k.name for k in content.keys]
     publics = [k.public_key for k in content.keys]
     if len(set(names)) != len(names) or len(set(publics)) != len(publics):

@@ -20,7 +20,7 @@ from itertools import count
 
 import zmq
 
-from studio.bus.endpoints import ExclusiveBind, bind, release
+from studio.bus.endpoints import ExclusiveBind, bind, connect, release
 from studio.bus.keys import RESTRICTED_READERS, AllowedKey, KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, secure_client
 from studio.bus.subscriber import ReplayTarget
@@ -82,7 +82,7 @@ class StreamProxy(Closing):
                     if client_keys is None:
                         raise BusError(f"{upstream.endpoint} needs CURVE: give the proxy a key")
                     secure_client(self._xsub, client_keys, upstream.server_key)
-                self._xsub.connect(upstream.endpoint)
+                connect(self._xsub, upstream.endpoint)
             control = f"inproc://studio-proxy-{next(_ids)}"
             self._control.bind(control)
             self._worker_control.connect(control)

@@ -27,7 +27,7 @@ from uuid import uuid4
 
 import zmq
 
-from studio.bus.endpoints import ExclusiveBind, bind
+from studio.bus.endpoints import ExclusiveBind, bind, connect
 from studio.bus.keys import RESTRICTED_READERS, KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
 from studio.bus.service import RouterService
@@ -42,6 +42,9 @@ REPLAY_DOMAIN = "replay"
 
 MAX_REQUEST_BYTES = 1024
 """Requests are a few dozen bytes; anything larger is refused unread."""
+
+MAX_SEQ = 2**63 - 1
+"""The largest sequence number a request may name (SQLite's largest integer)."""
 
 
 class EventSource(Protocol):
@@ -172,7 +175,8 @@ class ReplayService(RouterService):
             self._reply(route, {"id": rid, "status": "ok", "snapshot": snap})
             return
         start, audience = data.get("from"), data.get("audience", "public")
-        if op != "events" or not isinstance(start, int) or start < 1:
+        # bool is an int in Python, and SQLite's integers stop at MAX_SEQ.
+        if op != "events" or type(start) is not int or not 1 <= start <= MAX_SEQ:
             self._reply(route, {"id": rid, "status": "error", "reason": "unknown request"})
             return
         if audience not in ("public", "restricted") or (
@@ -244,9 +248,13 @@ class ReplayClient(Closing):
         self._prefix = uuid4().hex[:8]
         self._sock = self._ctx.socket(zmq.DEALER)
         self._sock.setsockopt(zmq.LINGER, 0)
-        if client_keys is not None and server_key is not None:
-            secure_client(self._sock, client_keys, server_key)
-        self._sock.connect(endpoint)
+        try:
+            if client_keys is not None and server_key is not None:
+                secure_client(self._sock, client_keys, server_key)
+            connect(self._sock, endpoint)
+        except BaseException:
+            self.close()
+            raise
 
     def _request(self, body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
         rid = f"{self._prefix}-{next(self._ids)}"

@@ -19,6 +19,7 @@ from typing import Literal
 
 import zmq
 
+from studio.bus.endpoints import connect
 from studio.bus.keys import KeyPair
 from studio.bus.replay import ReplayClient
 from studio.bus.security import secure_client
@@ -92,7 +93,7 @@ class Subscriber(Closing):
                     timeout=replay_timeout,
                     context=self._ctx,
                 )
-            self._sock.connect(endpoint)
+            connect(self._sock, endpoint)
             if catch_up_on_start:
                 for table in tables:
                     self._catch_up(table)

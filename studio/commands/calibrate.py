@@ -30,6 +30,7 @@ from calibration.table import (
 from calibration.zones import draw_zones, layout_zones
 from drivers.camera.classify import IndexClassifier
 from drivers.camera.recognizer import corner_window
+from studio.commands.images import read_image
 from studio.config import cache_dir
 from studio.errors import InputError
 from studio.games import get_rules
@@ -100,11 +101,20 @@ def _parse_points(text: str) -> list[tuple[float, float]]:
     return [(p[0], p[1]) for p in pts]
 
 
+def _encode_overlay(path: Path, picture: cv2.typing.MatLike) -> bytes:
+    """`picture` encoded in the format `path`'s extension names; InputError if there is none."""
+    try:
+        ok, data = cv2.imencode(path.suffix, picture)
+    except cv2.error:  # OpenCV raises, rather than returns False, for an unknown extension
+        ok = False
+    if not ok:
+        raise InputError(f"--overlay {path}: name the zone picture .png or .jpg")
+    return bytes(data)
+
+
 def run_table(args: argparse.Namespace) -> int:
     """Fit the homography (ArUco or --points), place the game's zones, save, draw the overlay."""
-    frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
-    if frame is None:
-        raise InputError(f"cannot read image {args.image}")
+    frame = read_image(args.image)
     rules = get_rules(args.game)
     size = (int(frame.shape[1]), int(frame.shape[0]))
     if args.points:
@@ -118,11 +128,20 @@ def run_table(args: argparse.Namespace) -> int:
     zones = layout_zones(position_rows(rules.positions))
     profile, templates = load_or_new(args.profile)
     profile = profile.model_copy(update={"table": table, "zones": zones})
-    save_profile(args.profile, profile, templates)
     geometry = TableGeometry.from_profile(profile)
     assert geometry is not None
-    overlay = args.overlay or args.profile / "zones.png"
-    cv2.imwrite(str(overlay), draw_zones(frame, geometry, zones))
+    overlay: Path = args.overlay or args.profile / "zones.png"
+    picture = _encode_overlay(overlay, draw_zones(frame, geometry, zones))
+    if not overlay.parent.is_dir() and overlay.parent != args.profile:
+        raise InputError(f"--overlay {overlay}: no directory {overlay.parent}")
+    save_profile(args.profile, profile, templates)
+    try:
+        overlay.write_bytes(picture)
+    except OSError as err:
+        raise InputError(
+            f"the table is saved in {args.profile}, but the zone picture {overlay} cannot be "
+            f"written: {err.strerror}"
+        ) from err
     print(
         f"table calibrated by {table.method} (residual {table.residual_mm} mm), "
         f"{len(zones)} zones for {args.game}; check {overlay}"
@@ -138,10 +157,7 @@ def run_lens(args: argparse.Namespace) -> int:
         raise InputError(f"--pattern must be COLSxROWS, got {args.pattern!r}") from err
     images = []
     for path in args.images:
-        image = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-        if image is None:
-            raise InputError(f"cannot read image {path}")
-        images.append(image)
+        images.append(read_image(path, cv2.IMREAD_GRAYSCALE))
     lens = calibrate_lens(images, (cols, rows), args.square_mm, args.max_error)
     profile, templates = load_or_new(args.profile)
     save_profile(args.profile, profile.model_copy(update={"lens": lens}), templates)

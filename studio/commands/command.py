@@ -22,6 +22,9 @@ from studio.messages import CommandName
 
 _ARGUMENTS = ("position", "card", "note")
 
+MAX_TIMEOUT = 86_400.0
+"""The longest `--timeout` in seconds: a day, far inside what zmq's poll can wait."""
+
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add the `command` command to the `studio` parser."""
@@ -64,6 +67,11 @@ def run(args: argparse.Namespace) -> int:
     Raises KeyFileError, InputError or BusError (exit 2) for a bad key, argument or channel.
     """
     arguments = parse_arguments(args.arguments)
+    # zmq waits forever for a negative timeout, and its poll overflows past about 24 days.
+    if not 0 < args.timeout <= MAX_TIMEOUT:
+        raise InputError(
+            f"--timeout must be above 0 and at most {MAX_TIMEOUT:g} s, got {args.timeout}"
+        )
     keys = KeyPair.load(args.key)
     keys.require_secret()
     server = KeyPair.load(args.server_key or keys_dir() / f"{SERVER_KEY_NAME}.key")

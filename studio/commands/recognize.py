@@ -12,11 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import cv2
-
 from calibration.profile import load_profile
 from drivers.camera.recognizer import CardRecognizer
-from studio.errors import InputError
+from studio.commands.images import read_image
 
 
 def register(sub: Any) -> None:
@@ -33,9 +31,7 @@ def run(args: argparse.Namespace) -> int:
     profile, templates = load_profile(args.profile)
     recognizer = CardRecognizer(profile, templates)
     for path in args.images:
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise InputError(f"cannot read image {path}")
+        frame = read_image(path)
         cards = recognizer.recognize(frame)
         if args.json:
             line = {

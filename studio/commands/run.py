@@ -12,6 +12,7 @@ written with other settings or an endpoint in use ends as one line with exit sta
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from studio.config import DEFAULT_TOML, load_config
@@ -43,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.rounds is not None and args.rounds < 1:
         raise ConfigurationError(f"--rounds must be at least 1, got {args.rounds}")
-    if args.duration is not None and args.duration <= 0:
-        raise ConfigurationError(f"--duration must be positive, got {args.duration}")
+    if args.duration is not None and not 0 < args.duration < math.inf:
+        raise ConfigurationError(
+            f"--duration must be a positive number of seconds, got {args.duration}"
+        )
     config = load_config(args.config, game=args.game)
     return run_table(config, rounds=args.rounds, duration=args.duration)

@@ -77,10 +77,11 @@ def run(args: argparse.Namespace) -> int:
         if any(getattr(args, name) is not None for name in single) or args.bet or args.decision:
             raise InputError("--batch reads every request from its file: give no other round")
         if args.batch == "-":
-            run_batch(sys.stdin, sys.stdout)
+            # The bytes, so that a line that is not UTF-8 is that line's error, not the run's end.
+            run_batch(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout)
         else:
             try:
-                with open(args.batch, encoding="utf-8") as lines:
+                with open(args.batch, "rb") as lines:
                     run_batch(lines, sys.stdout)
             except OSError as err:
                 raise InputError(f"cannot read {args.batch}: {err.strerror}") from err
@@ -167,16 +168,21 @@ def _jackpot(request: Mapping[str, Any]) -> JackpotPool | None:
     return JackpotPool(amount, total)
 
 
-def run_batch(lines: Iterable[str], out: TextIO) -> None:
-    """Settle each JSON line of `lines`, writing one JSON result (or error object) per line."""
+def run_batch(lines: Iterable[str | bytes], out: TextIO) -> None:
+    """Settle each JSON line of `lines`, writing one JSON result (or error object) per line.
+
+    Lines may be text or UTF-8 bytes; a line of bytes that is not UTF-8 is a bad line.
+    """
     for number, line in enumerate(lines, start=1):
         try:
-            request = json.loads(line)
+            request = json.loads(line.decode("utf-8") if isinstance(line, bytes) else line)
             if not isinstance(request, dict):
                 raise InputError("a request must be a JSON object")
             result: dict[str, Any] = settle_request(request).to_json()
         except json.JSONDecodeError as err:
             result = {"line": number, "error": f"not JSON: {err.msg}"}
+        except UnicodeDecodeError as err:
+            result = {"line": number, "error": f"not UTF-8: byte {err.start + 1} of the line"}
         except StudioError as err:
             result = {"line": number, "error": str(err)}
         out.write(json.dumps(result) + "\n")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import signal
 import sys
 import time
@@ -103,11 +104,24 @@ def _terminate_politely(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _seconds(value: float) -> bool:
+    """Whether `value` can be waited for: finite and not negative (select refuses nan)."""
+    return math.isfinite(value) and value >= 0
+
+
+def _check_timeout(args: argparse.Namespace) -> None:
+    if args.timeout is not None and not _seconds(args.timeout):
+        # A nan deadline is never reached: the command would wait forever.
+        raise StudioError(f"--timeout must be a number of seconds, got {args.timeout}")
+
+
 def run_simulate(args: argparse.Namespace) -> int:
     """Run the simulator until it has dealt `args.cards`; return 0, or 1 if any was given up."""
     signal.signal(signal.SIGTERM, _terminate_politely)
-    if args.cards < 0 or args.interval_ms < 0 or args.start_delay_ms < 0:
-        raise StudioError("--cards, --interval-ms and --start-delay-ms must not be negative")
+    if args.cards < 0 or not (_seconds(args.interval_ms) and _seconds(args.start_delay_ms)):
+        raise StudioError(
+            "--cards, --interval-ms and --start-delay-ms must be numbers, not negative"
+        )
     try:
         faults = FaultRates.parse(args.faults)
         table = BarcodeTable.from_config(args.barcode_table)
@@ -186,6 +200,7 @@ def _options(args: argparse.Namespace) -> ProtocolOptions:
 def run_monitor(args: argparse.Namespace) -> int:
     """Print deliveries until `args.count` cards were read (0) or `args.timeout` passed (1)."""
     signal.signal(signal.SIGTERM, _terminate_politely)
+    _check_timeout(args)
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
     cards = 0
     try:
@@ -210,6 +225,10 @@ def run_enroll(args: argparse.Namespace) -> int:
     order = parse_cards(args.order) if args.order else None
     if order is not None and len(order) != len(DECK):
         raise StudioError(f"--order names {len(order)} cards, a deck has {len(DECK)}")
+    _check_timeout(args)
+    if not args.out.parent.is_dir():
+        # Found out only after a dealer has run 52 cards through the shoe, it costs a deck.
+        raise StudioError(f"--out {args.out}: no directory {args.out.parent}")
     tags: dict[str, Card] = {}
     deadline = time.monotonic() + args.timeout
     try:

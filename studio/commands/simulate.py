@@ -86,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
             card_source=args.card_source,
         )
     except ValidationError as err:
-        raise ConfigurationError(err.errors()[0]["msg"]) from err
+        first = err.errors()[0]
+        # The settings' own checks read best in their own words, without pydantic's prefix.
+        cause = first.get("ctx", {}).get("error") if first["type"] == "value_error" else None
+        raise ConfigurationError(str(cause) if cause is not None else first["msg"]) from err
     summary = simulate(
         args.journal,
         settings,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -25,7 +26,9 @@ import zmq
 
 from studio.bus import KeyPair, ReplayTarget, Subscriber
 from studio.bus import defaults as bus
+from studio.bus.endpoints import connect
 from studio.bus.keys import RESTRICTED_READERS, AllowList
+from studio.bus.replay import MAX_SEQ
 from studio.bus.security import secure_client
 from studio.bus.wire import parse_frames, topic_prefix
 from studio.errors import BusError, BusTimeoutError, InputError, KeyFileError
@@ -127,7 +130,7 @@ def _present(endpoint: str, table: str, keys: KeyPair, server: bytes | None, tim
         if server is not None:
             secure_client(sock, keys, server)
         sock.setsockopt(zmq.SUBSCRIBE, topic_prefix(table))
-        sock.connect(endpoint)
+        connect(sock, endpoint)
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
             if not sock.poll(int(left * 1000)):
@@ -148,8 +151,16 @@ def _present(endpoint: str, table: str, keys: KeyPair, server: bytes | None, tim
 def run(args: argparse.Namespace) -> int:
     """Follow the stream; print one line (or JSON object) per event; return 0 (1 on --timeout).
 
-    Raises KeyFileError, BusError (exit 2) for a bad key or a table that cannot be reached.
+    Raises KeyFileError, BusError (exit 2) for a bad key or a table that cannot be reached,
+    InputError for an option out of range.
     """
+    if args.timeout is not None and not 0 < args.timeout < math.inf:
+        raise InputError(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    # The top is SQLite's largest integer: the replay service could not look further. A count
+    # of 0 stays allowed: it checks that the table answers, then exits 0.
+    for option, value, low in (("--from", args.start, 1), ("--count", args.count, 0)):
+        if value is not None and not low <= value <= MAX_SEQ:
+            raise InputError(f"{option} must be from {low} to {MAX_SEQ}, got {value}")
     table, endpoints, server_file, folder = _where(args)
     key_file: Path = args.key or folder / "observer.key_secret"
     try:

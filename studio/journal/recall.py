@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from studio.errors import InputError
+from studio.errors import InputError, JournalError
+from studio.journal.chain import Record
 from studio.journal.store import Journal
 
 RecalledRound = dict[str, Any]
@@ -27,11 +28,24 @@ RecalledRound = dict[str, Any]
 
 
 def recall_round(journal: Journal, game_number: str) -> RecalledRound:
-    """The round `game_number`; raises `InputError` when the journal has no such round."""
-    events = [record.data() for record in journal.round_events(game_number)]
+    """The round `game_number`; raises `InputError` when the journal has no such round.
+
+    Raises `JournalError` for an event record whose content does not match its hash: a recall
+    must never show an edited card as the one on record.
+    """
+    events = [_checked(journal, record) for record in journal.round_events(game_number)]
     if not events:
         raise InputError(f"{journal.path}: no round {game_number!r} in the journal")
     return build_round(game_number, events)
+
+
+def _checked(journal: Journal, record: Record) -> dict[str, Any]:
+    if record.digest() != record.hash:
+        raise JournalError(
+            f"{journal.path}: {record.label()} does not match its hash (record edited); "
+            f"run `studio journal verify {journal.path}`"
+        )
+    return record.data()
 
 
 def recall_last(journal: Journal, count: int) -> list[RecalledRound]:

@@ -59,6 +59,10 @@ CREATE INDEX IF NOT EXISTS records_game ON records (game_number);
 _COLUMNS = "id, kind, seq, game_number, cause, batch, body, prev, hash"
 
 
+def _lenient_text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
 def _row(row: tuple[Any, ...]) -> Record:
     return Record(*row)
 
@@ -121,6 +125,9 @@ class Journal(Closing):
                 conn = sqlite3.connect(
                     f"{self.path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None
                 )
+                # A journal never writes text that is not UTF-8: read such bytes with U+FFFD so
+                # that the record fails its hash check by name, rather than the read failing.
+                conn.text_factory = _lenient_text
             else:
                 conn = sqlite3.connect(self.path, isolation_level=None)
             self._conn = conn

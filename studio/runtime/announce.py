@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from studio.config import data_dir
 from studio.errors import ConfigurationError
@@ -26,7 +26,9 @@ class RunFile(BaseModel):
 
     table: str
     game: str
-    pid: int
+    # Positive and within pid_t: os.kill reads 0 and -1 as groups (always "alive") and
+    # overflows beyond.
+    pid: int = Field(gt=0, lt=2**31)
     public: str
     restricted: str
     replay: str
@@ -65,10 +67,17 @@ def write_run_file(content: RunFile) -> Path:
 def read_run_file(path: Path) -> RunFile:
     """Parse one run file; raises ConfigurationError when it is unreadable."""
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        data: Any = json.loads(path.read_bytes())
         return RunFile.model_validate(data)
-    except (OSError, ValueError, ValidationError) as err:
-        raise ConfigurationError(f"cannot read the run file {path}: {err}") from err
+    except (OSError, ValueError) as err:
+        if isinstance(err, ValidationError):
+            first = err.errors()[0]
+            reason = f"{'.'.join(str(p) for p in first['loc']) or 'run file'}: {first['msg']}"
+        else:
+            reason = str(err)
+        raise ConfigurationError(
+            f"cannot read the run file {path}: {reason} (remove it if no table runs there)"
+        ) from err
 
 
 def find_table(table: str | None) -> RunFile | None:

@@ -380,8 +380,12 @@ class TableRuntime:
         self.keys = ensure_keys(config.keys_path)
         security = self.keys.security()
         path = config.journal_path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = JournalLock(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock = JournalLock(path)
+        except OSError as err:
+            where = f"{err.strerror}: {err.filename}" if err.filename else str(err)
+            raise JournalError(f"{path}: cannot open journal: {where}") from err
         self._journal = Journal(path, durable_events=config.journal.durable_events)
         settings = bind_settings(self._journal, self.settings)
         self._controller = TableController(settings)
