@@ -129,6 +129,10 @@ def reference_images(directory: Path) -> dict[str, Path]:
     """
     found: dict[str, Path] = {}
     folder = Path(directory)
+    if folder.is_file():
+        raise DeckCalibrationError(
+            f"{folder} is a file: give the directory holding the 52 card images"
+        )
     if not folder.is_dir():
         raise DeckCalibrationError(f"deck image directory {folder} does not exist")
     for path in sorted(folder.iterdir()):

@@ -137,7 +137,7 @@ def load_profile(directory: Path) -> tuple[CalibrationProfile, DeckTemplates | N
     """Read a profile directory; return the profile and its deck templates (None without a deck).
 
     Raises `ProfileError` when the directory or JSON is missing or invalid, of another version,
-    or when a template image named by the deck is missing.
+    or when a template image named by the deck is missing or not the deck's template size.
     """
     path = Path(directory) / PROFILE_FILE
     try:
@@ -163,12 +163,13 @@ def load_profile(directory: Path) -> tuple[CalibrationProfile, DeckTemplates | N
         return profile, None
     folder = Path(directory) / TEMPLATE_DIR
     levels = range(profile.deck.levels)
+    rank_size, suit_size = profile.deck.rank_size, profile.deck.suit_size
     ranks = {
-        r: [_read_template(folder / f"rank_{r}_{i}.png") for i in levels]
+        r: [_read_template(folder / f"rank_{r}_{i}.png", rank_size) for i in levels]
         for r in profile.deck.ranks
     }
     suits = {
-        s: [_read_template(folder / f"suit_{s}_{i}.png") for i in levels]
+        s: [_read_template(folder / f"suit_{s}_{i}.png", suit_size) for i in levels]
         for s in profile.deck.suits
     }
     model = _read_model(Path(directory), profile.deck.index_model)
@@ -191,10 +192,18 @@ def _read_model(directory: Path, info: IndexModelInfo | None) -> IndexModel | No
     return model
 
 
-def _read_template(path: Path) -> npt.NDArray[np.float32]:
+def _read_template(path: Path, size: tuple[int, int]) -> npt.NDArray[np.float32]:
+    """The template at `path`, which must be `size` (width, height) as the deck says."""
     image = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
     if image is None:
         raise ProfileError(f"deck template {path} is missing or unreadable")
+    # Every glyph is compared with its templates as vectors of this size: another image in
+    # its place would fail at every corner read, so it is refused here, once, by name.
+    if (image.shape[1], image.shape[0]) != tuple(size):
+        raise ProfileError(
+            f"deck template {path} is {image.shape[1]}x{image.shape[0]} pixels, not the deck's "
+            f"{size[0]}x{size[1]}: calibrate the deck again"
+        )
     return image.astype(np.float32) / 255.0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import cv2
@@ -72,6 +73,30 @@ def test_unreadable_card_is_refused(tmp_path: Path, capsys: pytest.CaptureFixtur
     (tmp_path / "7D.png").write_bytes(b"not an image")
     assert main(["calibrate", "deck", "--images", str(tmp_path), "--out", str(tmp_path / "p")]) == 2
     assert "7D.png" in capsys.readouterr().err
+
+
+def test_a_template_of_another_size_is_refused_by_name(tmp_path: Path) -> None:
+    # A card image copied over a template used to load and then fail at every corner read.
+    write_reference_deck(tmp_path / "cards", JUMBO, style="photo")
+    assert (
+        main(
+            ["calibrate", "deck", "--images", str(tmp_path / "cards"), "--out", str(tmp_path / "p")]
+        )
+        == 0
+    )
+    template = tmp_path / "p" / "templates" / "rank_A_0.png"
+    shutil.copy(tmp_path / "cards" / "AS.png", template)
+    with pytest.raises(ProfileError, match=r"rank_A_0\.png is .* not the deck's"):
+        load_profile(tmp_path / "p")
+
+
+def test_a_file_given_for_the_image_directory_is_named_as_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_reference_deck(tmp_path, CLASSIC)
+    given = tmp_path / "AS.png"
+    assert main(["calibrate", "deck", "--images", str(given), "--out", str(tmp_path / "p")]) == 2
+    assert "is a file" in capsys.readouterr().err
 
 
 def test_profile_of_another_version_is_refused(tmp_path: Path) -> None:
