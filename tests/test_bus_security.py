@@ -28,7 +28,7 @@ from studio.bus import (
     ServerSecurity,
 )
 from studio.bus.commands import MAX_COMMAND_BYTES
-from studio.bus.keys import unregister_key
+from studio.bus.keys import AllowedKey, unregister_key
 from studio.bus.security import secure_client
 from studio.bus.wire import parse_frames
 from studio.controller.commands import ROLES as CONTROLLER_ROLES
@@ -278,6 +278,51 @@ def test_an_allow_list_that_is_not_utf8_refuses_every_key_until_repaired(
     with _client(chan, keys, "shift_manager") as manager:
         assert manager.send("resume").status == "accepted"
     assert [r.action for r in controller.handled] == ["resume"]
+
+
+def test_a_check_that_fails_refuses_that_handshake_and_not_the_next(keys: Keys) -> None:
+    # Any exception in the ZAP callback used to end the authenticator's thread: every later
+    # handshake then went unanswered. A failing check must refuse only its own client.
+    failing = {keys.clients["dealer"].public}
+
+    def rule(entry: AllowedKey) -> bool:
+        if entry.public_key.encode() in failing:
+            raise RuntimeError("a rule that breaks")
+        return True
+
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    security = ServerSecurity(keys.server, AllowList(keys.allow_list_path))
+    guard = security.guard(ctx, {"test": rule})
+    server = ctx.socket(zmq.REP)
+    clients: list[zmq.Socket[bytes]] = []
+    try:
+        server.setsockopt(zmq.LINGER, 0)
+        guard.secure(server, keys.server, "test")
+        port = server.bind_to_random_port("tcp://127.0.0.1")
+
+        def ask(role: str) -> bool:
+            client = ctx.socket(zmq.REQ)
+            clients.append(client)
+            client.setsockopt(zmq.LINGER, 0)
+            secure_client(client, keys.clients[role], keys.server.public)
+            client.connect(f"tcp://127.0.0.1:{port}")
+            client.send(b"ping")
+            if not server.poll(1500):
+                return False
+            server.send(server.recv())
+            return bool(client.poll(1500)) and client.recv() == b"ping"
+
+        assert not ask("dealer")
+        assert ask("shift_manager")
+    finally:
+        for client in clients:
+            client.close()
+        server.close()
+        # Stopping a dead authenticator waits for it forever: a regression must fail, not hang.
+        auth = guard._auth
+        if auth is not None and auth.thread.is_alive():
+            guard.close()
+        ctx.destroy(linger=0)
 
 
 def test_the_channel_and_the_controller_agree_on_who_may_do_what() -> None:

@@ -37,8 +37,17 @@ class _DomainProvider:
         self._rule = rule
 
     def callback(self, domain: str, key: bytes) -> bool:
-        entry = self._allow_list.lookup(key)
-        allowed = entry is not None and self._rule(entry)
+        """Whether `key` may complete a handshake in `domain`; any failure refuses it."""
+        try:
+            entry = self._allow_list.lookup(key)
+            allowed = entry is not None and self._rule(entry)
+        except Exception:
+            # An exception here would end the authenticator's thread, and with it every later
+            # handshake on the table's secured sockets (and a clean stop). Fail closed instead.
+            log.exception(
+                "ZAP %s: refused key %s: the check failed", domain, key.decode("ascii", "replace")
+            )
+            return False
         if not allowed:
             log.warning("ZAP %s: refused key %s", domain, key.decode("ascii", "replace"))
         return allowed
