@@ -50,6 +50,24 @@ def test_learned_reader_reads_small_blurred_corners_templates_refuse(
     assert right / len(corners) >= before / len(corners) + gain, (right, before, len(corners))
 
 
+def test_a_proposals_corner_is_never_read_on_the_learned_reader_alone() -> None:
+    # A proposal's corner may be any patch of felt or other cards; the network, trained on
+    # index corners, was once sure of a club on two such patches over spades.
+    profile, templates = deck_profile("jumbo")
+    assert profile.deck is not None
+    both = IndexClassifier(profile.deck, templates)
+    alone = IndexClassifier(profile.deck, _template_only(templates))
+    learned = [
+        w
+        for _, w in _corners("jumbo", 6, seed=606)
+        if (t := alone.read(w)) is not None and t.code is None and (r := both.read(w)) and r.code
+    ]
+    assert len(learned) >= 5  # corners only the network reads, on a found outline
+    for window in learned:
+        guessed = both.read(window, guessed=True)
+        assert guessed is not None and guessed.code is None
+
+
 def _felt_frame(seed: int) -> Any:
     """A frame of card backs, chips and empty felt, with glare: nothing on it is a face."""
     rng = np.random.default_rng(seed)

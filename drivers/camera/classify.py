@@ -80,9 +80,6 @@ a spade, never the reverse, and the network cannot tell a soft club from a spade
 blurred classic corners (seed 606) its wrong spade reads (blurred clubs) reached 0.997 while its
 right ones topped at 0.996, and every wrong learned read on the bench seeds was a club read as a
 spade. A spade is read by the templates (which read it only when crisp) or not at all."""
-LEARNED_PROPOSAL_P = 0.995
-"""Least probability of both heads to read a proposal's corner on the learned reader alone: a
-proposal's outline is a guess, cut where no card may lie."""
 LEARNED_HINT_P = 0.5
 """A corner the templates refuse whose learned read is this sure of a code hints at that code
 (`IndexRead.hint`): too unsure to read, sure enough to contradict the card's other corner."""
@@ -230,10 +227,12 @@ class IndexClassifier:
 
         The templates read first, and their read stands. Only a corner they refuse is shown to
         the learned reader (it costs as much again): it reads when sure of rank and suit
-        (`LEARNED_MIN_P`; a `guessed` outline, a proposal, needs `LEARNED_PROPOSAL_P`; a club
-        `LEARNED_CLUB_P`) and never a spade (`ALONE_SUITS`). A refused corner it leans on at
-        `LEARNED_HINT_P` carries that code as a `hint`, so a card's other corner can be
-        contradicted.
+        (`LEARNED_MIN_P`; a club `LEARNED_CLUB_P`), never a spade (`ALONE_SUITS`), and never on
+        a `guessed` outline (a proposal): its corner may be any patch of the felt or of other
+        cards, and the network, trained on index corners only, can be sure of one anyway (two
+        proposals' corners over spades read as clubs at 0.996 and 0.997, seeds 99991 and 13).
+        A refused corner it leans on at `LEARNED_HINT_P` carries that code as a `hint`, so a
+        card's other corner can be contradicted.
         """
         template = self._template_read(window)
         if self._model is None or (template is not None and template.code is not None):
@@ -244,10 +243,8 @@ class IndexClassifier:
         code = guess.rank + guess.suit if NONE not in (guess.rank, guess.suit) else None
         sure = min(guess.rank_p, guess.suit_p)
         hint = code if sure >= LEARNED_HINT_P else None
-        least = LEARNED_PROPOSAL_P if guessed else LEARNED_MIN_P
-        if guess.suit == "C":
-            least = max(least, LEARNED_CLUB_P)
-        if code is not None and guess.suit in ALONE_SUITS and sure >= least:
+        least = LEARNED_CLUB_P if guess.suit == "C" else LEARNED_MIN_P
+        if code is not None and not guessed and guess.suit in ALONE_SUITS and sure >= least:
             return IndexRead(code, round(sure, 4), hint)
         if template is None:
             return None
