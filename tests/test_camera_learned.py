@@ -174,11 +174,12 @@ def test_profile_without_a_learned_reader_still_reads(tmp_path: Path) -> None:
     assert [r.code for r in readings] == ["QH"]
 
 
-def test_training_is_deterministic_and_cached(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The same references always give the same weights; a second training is the cached one.
+def _quick_training(
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[dict[str, Any], list[str], list[str]]:
+    """A one-epoch, few-sample training set-up over the classic deck's flat references."""
     from calibration import corner_training
     from calibration.deck import flatten_card
-    from calibration.index_model import weights_digest
     from drivers.camera.synthetic.reference import render_reference
     from studio.cards import DECK
 
@@ -190,7 +191,15 @@ def test_training_is_deterministic_and_cached(monkeypatch: pytest.MonkeyPatch) -
         c.code: flatten_card(render_reference(c, DESIGNS["classic"], "scan", i))
         for i, c in enumerate(DECK)
     }
-    ranks, suits = list("23456789TJQKA"), list("SHDC")
+    return flats, list("23456789TJQKA"), list("SHDC")
+
+
+def test_training_is_deterministic_and_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same references always give the same weights; a second training is the cached one.
+    from calibration import corner_training
+    from calibration.index_model import weights_digest
+
+    flats, ranks, suits = _quick_training(monkeypatch)
     first, _ = corner_training._train(flats, (0, 1, 48, 67), ranks, suits, 0)
     again, _ = corner_training._train(flats, (0, 1, 48, 67), ranks, suits, 0)
     assert weights_digest(first) == weights_digest(again)
@@ -206,20 +215,9 @@ def test_a_model_trained_once_is_loaded_from_the_cache_directory(
     # file is trained again and replaced; other references, or other training code, get a model
     # of their own.
     from calibration import corner_training
-    from calibration.deck import flatten_card
     from calibration.index_model import weights_digest
-    from drivers.camera.synthetic.reference import render_reference
-    from studio.cards import DECK
 
-    monkeypatch.setattr(corner_training, "POSITIVES_PER_CARD", 1)
-    monkeypatch.setattr(corner_training, "NEGATIVES", 12)
-    monkeypatch.setattr(corner_training, "EPOCHS", 1)
-    monkeypatch.setattr(corner_training, "_CACHE", {})
-    flats = {
-        c.code: flatten_card(render_reference(c, DESIGNS["classic"], "scan", i))
-        for i, c in enumerate(DECK)
-    }
-    ranks, suits = list("23456789TJQKA"), list("SHDC")
+    flats, ranks, suits = _quick_training(monkeypatch)
     cache = tmp_path / "cache"
     trained, samples = corner_training.train_index_model(
         flats, (0, 1, 48, 67), ranks, suits, cache_dir=cache
