@@ -108,7 +108,8 @@ class Card:
         """Parse a card code (`AS`, `as`, `Td`, `10d`, `T♦`); raise `CardError` naming bad input."""
         if not isinstance(code, str):
             raise CardError(f"card code must be text, got {code!r}")
-        text = code.strip().upper()
+        # Only ASCII letters fold: str.upper() also turns the long s "ſ" into "S".
+        text = "".join(c.upper() if c.isascii() else c for c in code.strip())
         rank = _RANK_ALIASES.get(text[:-1]) if len(text) >= 2 else None
         suit = _SUIT_ALIASES.get(text[-1:]) if text else None
         if rank is None or suit is None:
