@@ -226,7 +226,8 @@ class IndexClassifier:
         """Read `window`; None when it holds no index ink at all (blank, back, washed out).
 
         The templates read first, and their read stands. Only a corner they refuse is shown to
-        the learned reader (it costs as much again): it reads when sure of rank and suit
+        the learned reader (it costs as much again): it reads only the code of the templates'
+        best (refused) guesses for rank and suit, when sure of both
         (`LEARNED_MIN_P`; a club `LEARNED_CLUB_P`), never a spade (`ALONE_SUITS`), and never on
         a `guessed` outline (a proposal): its corner may be any patch of the felt or of other
         cards, and the network, trained on index corners only, can be sure of one anyway (two
@@ -234,7 +235,8 @@ class IndexClassifier:
         A refused corner it leans on at `LEARNED_HINT_P` carries that code as a `hint`, so a
         card's other corner can be contradicted.
         """
-        template = self._template_read(window)
+        found = self.scores(window)
+        template = judge(*found) if found is not None else None
         if self._model is None or (template is not None and template.code is not None):
             return template
         guess = self._model.guess(window)
@@ -244,17 +246,16 @@ class IndexClassifier:
         sure = min(guess.rank_p, guess.suit_p)
         hint = code if sure >= LEARNED_HINT_P else None
         least = LEARNED_CLUB_P if guess.suit == "C" else LEARNED_MIN_P
-        if code is not None and not guessed and guess.suit in ALONE_SUITS and sure >= least:
+        # The network reads only what the templates' own best guesses say, refused as they were:
+        # two readers that work differently agreeing. Alone, it once read a plain five of
+        # diamonds, its suit half under a chip, as the king of hearts at 0.976 (seed 21).
+        templates_guess = (found[0].candidate, found[1].candidate) if found is not None else None
+        agrees = code is not None and templates_guess == (guess.rank, guess.suit)
+        if agrees and not guessed and guess.suit in ALONE_SUITS and sure >= least:
             return IndexRead(code, round(sure, 4), hint)
         if template is None:
             return None
         return IndexRead(None, template.confidence, hint)
-
-    def _template_read(self, window: Image) -> IndexRead | None:
-        found = self.scores(window)
-        if found is None:
-            return None
-        return judge(*found)
 
 
 def judge(rank: GlyphScore, suit: GlyphScore, sharpness: float) -> IndexRead:
