@@ -52,9 +52,8 @@ def test_learned_reader_reads_small_blurred_corners_templates_refuse(
     assert right / len(corners) >= before / len(corners) + gain, (right, before, len(corners))
 
 
-def test_a_proposals_corner_is_never_read_on_the_learned_reader_alone() -> None:
-    # A proposal's corner may be any patch of felt or other cards; the network, trained on
-    # index corners, was once sure of a club on two such patches over spades.
+def _network_only_corners() -> tuple[IndexClassifier, list[Any]]:
+    """A jumbo classifier with the network, and corners of found outlines only it reads."""
     profile, templates = deck_profile("jumbo")
     assert profile.deck is not None
     both = IndexClassifier(profile.deck, templates)
@@ -64,6 +63,13 @@ def test_a_proposals_corner_is_never_read_on_the_learned_reader_alone() -> None:
         for _, w in _corners("jumbo", 6, seed=606)
         if (t := alone.read(w)) is not None and t.code is None and (r := both.read(w)) and r.code
     ]
+    return both, learned
+
+
+def test_a_proposals_corner_is_never_read_on_the_learned_reader_alone() -> None:
+    # A proposal's corner may be any patch of felt or other cards; the network, trained on
+    # index corners, was once sure of a club on two such patches over spades.
+    both, learned = _network_only_corners()
     assert len(learned) >= 5  # corners only the network reads, on a found outline
     for window in learned:
         guessed = both.read(window, guessed=True)
@@ -76,15 +82,7 @@ def test_the_learned_reader_reads_only_the_templates_own_best_guess(
     # Alone, the network once read a plain five of diamonds (suit half under a chip) as the
     # king of hearts at 0.976. It may read a corner the templates refuse only as the code of
     # their own best guesses: the same corners, their rank guess turned to another, stay unknown.
-    profile, templates = deck_profile("jumbo")
-    assert profile.deck is not None
-    both = IndexClassifier(profile.deck, templates)
-    alone = IndexClassifier(profile.deck, _template_only(templates))
-    learned = [
-        w
-        for _, w in _corners("jumbo", 6, seed=606)
-        if (t := alone.read(w)) is not None and t.code is None and (r := both.read(w)) and r.code
-    ]
+    both, learned = _network_only_corners()
     assert len(learned) >= 5
     true_scores = both.scores
 
