@@ -73,10 +73,11 @@ LEARNED_CLUB_P = 0.99
 """Least probability of both heads to read a club alone: the black suits are told apart by
 shape only, and at 0.97 one blurred 125 px ten of spades read as the ten of clubs (rank 0.977,
 suit 0.994) among 2,945 corners of seed 1234 (`bench/camera_corners.py`). Red suits also have
-their colour, and no red suit was ever read wrong."""
+their colour (yet one plain five of diamonds was read as the king of hearts: `read` now lets
+the network confirm only the templates' own best guess)."""
 ALONE_SUITS = frozenset("HDC")
-"""Suits the learned reader may read on its own. Blur fills a club's notches until it looks like
-a spade, never the reverse, and the network cannot tell a soft club from a spade: on small
+"""Suits the learned reader may read on its own. Defocus fills a club's notches until it looks
+like a spade, and the network cannot tell a soft club from a spade: on small
 blurred classic corners (seed 606) its wrong spade reads (blurred clubs) reached 0.997 while its
 right ones topped at 0.996, and every wrong learned read on the bench seeds was a club read as a
 spade. A spade is read by the templates (which read it only when crisp) or not at all."""
