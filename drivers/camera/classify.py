@@ -79,8 +79,9 @@ ALONE_SUITS = frozenset("HDC")
 """Suits the learned reader may read on its own. Defocus fills a club's notches until it looks
 like a spade, and the network cannot tell a soft club from a spade: on small
 blurred classic corners (seed 606) its wrong spade reads (blurred clubs) reached 0.997 while its
-right ones topped at 0.996, and every wrong learned read on the bench seeds was a club read as a
-spade. A spade is read by the templates (which read it only when crisp) or not at all."""
+right ones topped at 0.996, and every wrong learned read on the first bench seeds was a club
+read as a spade (the later ones, spades read as clubs, are why `read` is stricter). A spade is
+read by the templates (which read it only when crisp) or not at all."""
 LEARNED_HINT_P = 0.5
 """A corner the templates refuse whose learned read is this sure of a code hints at that code
 (`IndexRead.hint`): too unsure to read, sure enough to contradict the card's other corner."""
