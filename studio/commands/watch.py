@@ -154,11 +154,13 @@ def run(args: argparse.Namespace) -> int:
     Raises KeyFileError, BusError (exit 2) for a bad key or a table that cannot be reached,
     InputError for an option out of range.
     """
-    if args.timeout is not None and not 0 < args.timeout < math.inf:
-        raise InputError(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    # --timeout 0 (a poll: exit 1 at once if nothing is new) and --from 0 (taken as 1) worked
+    # before these checks came, and other tools may use them: they stay allowed.
+    if args.timeout is not None and not 0 <= args.timeout < math.inf:
+        raise InputError(f"--timeout must be 0 or more seconds, got {args.timeout}")
     # The top is SQLite's largest integer: the replay service could not look further. A count
     # of 0 stays allowed: it checks that the table answers, then exits 0.
-    for option, value, low in (("--from", args.start, 1), ("--count", args.count, 0)):
+    for option, value, low in (("--from", args.start, 0), ("--count", args.count, 0)):
         if value is not None and not low <= value <= MAX_SEQ:
             raise InputError(f"{option} must be from {low} to {MAX_SEQ}, got {value}")
     table, endpoints, server_file, folder = _where(args)
