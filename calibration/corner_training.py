@@ -25,7 +25,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration import corner_render, index_model
+from calibration import corner_render, glyphs, index_model
 from calibration.corner_render import CameraLook, camera_corners
 from calibration.glyphs import Image
 from calibration.index_model import HIDDEN, NONE, Array, IndexModel, window_features
@@ -86,13 +86,14 @@ def train_index_model(
 
 @functools.cache
 def _code_digest() -> str:
-    """SHA-256 of the source of rendering, training and features.
+    """SHA-256 of the source of rendering, training, features and the glyph finder they use.
 
     A cached model made by other code is then never loaded, even when nobody remembered to bump
     `TRAINING_VERSION`.
     """
     digest = hashlib.sha256()
-    for module in (corner_render, index_model, sys.modules[__name__]):
+    # glyphs: the features read its contrast floor (`window_features`).
+    for module in (corner_render, glyphs, index_model, sys.modules[__name__]):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()
 

@@ -71,7 +71,9 @@ class IndexModelInfo(_Model):
     """
 
     model_version: Literal[1] = 1
-    file: str = "index_model.npz"
+    # A bare file name in the profile's directory: a path from a copied profile.json must not
+    # make `save_profile` write the weights anywhere else.
+    file: str = Field("index_model.npz", pattern=r"^[A-Za-z0-9_.-]+\.npz$")
     sha256: str
     references_sha256: str
     ranks: list[str]

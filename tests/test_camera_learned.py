@@ -184,6 +184,18 @@ def test_tampered_model_weights_are_refused(tmp_path: Path) -> None:
         load_profile(tmp_path)
 
 
+@pytest.mark.parametrize("name", ["../elsewhere.npz", "/tmp/weights.npz", "model.pickle"])
+def test_a_model_file_outside_the_profile_is_refused(tmp_path: Path, name: str) -> None:
+    # A copied profile.json naming another path would have `save_profile` write weights there.
+    profile, templates = deck_profile("jumbo")
+    save_profile(tmp_path, profile, templates)
+    raw = json.loads((tmp_path / "profile.json").read_text())
+    raw["deck"]["index_model"]["file"] = name
+    (tmp_path / "profile.json").write_text(json.dumps(raw))
+    with pytest.raises(ProfileError, match=r"index_model\.file"):
+        load_profile(tmp_path)
+
+
 def test_profile_without_a_learned_reader_still_reads(tmp_path: Path) -> None:
     # A profile saved before the learned reader existed: no `index_model`, no weights file.
     profile, templates = deck_profile("jumbo")
