@@ -238,8 +238,10 @@ class IndexClassifier:
         card's other corner can be contradicted.
         """
         found = self.scores(window)
-        template = judge(*found) if found is not None else None
-        if self._model is None or (template is not None and template.code is not None):
+        if found is None:
+            return None  # No index ink: nothing for the network to confirm (see below).
+        template = judge(*found)
+        if self._model is None or template.code is not None:
             return template
         guess = self._model.guess(window)
         if guess is None or (guess.rank == NONE and guess.suit == NONE):
@@ -251,12 +253,12 @@ class IndexClassifier:
         # The network reads only what the templates' own best guesses say, refused as they were:
         # two readers that work differently agreeing. Alone, it once read a plain five of
         # diamonds, its suit half under a chip, as the king of hearts at 0.976 (seed 21).
-        templates_guess = (found[0].candidate, found[1].candidate) if found is not None else None
-        agrees = code is not None and templates_guess == (guess.rank, guess.suit)
+        agrees = code is not None and (found[0].candidate, found[1].candidate) == (
+            guess.rank,
+            guess.suit,
+        )
         if agrees and not guessed and guess.suit in ALONE_SUITS and sure >= least:
             return IndexRead(code, round(sure, 4), hint)
-        if template is None:
-            return None
         return IndexRead(None, template.confidence, hint)
 
 
