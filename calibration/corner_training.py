@@ -28,7 +28,7 @@ import numpy as np
 from calibration import corner_render, glyphs, index_model
 from calibration.corner_render import CameraLook, camera_corners
 from calibration.glyphs import Image
-from calibration.index_model import HIDDEN, NONE, Array, IndexModel, window_features
+from calibration.index_model import HIDDEN, NONE, Array, IndexModel, softmax, window_features
 
 POSITIVES_PER_CARD = 40
 CUTS = 2
@@ -251,8 +251,8 @@ def _fit(
             xb = x[idx]
             h = xb @ params["w1"] + params["b1"]
             a = np.maximum(0.0, h)
-            pr = _softmax(a @ params["wr"] + params["br"])
-            ps = _softmax(a @ params["ws"] + params["bs"])
+            pr = softmax(a @ params["wr"] + params["br"])
+            ps = softmax(a @ params["ws"] + params["bs"])
             gr = (pr - r1[rank_y[idx]]) / len(idx)
             gs = (ps - r2[suit_y[idx]]) / len(idx)
             ga = (gr @ params["wr"].T + gs @ params["ws"].T) * (h > 0)
@@ -272,9 +272,3 @@ def _fit(
                 vh = v[k] / (1 - 0.999**step)
                 params[k] = (params[k] - lr * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
     return IndexModel(rank_names, suit_names, **params)
-
-
-def _softmax(z: Array) -> Array:
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    out: Array = e / e.sum(axis=1, keepdims=True)
-    return out

@@ -127,7 +127,7 @@ class IndexModel:
         """Rank and suit class probabilities for a batch of feature rows (or one row)."""
         x = np.atleast_2d(features)
         hidden = np.maximum(0.0, x @ self.w1 + self.b1)
-        return _softmax(hidden @ self.wr + self.br), _softmax(hidden @ self.ws + self.bs)
+        return softmax(hidden @ self.wr + self.br), softmax(hidden @ self.ws + self.bs)
 
     def guess(self, window: Image) -> IndexGuess | None:
         """The most likely rank and suit of `window`; None when it holds no ink to read."""
@@ -180,7 +180,8 @@ def weights_digest(model: IndexModel) -> str:
     return digest.hexdigest()
 
 
-def _softmax(z: Array) -> Array:
+def softmax(z: Array) -> Array:
+    """Row-wise softmax of logits `z` (each row's probabilities sum to 1)."""
     e = np.exp(z - z.max(axis=1, keepdims=True))
     out: Array = e / e.sum(axis=1, keepdims=True)
     return out
