@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from camera_support import Score, deck_profile
+from camera_support import Score, deck_profile, scored
 
 from drivers.camera.detect import portrait
 from drivers.camera.edges import corner_supports, edge_map, refine
 from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer, merge_guesses
-from drivers.camera.synthetic.designs import DESIGNS, JUMBO
-from drivers.camera.synthetic.generator import SceneStyle, random_scene
+from drivers.camera.synthetic.designs import JUMBO
+from drivers.camera.synthetic.generator import SceneStyle
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
 from studio.cards import Card
 
@@ -62,21 +62,10 @@ def test_lone_card_broken_up_by_noise_is_still_found() -> None:
     assert _codes(scene) == ["5D"]
 
 
-def _scored(design: str, seed: int, style: SceneStyle, frames: int) -> Score:
-    """Recognise `frames` random scenes of `style` in `design`'s deck and score them."""
-    recognizer = CardRecognizer(*deck_profile(design))
-    rng = np.random.default_rng(seed)
-    score = Score()
-    for _ in range(frames):
-        frame = render_scene(random_scene(rng, style, DESIGNS[design]))
-        score.add(frame, recognizer.recognize(frame.image))
-    return score
-
-
 def test_rows_of_both_designs_keep_recall_without_wrong_reads_or_phantoms() -> None:
     # Measured 0.98 (jumbo) and 0.73 (classic); the floors leave room for platform differences.
     for design, seed, floor in (("jumbo", 404, 0.85), ("classic", 505, 0.6)):
-        score = _scored(design, seed, ROW_STYLE, 10)
+        score = scored(design, seed, ROW_STYLE, 10)
         assert score.wrong == 0, (design, score.wrongs)
         assert score.phantom == 0, design
         assert score.recall >= floor, (design, score.recall, score.misses)
@@ -93,7 +82,7 @@ def test_proposals_never_turn_clutter_or_backs_into_cards() -> None:
     # Recall measured on these 12 frames: jumbo 0.88, classic 0.34 (blurred small classic
     # indices are mostly left unknown); the point here is zero wrong cards and phantoms.
     for design, seed, floor in (("jumbo", 9001, 0.7), ("classic", 9002, 0.25)):
-        score = _scored(design, seed, CLUTTER_STYLE, 12)
+        score = scored(design, seed, CLUTTER_STYLE, 12)
         assert score.wrong == 0, (design, score.wrongs)
         assert score.phantom == 0 and score.face_errors == 0, design
         assert score.recall >= floor, (design, score.recall)

@@ -8,13 +8,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from camera_support import Score, deck_profile
+from camera_support import deck_profile, scored
 
 from drivers.camera.classify import IndexRead
 from drivers.camera.detect import CardOutline, card_threshold
 from drivers.camera.recognizer import CardRecognizer
-from drivers.camera.synthetic.designs import DESIGNS, JUMBO
-from drivers.camera.synthetic.generator import SceneStyle, random_scene
+from drivers.camera.synthetic.designs import JUMBO
+from drivers.camera.synthetic.generator import SceneStyle
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
 from studio.cards import Card
 from studio.cli import main
@@ -26,18 +26,8 @@ TEST_STYLE = SceneStyle(
 )  # fmt: skip
 
 
-def _score(design: str, frames: int, seed: int) -> Score:
-    recognizer = CardRecognizer(*deck_profile(design))
-    rng = np.random.default_rng(seed)
-    score = Score()
-    for _ in range(frames):
-        frame = render_scene(random_scene(rng, TEST_STYLE, DESIGNS[design]))
-        score.add(frame, recognizer.recognize(frame.image))
-    return score
-
-
 def test_jumbo_deck_reads_without_wrong_reads() -> None:
-    score = _score("jumbo", 12, seed=101)
+    score = scored("jumbo", 101, TEST_STYLE, 12)
     assert score.wrong == 0, score.wrongs
     assert score.phantom == 0
     # Measured 0.98 on these frames; the floor leaves room for platform rounding differences.
@@ -45,14 +35,14 @@ def test_jumbo_deck_reads_without_wrong_reads() -> None:
 
 
 def test_classic_deck_reads_without_wrong_reads() -> None:
-    score = _score("classic", 12, seed=202)
+    score = scored("classic", 202, TEST_STYLE, 12)
     assert score.wrong == 0, score.wrongs
     # Measured 0.69: small classic spades and clubs are often left unknown rather than risked.
     assert score.recall >= 0.6, (score.recall, score.misses)
 
 
 def test_classic_deck_finds_cards_and_no_phantoms() -> None:
-    score = _score("classic", 8, seed=303)
+    score = scored("classic", 303, TEST_STYLE, 8)
     assert score.phantom == 0
     # Measured 0.76: black suits must clear stricter bars than red ones.
     assert score.recall >= 0.7, (score.recall, score.misses)
