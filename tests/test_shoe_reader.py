@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ import pytest
 
 from drivers.errors import DriverConfigurationError, DriverError, FrameError, LineError
 from drivers.shoe.adapter import to_input
+from drivers.shoe.deck import BarcodeTable
 from drivers.shoe.host import ProtocolOptions, receipt_of
 from drivers.shoe.readings import (
     CardRead,
@@ -225,3 +227,20 @@ def test_adapter_maps_every_reading_to_one_input() -> None:
     assert isinstance(reset, DeviceStatus) and reset.status == "fault"
     other = to_input(_delivery(DriverError("reader failed")))
     assert isinstance(other, DeviceStatus) and "reader failed" in other.detail
+
+
+def test_cards_already_on_the_line_when_it_opens_are_delivered(tmp_path: Path) -> None:
+    # pyserial flushes the input at the end of every open(); a barcode shoe never resends, so a
+    # card that reached the line just before (a pty) or as (socket://) the host connected was lost.
+    master, slave = os.openpty()
+    try:
+        table = BarcodeTable.card_codes()
+        drawn = [Card.parse("AS"), Card.parse("TD")]
+        os.write(master, b"".join(table.code_for(c).encode() + b"\r\n" for c in drawn))
+        with SerialShoe(os.ttyname(slave), "barcode") as shoe:
+            seen = _read_until(shoe, CardRead)
+            seen += _read_until(shoe, CardRead)
+        assert [d.item.card for d in seen if isinstance(d.item, CardRead)] == drawn
+    finally:
+        os.close(master)
+        os.close(slave)

@@ -28,6 +28,7 @@ import serial
 
 from drivers.errors import DriverConfigurationError, DriverError
 from drivers.shoe.host import HostItem, HostProtocol, ProtocolOptions, host_protocol, receipt_of
+from drivers.shoe.line_open import open_line
 from drivers.shoe.pyserial_threads import quiet_rfc2217_reader_threads
 from drivers.shoe.readings import (
     Delivery,
@@ -194,7 +195,7 @@ class SerialShoe:
         if self.url.startswith("rfc2217://"):
             quiet_rfc2217_reader_threads()
         try:
-            port = serial.serial_for_url(self.url, baudrate=self._baudrate, timeout=READ_TIMEOUT)
+            port = open_line(self.url, baudrate=self._baudrate, timeout=READ_TIMEOUT)
         except (serial.SerialException, OSError, ValueError) as err:
             if not self._faulted:
                 self._faulted = True
