@@ -135,8 +135,8 @@ def find_index(window: Image) -> IndexInk | None:
     redness = red_share(window, glyph_px, gray, paper)
     # The suit is the smaller glyph, and a club and a spade differ only in its fine detail.
     sharp = min(
-        sharpness(_padded(density, (rx, ry, rw, rh)), rh),
-        sharpness(_padded(density, (sx, sy, sw, sh)), sh),
+        sharpness(padded(density, (rx, ry, rw, rh)), rh),
+        sharpness(padded(density, (sx, sy, sw, sh)), sh),
     )
     return IndexInk(
         rank_ink,
@@ -149,7 +149,7 @@ def find_index(window: Image) -> IndexInk | None:
     )
 
 
-def _padded(density: Glyph, box: tuple[int, int, int, int]) -> Glyph:
+def padded(density: Glyph, box: tuple[int, int, int, int]) -> Glyph:
     """The glyph's box grown by a quarter of its height: a blurred edge spills past the box."""
     x, y, w, h = box
     pad = max(1, h // 4)

@@ -12,11 +12,22 @@ it can help. Every doubt resolves to unknown: a wrong card is worse than none.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from calibration.glyphs import Glyph, Image, aspect, find_index, normalise, standardise
+import cv2
+
+from calibration.glyphs import (
+    RED_SHARE,
+    Glyph,
+    Image,
+    aspect,
+    find_index,
+    normalise,
+    standardise,
+)
 from calibration.index_model import NONE, IndexModel
 from calibration.profile import DeckCalibration, DeckTemplates
+from drivers.camera.pips import find_face_ink
 
 MIN_SCORE = 0.85
 """Least correlation with the best template. These three thresholds were chosen on 60 rendered
@@ -95,17 +106,24 @@ class IndexRead:
     """The result of reading one corner: `code` ("AS") or None for unknown, and a confidence.
 
     `hint` is the learned reader's best code even when too unsure to read (None without one):
-    a card whose other corner hints at another code is unknown.
+    a card whose other corner hints at another code is unknown. `rank` and `suit` are the
+    templates' scores behind the read (None when it was not read by templates).
     """
 
     code: str | None
     confidence: float
     hint: str | None = None
+    rank: GlyphScore | None = None
+    suit: GlyphScore | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class GlyphScore:
-    """One glyph's best class (None when in doubt), its correlation and its discriminant lead."""
+    """One glyph's best class (None when in doubt), its correlation and its discriminant lead.
+
+    `candidate` is the best class even when refused; `height` the glyph's height in pixels of
+    the window it was read in (a flat card's scale, `calibration.deck.CANON_SIZE`).
+    """
 
     key: str | None
     score: float
@@ -113,6 +131,7 @@ class GlyphScore:
     gap: float = 1.0
     candidate: str | None = None
     rival: float = -1.0
+    height: int = 0
 
 
 class IndexClassifier:
@@ -160,7 +179,7 @@ class IndexClassifier:
             return GlyphScore(None, 0.0, 0.0)
         best, level, key = scores[0]
         if abs(shape / aspects[key] - 1.0) > MAX_ASPECT_ERROR:
-            return GlyphScore(None, max(0.0, best), 0.0, 0.0, key)
+            return GlyphScore(None, max(0.0, best), 0.0, 0.0, key, height=box[3])
         lead = 0.5
         gap = best - scores[1][0] if len(scores) > 1 else 1.0
         if len(scores) > 1:
@@ -177,8 +196,8 @@ class IndexClassifier:
         passes = best >= self.min_score and lead >= min_lead and gap >= min_gap
         clear = best >= WEAK_RANK[0] and lead >= WEAK_RANK[1] and gap >= WEAK_RANK[2]
         if not (passes or (weak_ok and clear)) or rival > best:
-            return GlyphScore(None, max(0.0, best), lead, gap, key, rival)
-        return GlyphScore(key, best, lead, gap, key, rival)
+            return GlyphScore(None, max(0.0, best), lead, gap, key, rival, box[3])
+        return GlyphScore(key, best, lead, gap, key, rival, box[3])
 
     def _levels(self, sharp: float) -> list[int]:
         """The template levels nearest `sharp` (all of them for a deck without level sharpness)."""
@@ -222,7 +241,7 @@ class IndexClassifier:
             rivals=other,
         )
         if COLOUR_DOUBT[0] <= ink.redness <= COLOUR_DOUBT[1]:
-            suit = GlyphScore(None, suit.score, suit.lead, suit.gap, suit.candidate, suit.rival)
+            suit = replace(suit, key=None)
         return rank, suit, ink.sharpness
 
     def read(self, window: Image, *, guessed: bool = False) -> IndexRead | None:
@@ -241,7 +260,7 @@ class IndexClassifier:
         found = self.scores(window)
         if found is None:
             return None  # No index ink: nothing for the network to confirm (see below).
-        template = judge(*found)
+        template = replace(judge(*found), rank=found[0], suit=found[1])
         if self._model is None or template.code is not None:
             return template
         guess = self._model.guess(window)
@@ -260,7 +279,71 @@ class IndexClassifier:
         )
         if agrees and not guessed and guess.suit in ALONE_SUITS and sure >= least:
             return IndexRead(code, round(sure, 4), hint)
-        return IndexRead(None, template.confidence, hint)
+        return replace(template, hint=hint)
+
+    def same_colour_twin(self, hint: str | None, code: str) -> bool:
+        """Whether a learned `hint` leaves `code` standing: none, or the same rank and colour."""
+        if hint is None:
+            return True
+        red = self._deck.red_suits
+        return hint[:-1] == code[:-1] and (hint[-1] in red) == (code[-1] in red)
+
+    def read_face(self, card: Image, rank: GlyphScore, suit: GlyphScore) -> IndexRead:
+        """Confirm an index's refused suit on the face of the flat card (BGR, upright) it is on.
+
+        `rank` is the rank the index read (its key set); `suit.candidate` the templates' best,
+        refused, guess for the index suit. Every symbol on the face is shrunk to the index
+        suit's height (the templates were learned at that scale: a symbol twice as large is
+        crisper than any of them) and compared both ways up (most decks print their lower pips
+        upside down; this project's synthetic decks turn every centre symbol). A symbol fitting
+        no suit template (`MIN_SCORE`) is not one (a letter, a picture's stripe). The code is
+        read only when at least one symbol takes the suit outright (the correlation, lead and
+        gap bars, the rival check against the other colour, and the sharpness gates of `judge`
+        with the symbol's own sharpness) and no symbol leans to another suit. A wrong read needs
+        the index and the face, two sizes of one symbol, to be wrong the same way.
+        """
+        deck = self._deck
+        want = suit.candidate
+        best: tuple[GlyphScore, float] | None = None
+        for ink in find_face_ink(card, deck.index_window):
+            red = ink.redness > RED_SHARE
+            if COLOUR_DOUBT[0] <= ink.redness <= COLOUR_DOUBT[1]:
+                # Shape decides among the index's colour, and loses to any suit of the other
+                # colour that fits better (`_best`'s rival check), as on an index.
+                red = want in deck.red_suits
+            colour = [s for s in deck.suits if (s in deck.red_suits) == red]
+            other = tuple(s for s in deck.suits if s not in colour)
+            levels = self._levels(ink.sharpness)
+            glyph, box = shrunk(ink.glyph, ink.box, suit.height)
+            score = max(
+                (
+                    self._best(g, box, self._suits, deck.suit_aspect, deck.suit_size,
+                               colour, levels, strict=STRICT_SUITS, rivals=other)
+                    for g in (glyph, glyph[::-1, ::-1])
+                ),
+                key=lambda s: s.score,
+            )  # fmt: skip
+            if score.score < self.min_score:
+                continue  # Not a suit symbol: a letter, a picture's stripe, a speck.
+            if score.candidate != want:
+                return IndexRead(None, 0.0)
+            if score.key == want and (best is None or ink.sharpness > best[1]):
+                best = (score, ink.sharpness)
+        if best is None:
+            return IndexRead(None, 0.0)
+        return judge(rank, *best)
+
+
+def shrunk(
+    glyph: Glyph, box: tuple[int, int, int, int], height: int
+) -> tuple[Glyph, tuple[int, int, int, int]]:
+    """`glyph` (with its box) area-resampled to `height` pixels tall when it is taller."""
+    x, y, w, h = box
+    if height <= 0 or h <= height:
+        return glyph, box
+    width = max(1, round(w * height / h))
+    small: Glyph = cv2.resize(glyph, (width, height), interpolation=cv2.INTER_AREA)
+    return small, (x, y, width, height)
 
 
 def judge(rank: GlyphScore, suit: GlyphScore, sharpness: float) -> IndexRead:

@@ -162,6 +162,10 @@ class CardRecognizer:
             if not unconfirmed or read.confidence >= SINGLE_CORNER_CONFIDENCE:
                 return _reading(read.code, False, quad, read.confidence, zone)
             codes = set()
+        if not codes and not outline.speculative and not outline.partial:
+            face = self._face_read(frame, reads)
+            if face is not None and face.code is not None:
+                return _reading(face.code, False, outline.corners, face.confidence, zone)
         if outline.speculative:
             return None
         confidence = 0.0 if len(codes) > 1 else max((r.confidence for r, _ in reads), default=0.0)
@@ -170,6 +174,46 @@ class CardRecognizer:
             return None
         face_down = not reads and inner < PAPER_SHARE_FACE_UP
         return _reading(None, face_down, outline.corners, 0.0 if face_down else confidence, zone)
+
+    def _face_read(
+        self, frame: Image, reads: list[tuple[IndexRead, npt.NDArray[Any]]]
+    ) -> IndexRead | None:
+        """Read a whole card whose index corners all refused on its face's symbols, if it may.
+
+        Only when the corners agree: one rank read, one best (refused) suit guess, and no
+        learned hint naming another rank or a suit of the other colour (the network reads the
+        same soft index as the templates: the black suits, or the red ones, are just what it
+        cannot tell apart there, and what the face's larger symbols settle). The caller asks only
+        for a whole, firm outline: on a covered card or a proposal the face may be another
+        card's.
+        """
+        ranks = {r.rank.key for r, _ in reads if r.rank is not None and r.rank.key is not None}
+        suits = {r.suit.candidate for r, _ in reads if r.suit is not None}
+        if len(ranks) != 1 or len(suits) != 1 or None in suits:
+            return None
+        rank, suit, quad = next(
+            (r.rank, r.suit, q)
+            for r, q in reads
+            if r.rank is not None and r.rank.key is not None and r.suit is not None
+        )
+        read = self._classifier.read_face(self._flat(frame, quad), rank, suit)
+        if read.code is None or any(
+            not self._classifier.same_colour_twin(r.hint, read.code) for r, _ in reads
+        ):
+            return None
+        return read
+
+    def _flat(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
+        """The whole card flattened to `CANON_SIZE`, its corner `quad[0]` at the top left."""
+        h = cv2.getPerspectiveTransform(self._canon, quad.astype(np.float32))
+        out: Image = cv2.warpPerspective(
+            frame,
+            h,
+            CANON_SIZE,
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        return out
 
     def _corner(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
         x0, y0, x1, y1 = self._window

@@ -1,0 +1,89 @@
+"""The suit symbols printed on a card's face, away from its index corners.
+
+A face's pips (or a jumbo deck's one large symbol, or the symbol in a court card's picture) are
+two to five times the size of the index's suit. Defocus and motion blur of a few pixels fill a
+small index club's notches until it looks like a spade, while a pip twice its size keeps its
+shape: where the index cannot tell the black suits apart, the face can (see
+`drivers.camera.classify.IndexClassifier.read_face`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.glyphs import (
+    MIN_CONTRAST,
+    Glyph,
+    Image,
+    padded,
+    percentiles,
+    red_share,
+    sharpness,
+)
+
+FACE_BOX = (0.18, 0.1, 0.82, 0.9)
+"""Where a face's symbols are looked for: (x0, y0, x1, y1) as fractions of the flat card."""
+MIN_PIP_AREA = 0.0015
+"""Least ink area of a symbol, as a share of the face box (~40 px on a flat card): enough for
+another card's index suit lying across this face, which must be seen to veto the read."""
+
+
+@dataclass(frozen=True, slots=True)
+class FaceInk:
+    """One ink shape on a card's face: its density crop, box (in the face box), sharpness, red."""
+
+    glyph: Glyph
+    box: tuple[int, int, int, int]
+    sharpness: float
+    redness: float
+
+
+def find_face_ink(card: Image, index_window: tuple[float, float, float, float]) -> list[FaceInk]:
+    """The separate ink shapes inside `FACE_BOX` of a flat upright card (BGR), largest first.
+
+    Shapes touching the box's edge (a picture's frame cut by it) and both index corners
+    (`index_window` and its half-turn) are left out. Empty when the face is too low in contrast.
+    """
+    h, w = card.shape[:2]
+    x0, y0, x1, y1 = (round(f * n) for f, n in zip(FACE_BOX, (w, h, w, h), strict=True))
+    face = card[y0:y1, x0:x1]
+    gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+    paper, ink = percentiles(gray, (90, 1))
+    if paper - ink < MIN_CONTRAST:
+        return []
+    mask = (gray < (paper + ink) / 2).astype(np.uint8)
+    ix0, iy0, ix1, iy1 = index_window
+    for bx0, by0, bx1, by1 in ((ix0, iy0, ix1, iy1), (1 - ix1, 1 - iy1, 1 - ix0, 1 - iy0)):
+        mask[
+            max(0, round(by0 * h) - y0) : max(0, round(by1 * h) - y0),
+            max(0, round(bx0 * w) - x0) : max(0, round(bx1 * w) - x0),
+        ] = 0
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    fh, fw = mask.shape
+    density = np.clip((paper - gray.astype(np.float32)) / (paper - ink), 0.0, 1.0)
+    out = []
+    for i in range(1, count):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if area < MIN_PIP_AREA * fh * fw or x == 0 or y == 0 or x + bw >= fw or y + bh >= fh:
+            continue
+        mine = labels == i
+        glyph = density[y : y + bh, x : x + bw] * mine[y : y + bh, x : x + bw]
+        box = (x, y, bw, bh)
+        out.append(
+            FaceInk(
+                glyph.astype(np.float32),
+                box,
+                sharpness(padded(density * _grown(mine), box), bh),
+                red_share(face, mine, gray, paper),
+            )
+        )
+    return sorted(out, key=lambda s: -s.box[2] * s.box[3])
+
+
+def _grown(mask: Image) -> Glyph:
+    """`mask` grown by a few pixels, so a shape's blurred rim counts and its neighbours' do not."""
+    grown: Glyph = cv2.dilate(mask.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(np.float32)
+    return grown

@@ -1,0 +1,123 @@
+"""A card whose index cannot tell its suit is read on its face's larger symbols, and only then."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from camera_support import deck_profile
+
+from calibration.deck import flatten_card
+from drivers.camera.classify import MIN_SHARPNESS, GlyphScore, IndexClassifier, IndexRead
+from drivers.camera.detect import CardOutline, card_threshold
+from drivers.camera.pips import find_face_ink
+from drivers.camera.recognizer import CardRecognizer, corner_window
+from drivers.camera.synthetic.designs import CLASSIC, JUMBO, CardDesign
+from drivers.camera.synthetic.reference import render_reference
+from drivers.camera.synthetic.scene import PlacedCard, Scene, render_scene
+from studio.cards import Card
+
+DESIGNS = {"classic": CLASSIC, "jumbo": JUMBO}
+
+
+def _flat(code: str, design: str) -> np.ndarray:
+    return flatten_card(render_reference(Card.parse(code), DESIGNS[design]))
+
+
+def _index(classifier: IndexClassifier, flat: np.ndarray) -> tuple[GlyphScore, GlyphScore]:
+    deck = classifier._deck
+    found = classifier.scores(corner_window(flat, deck.index_window))
+    assert found is not None
+    return found[0], found[1]
+
+
+@pytest.mark.parametrize(
+    ("design", "code"), [("jumbo", "7S"), ("jumbo", "AC"), ("classic", "9S"), ("jumbo", "KS")]
+)
+def test_the_face_confirms_the_suit_the_index_guessed_and_refutes_the_other(
+    design: str, code: str
+) -> None:
+    profile, templates = deck_profile(design)
+    assert profile.deck is not None
+    classifier = IndexClassifier(profile.deck, templates)
+    flat = _flat(code, design)
+    rank, suit = _index(classifier, flat)
+    assert classifier.read_face(flat, rank, suit).code == code
+    twin = {"S": "C", "C": "S"}[code[1]]
+    assert classifier.read_face(flat, rank, GlyphScore(None, 0.9, 0.1, candidate=twin)).code is None
+
+
+def test_a_face_too_soft_for_a_spade_or_with_another_cards_index_on_it_reads_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    profile, templates = deck_profile("classic")
+    assert profile.deck is not None
+    classifier = IndexClassifier(profile.deck, templates)
+    flat = _flat("7S", "classic")
+    rank, suit = _index(classifier, flat)
+    assert classifier.read_face(flat, rank, suit).code == "7S"
+    # Pips blurred below the sharpness a spade needs (`MIN_SHARPNESS`), where blurred clubs
+    # pass for spades: they still look like spades, and are refused for it.
+    soft = cv2.GaussianBlur(flat, (0, 0), 3.4)
+    assert all(ink.sharpness < 5.6 for ink in find_face_ink(soft, profile.deck.index_window))
+    assert classifier.read_face(soft, rank, suit).code is None
+    monkeypatch.setitem(MIN_SHARPNESS, "S", 0.0)
+    assert classifier.read_face(soft, rank, suit).code == "7S"
+    monkeypatch.undo()
+    # A red index of a card lying across this one's face leans to another suit.
+    covered = flat.copy()
+    diamond = corner_window(_flat("AD", "classic"), profile.deck.index_window)
+    h, w = diamond.shape[:2]
+    covered[120 : 120 + h, 60 : 60 + w] = diamond
+    assert classifier.read_face(covered, rank, suit).code is None
+
+
+def _card_frame(code: str, design: CardDesign) -> tuple[np.ndarray, CardOutline]:
+    scene = Scene(
+        width=1280,
+        height=720,
+        table_to_image=np.array([[2.0, 0, 640], [0, 2.0, 360], [0, 0, 1]], np.float64),
+        design=design,
+        cards=[PlacedCard(Card.parse(code), 0, 0, 8)],
+    )
+    rendered = render_scene(scene)
+    corners = rendered.cards[0].corners.astype(np.float32)
+    contour = corners.reshape(-1, 1, 2).astype(np.int32)
+    return rendered.image, CardOutline(corners, contour, partial=False)
+
+
+def test_a_whole_card_whose_corners_refuse_the_suit_is_read_on_its_face(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    profile, templates = deck_profile("jumbo")
+    rec = CardRecognizer(profile, templates)
+    frame, outline = _card_frame("7S", JUMBO)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    thr = card_threshold(gray)
+    rank = GlyphScore("7", 0.95, 0.6, 0.1, "7", height=30)
+    doubt = GlyphScore(None, 0.95, 0.2, 0.01, "S", height=17)
+
+    def corners(*reads: IndexRead) -> None:
+        answers = list(reads)
+        monkeypatch.setattr(rec._classifier, "read", lambda _w, guessed=False: answers.pop(0))
+
+    refused = IndexRead(None, 0.9, None, rank, doubt)
+    corners(refused, refused)
+    reading = rec._read(frame, gray, thr, outline)
+    assert reading is not None and reading.code == "7S"
+    # The network, unsure of the same soft index, may doubt the black suit, not the rank.
+    corners(IndexRead(None, 0.9, "7C", rank, doubt), refused)
+    reading = rec._read(frame, gray, thr, outline)
+    assert reading is not None and reading.code == "7S"
+    corners(IndexRead(None, 0.9, "1S", rank, doubt), refused)
+    reading = rec._read(frame, gray, thr, outline)
+    assert reading is not None and reading.code is None
+    # Corners disagreeing on the rank, or a covered card (its face may be another card's): no.
+    other = IndexRead(None, 0.9, None, GlyphScore("1", 0.95, 0.6, 0.1, "1", height=30), doubt)
+    corners(refused, other)
+    reading = rec._read(frame, gray, thr, outline)
+    assert reading is not None and reading.code is None
+    covered = CardOutline(outline.corners, outline.contour, partial=True)
+    corners(refused, refused)
+    reading = rec._read(frame, gray, thr, covered)
+    assert reading is None or reading.code is None
