@@ -16,7 +16,7 @@ import numpy.typing as npt
 from calibration.deck import CANON_SIZE
 from calibration.profile import CalibrationProfile, DeckTemplates
 from calibration.table import TableGeometry
-from drivers.camera.classify import IndexClassifier, IndexRead
+from drivers.camera.classify import MIN_SCORE, IndexClassifier, IndexRead
 from drivers.camera.detect import (
     CardOutline,
     Image,
@@ -180,22 +180,26 @@ class CardRecognizer:
     ) -> IndexRead | None:
         """Read a whole card whose index corners all refused on its face's symbols, if it may.
 
-        Only when the corners agree: one rank read, one best (refused) suit guess, and no
+        Only when the corners agree: one rank candidate, read by at least one corner at the
+        classifier's bar (at `SINGLE_CORNER_CONFIDENCE` when a corner in view refused it), one
+        best (refused) suit guess, and no
         learned hint naming another rank or a suit of the other colour (the network reads the
         same soft index as the templates: the black suits, or the red ones, are just what it
         cannot tell apart there, and what the face's larger symbols settle). The caller asks only
         for a whole, firm outline: on a covered card or a proposal the face may be another
         card's.
         """
-        ranks = {r.rank.key for r, _ in reads if r.rank is not None and r.rank.key is not None}
-        suits = {r.suit.candidate for r, _ in reads if r.suit is not None}
-        if len(ranks) != 1 or len(suits) != 1 or None in suits:
+        scored = [(r.rank, r.suit, q) for r, q in reads if r.rank and r.suit]
+        ranks = {rank.candidate for rank, _, _ in scored}
+        suits = {suit.candidate for _, suit, _ in scored}
+        keyed = [(rank, suit, q) for rank, suit, q in scored if rank.key is not None]
+        if len(ranks) != 1 or len(suits) != 1 or None in suits or not keyed:
             return None
-        rank, suit, quad = next(
-            (r.rank, r.suit, q)
-            for r, q in reads
-            if r.rank is not None and r.rank.key is not None and r.suit is not None
-        )
+        rank, suit, quad = max(keyed, key=lambda k: k[0].score)
+        # The face checks the suit only, so a weakly read rank (`WEAK_RANK`) does not pass.
+        least = SINGLE_CORNER_CONFIDENCE if len(keyed) < len(scored) else MIN_SCORE
+        if rank.score < least:
+            return None
         read = self._classifier.read_face(self._flat(frame, quad), rank, suit)
         if read.code is None or any(
             not self._classifier.same_colour_twin(r.hint, read.code) for r, _ in reads
