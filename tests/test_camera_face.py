@@ -112,15 +112,19 @@ def test_a_whole_card_whose_corners_refuse_the_suit_is_read_on_its_face(
     corners(IndexRead(None, 0.9, "1S", rank, doubt), refused)
     reading = rec._read(frame, gray, thr, outline)
     assert reading is not None and reading.code is None
-    # Corners disagreeing on the rank, or a covered card (its face may be another card's): no.
+    # Corners disagreeing on the rank: no.
     other = IndexRead(None, 0.9, None, GlyphScore("1", 0.95, 0.6, 0.1, "1", height=30), doubt)
     corners(refused, other)
     reading = rec._read(frame, gray, thr, outline)
     assert reading is not None and reading.code is None
-    covered = CardOutline(outline.corners, outline.contour, partial=True)
-    corners(refused, refused)
-    reading = rec._read(frame, gray, thr, covered)
-    assert reading is None or reading.code is None
+    # A covered card: only symbols wholly in view count (its centre symbol spans 35-65% of it).
+    c = outline.corners
+    for shown, seen in ((0.6, None), (0.75, "7S")):
+        strip = np.array([c[0], c[1], c[1] + shown * (c[2] - c[1]), c[0] + shown * (c[3] - c[0])])
+        covered = CardOutline(c, strip.reshape(-1, 1, 2).astype(np.int32), partial=True)
+        corners(refused)
+        reading = rec._read(frame, gray, thr, covered)
+        assert reading is not None and reading.code == seen
 
 
 def test_a_heart_whose_colour_is_in_doubt_never_takes_a_black_suit_from_foreign_ink() -> None:

@@ -298,7 +298,9 @@ class IndexClassifier:
         red = self._deck.red_suits
         return hint[:-1] == code[:-1] and (hint[-1] in red) == (code[-1] in red)
 
-    def read_face(self, card: Image, rank: GlyphScore, suit: GlyphScore) -> IndexRead:
+    def read_face(
+        self, card: Image, rank: GlyphScore, suit: GlyphScore, visible: Image | None = None
+    ) -> IndexRead:
         """Confirm an index's refused suit on the face of the flat card (BGR, upright) it is on.
 
         `rank` is the rank the index read (its key set); `suit.candidate` the templates' best,
@@ -307,16 +309,19 @@ class IndexClassifier:
         crisper than any of them) and compared both ways up (most decks print their lower pips
         upside down; this project's synthetic decks turn every centre symbol). A symbol fitting
         no suit template (`MIN_SCORE`) is not one (a letter, a picture's stripe). The code is
-        read only when at least one symbol takes the suit outright (the correlation, lead and
-        gap bars, the rival check against the other colour, and the sharpness gates of `judge`
-        with the symbol's own sharpness) and no symbol leans to another suit. A wrong read needs
-        the index and the face, two sizes of one symbol, to be wrong the same way.
+        read only when no symbol leans to another suit (`FACE_WAY_MARGIN`, the other colour's
+        rival; in doubt of its colour every suit competes) and one of the face's largest
+        (`FACE_TALLEST_SHARE`, `FACE_OVER_INDEX`) takes `suit` outright: the correlation,
+        lead and gap bars and the sharpness gates of `judge` with its own sharpness. `visible`
+        masks the part of the flat card in view on a card partly covered (`find_face_ink`).
+        A wrong read needs the index and the face, two sizes of one symbol, to be wrong the
+        same way.
         """
         deck = self._deck
         want = suit.candidate
         taken: list[tuple[GlyphScore, float, int]] = []
         tallest = 0
-        for ink in find_face_ink(card, deck.index_window):
+        for ink in find_face_ink(card, deck.index_window, visible):
             if COLOUR_DOUBT[0] <= ink.redness <= COLOUR_DOUBT[1]:
                 colour = list(deck.suits)  # In doubt of the colour, every suit competes on shape.
             else:

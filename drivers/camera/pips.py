@@ -41,17 +41,27 @@ class FaceInk:
     redness: float
 
 
-def find_face_ink(card: Image, index_window: tuple[float, float, float, float]) -> list[FaceInk]:
+def find_face_ink(
+    card: Image,
+    index_window: tuple[float, float, float, float],
+    visible: Image | None = None,
+) -> list[FaceInk]:
     """The separate ink shapes inside `FACE_BOX` of a flat upright card (BGR), largest first.
 
     Shapes touching the box's edge (a picture's frame cut by it) and both index corners
-    (`index_window` and its half-turn) are left out. Empty when the face is too low in contrast.
+    (`index_window` and its half-turn) are left out. With `visible` (a mask of the flat card,
+    non-zero where the card itself is in view: a neighbour covers the rest), only shapes lying
+    wholly inside it count, and the paper and ink levels come from it. Empty when the face is
+    too low in contrast.
     """
     h, w = card.shape[:2]
     x0, y0, x1, y1 = (round(f * n) for f, n in zip(FACE_BOX, (w, h, w, h), strict=True))
     face = card[y0:y1, x0:x1]
     gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
-    paper, ink = percentiles(gray, (90, 1))
+    seen = None if visible is None else visible[y0:y1, x0:x1] > 0
+    if seen is not None and seen.sum() < MIN_PIP_AREA * seen.size:
+        return []
+    paper, ink = percentiles(gray if seen is None else gray[seen], (90, 1))
     if paper - ink < MIN_CONTRAST:
         return []
     mask = (gray < (paper + ink) / 2).astype(np.uint8)
@@ -63,11 +73,18 @@ def find_face_ink(card: Image, index_window: tuple[float, float, float, float]) 
         ] = 0
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     fh, fw = mask.shape
+    cut = np.zeros(count, bool)
+    if seen is not None:
+        # A shape reaching where the card is out of view is partly another card's, or cut short
+        # (a club missing its stem is not a club): it is no symbol of this card's.
+        near = cv2.dilate((~seen).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        cut[np.unique(labels[near])] = True
     density = np.clip((paper - gray.astype(np.float32)) / (paper - ink), 0.0, 1.0)
     out = []
     for i in range(1, count):
         x, y, bw, bh, area = (int(v) for v in stats[i])
-        if area < MIN_PIP_AREA * fh * fw or x == 0 or y == 0 or x + bw >= fw or y + bh >= fh:
+        edge = x == 0 or y == 0 or x + bw >= fw or y + bh >= fh
+        if area < MIN_PIP_AREA * fh * fw or edge or cut[i]:
             continue
         mine = labels == i
         glyph = density[y : y + bh, x : x + bw] * mine[y : y + bh, x : x + bw]

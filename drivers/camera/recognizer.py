@@ -162,8 +162,8 @@ class CardRecognizer:
             if not unconfirmed or read.confidence >= SINGLE_CORNER_CONFIDENCE:
                 return _reading(read.code, False, quad, read.confidence, zone)
             codes = set()
-        if not codes and not outline.speculative and not outline.partial:
-            face = self._face_read(frame, reads)
+        if not codes and not outline.speculative:
+            face = self._face_read(frame, reads, outline)
             if face is not None and face.code is not None:
                 return _reading(face.code, False, outline.corners, face.confidence, zone)
         if outline.speculative:
@@ -176,7 +176,10 @@ class CardRecognizer:
         return _reading(None, face_down, outline.corners, 0.0 if face_down else confidence, zone)
 
     def _face_read(
-        self, frame: Image, reads: list[tuple[IndexRead, npt.NDArray[Any]]]
+        self,
+        frame: Image,
+        reads: list[tuple[IndexRead, npt.NDArray[Any]]],
+        outline: CardOutline,
     ) -> IndexRead | None:
         """Read a whole card whose index corners all refused on its face's symbols, if it may.
 
@@ -185,9 +188,9 @@ class CardRecognizer:
         best (refused) suit guess, and no
         learned hint naming another rank or a suit of the other colour (the network reads the
         same soft index as the templates: the black suits, or the red ones, are just what it
-        cannot tell apart there, and what the face's larger symbols settle). The caller asks only
-        for a whole, firm outline: on a covered card or a proposal the face may be another
-        card's.
+        cannot tell apart there, and what the face's larger symbols settle). Never on a
+        proposal (its face may be another card's); on a covered card only the symbols wholly
+        inside its visible region count.
         """
         scored = [(r.rank, r.suit, q) for r, q in reads if r.rank and r.suit]
         ranks = {rank.candidate for rank, _, _ in scored}
@@ -200,12 +203,22 @@ class CardRecognizer:
         least = SINGLE_CORNER_CONFIDENCE if len(keyed) < len(scored) else MIN_SCORE
         if rank.score < least:
             return None
-        read = self._classifier.read_face(self._flat(frame, quad), rank, suit)
+        visible = self._visible(quad, outline) if outline.partial else None
+        read = self._classifier.read_face(self._flat(frame, quad), rank, suit, visible)
         if read.code is None or any(
             not self._classifier.same_colour_twin(r.hint, read.code) for r, _ in reads
         ):
             return None
         return read
+
+    def _visible(self, quad: npt.NDArray[Any], outline: CardOutline) -> Image:
+        """A mask of the flat card (`CANON_SIZE`, `quad[0]` top left): its visible region."""
+        h = cv2.getPerspectiveTransform(quad.astype(np.float32), self._canon)
+        region = outline.contour.reshape(1, -1, 2).astype(np.float64)
+        flat = cv2.perspectiveTransform(region, h)[0]
+        mask: Image = np.zeros((CANON_SIZE[1], CANON_SIZE[0]), np.uint8)
+        cv2.fillPoly(mask, [np.round(flat).astype(np.int32)], 1)
+        return mask
 
     def _flat(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
         """The whole card flattened to `CANON_SIZE`, its corner `quad[0]` at the top left."""
