@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import cv2
@@ -13,10 +14,10 @@ from camera_support import deck_profile, scored
 from drivers.camera.classify import IndexRead
 from drivers.camera.detect import CardOutline, card_threshold
 from drivers.camera.recognizer import CardRecognizer
-from drivers.camera.synthetic.designs import JUMBO
+from drivers.camera.synthetic.designs import CLASSIC, JUMBO
 from drivers.camera.synthetic.generator import SceneStyle
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
-from studio.cards import Card
+from studio.cards import DECK, Card
 from studio.cli import main
 
 # Test frames: moderate sizes and defects; the bench draws from wider ranges and other seeds.
@@ -185,3 +186,23 @@ def test_a_card_whose_other_visible_corner_stays_unread_needs_a_sure_read(
     half = CardOutline(corners, outline.contour, partial=False, support=(1.0, 1.0, 0.0, 1.0))
     reading = rec._read(frame, gray, card_threshold(gray), half)
     assert reading is not None and reading.code == "8C"
+
+
+def test_classic_backs_on_the_simulated_table_are_face_down() -> None:
+    # The classic back's lattice, cut as an index corner, passes for index ink (its cells fit a
+    # diamond at 0.92) and kept such backs "face up, unknown": a classic table paused on them.
+    from drivers.camera.synthetic.felt import Felt, FeltLayout, FeltSource, felt_profile
+    from studio.games import get_rules
+    from studio.runtime.camera import position_rows
+
+    rules = get_rules("caribbean-stud")
+    layout = FeltLayout.build(position_rows(rules.positions), CLASSIC)
+    recognizer = CardRecognizer(*felt_profile(layout))
+    rng = random.Random(7)
+    for seed in range(8):
+        felt = Felt(seed)
+        for position in rules.positions:
+            felt.place(position, rng.choice(DECK), face_up=False)
+        readings = recognizer.recognize(FeltSource(felt, layout).read().image)
+        assert len(readings) == len(rules.positions), seed
+        assert all(r.face_down and r.code is None for r in readings), (seed, readings)

@@ -33,6 +33,11 @@ from drivers.camera.reading import CardReading
 PAPER_SHARE_FACE_UP = 0.3
 """A face shows over 45% paper inside its border even on a court card; a back shows almost none
 (its border is cut away before counting), so 30% splits them with room for glare on a back."""
+BACK_GLYPH_SCORE = 0.7
+"""A card showing under `PAPER_SHARE_FACE_UP` paper is a back unless a corner's ink correlates
+this well with a rank template (the weakest rank the classifier reads, `WEAK_RANK`). A classic
+back's lattice, cut as an index corner, scored up to 0.52 as a rank on the simulated table, and
+0.92 as a suit: its cells are small diamonds."""
 PAPER_SHARE_BORDER = 0.5
 """Every card, face up or down, has a paper-white margin; a picture panel, a chip or a printed
 shape without one is not a card, whatever its outline looks like."""
@@ -172,7 +177,9 @@ class CardRecognizer:
         inner, border = self._paper_shares(frame, gray, thr, outline)
         if border < PAPER_SHARE_BORDER:
             return None
-        face_down = not reads and inner < PAPER_SHARE_FACE_UP
+        # A back's dense pattern can pass for index ink (a lattice of small diamonds), but not for
+        # a rank: only ink like an index (`BACK_GLYPH_SCORE`) makes a paperless card a face.
+        face_down = inner < PAPER_SHARE_FACE_UP and not any(_index_like(r) for r, _ in reads)
         return _reading(None, face_down, outline.corners, 0.0 if face_down else confidence, zone)
 
     def _face_read(
@@ -288,6 +295,16 @@ class CardRecognizer:
             return None
         cx, cy = corners.mean(axis=0)
         return self._geometry.zone_at(float(cx), float(cy))
+
+
+def _index_like(read: IndexRead) -> bool:
+    """Whether a corner's ink looks like an index: a code, or a rank near its template.
+
+    A suit does not count: a back's lattice is a grid of small diamonds.
+    """
+    if read.code is not None:
+        return True
+    return read.rank is None or read.rank.score >= BACK_GLYPH_SCORE
 
 
 def _long_side(quad: npt.NDArray[Any]) -> float:
