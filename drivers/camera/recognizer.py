@@ -192,12 +192,11 @@ class CardRecognizer:
 
         Only when the corners agree: one rank candidate, read by at least one corner at the
         classifier's bar (at `SINGLE_CORNER_CONFIDENCE` when a corner in view refused it), one
-        best (refused) suit guess, and no
-        learned hint naming another rank or a suit of the other colour (the network reads the
-        same soft index as the templates: the black suits, or the red ones, are just what it
-        cannot tell apart there, and what the face's larger symbols settle). Never on a
-        proposal (its face may be another card's); on a covered card only the symbols wholly
-        inside its visible region count.
+        best (refused) suit guess, and no learned hint naming another rank or a suit of the
+        other colour (the network reads the same soft index as the templates: the black suits,
+        or the red ones, are just what it cannot tell apart there, and what the face's larger
+        symbols settle). Never on a proposal (its face may be another card's); on a covered
+        card only the symbols wholly inside its visible region count.
         """
         scored = [(r.rank, r.suit, q) for r, q in reads if r.rank and r.suit]
         ranks = {rank.candidate for rank, _, _ in scored}
