@@ -219,10 +219,12 @@ class CardRecognizer:
 
     def _visible(self, quad: npt.NDArray[Any], outline: CardOutline) -> Image:
         """A mask of the flat card (`CANON_SIZE`, `quad[0]` top left): its visible region."""
-        h = cv2.getPerspectiveTransform(quad.astype(np.float32), self._canon)
-        region = outline.contour.reshape(1, -1, 2).astype(np.float64)
-        flat = cv2.perspectiveTransform(region, h)[0]
         mask: Image = np.zeros((CANON_SIZE[1], CANON_SIZE[0]), np.uint8)
+        region = outline.contour.reshape(1, -1, 2).astype(np.float64)
+        if region.shape[1] < 3:
+            return mask  # No area in view (detection makes none such): no symbol counts.
+        h = cv2.getPerspectiveTransform(quad.astype(np.float32), self._canon)
+        flat = cv2.perspectiveTransform(region, h)[0]
         cv2.fillPoly(mask, [np.round(flat).astype(np.int32)], 1)
         return mask
 
@@ -303,6 +305,8 @@ def _index_like(read: IndexRead) -> bool:
     """
     if read.code is not None:
         return True
+    # Every read without a code is a template read and has its rank; were one ever without,
+    # keeping the card face up (unknown) is the side that cannot hide a face.
     return read.rank is None or read.rank.score >= BACK_GLYPH_SCORE
 
 
