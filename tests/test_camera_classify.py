@@ -123,3 +123,25 @@ def test_a_glyph_between_heart_and_diamond_is_no_diamond_until_it_clears_the_str
             assert score.lead >= 0.3
     # The walk crossed the band where the general bar alone would have taken a diamond.
     assert any(0.2 <= lead < 0.3 for lead in seen) and max(seen) >= 0.3
+
+
+def test_a_soft_club_is_not_read_on_a_proposals_outline() -> None:
+    # A small, motion-blurred king of spades on a proposal read as the king of clubs, the club
+    # leading by 0.051: on a proposal, a club softer than a spade may be is not read.
+    from calibration.deck import flatten_card
+    from drivers.camera.recognizer import corner_window
+    from drivers.camera.synthetic.designs import CLASSIC
+    from drivers.camera.synthetic.reference import render_reference
+    from studio.cards import Card
+
+    profile, templates = deck_profile("classic")
+    assert profile.deck is not None
+    classifier = IndexClassifier(profile.deck, templates)
+    flat = flatten_card(render_reference(Card.parse("KC"), CLASSIC))
+    window = corner_window(cv2.GaussianBlur(flat, (0, 0), 1.7), profile.deck.index_window)
+    found = classifier.scores(window)
+    assert found is not None and found[2] < 5.6 and judge(*found).code == "KC"
+    firm = classifier.read(window)
+    proposed = classifier.read(window, guessed=True)
+    assert firm is not None and firm.code == "KC"
+    assert proposed is not None and proposed.code is None
