@@ -63,6 +63,13 @@ def tags_for(scene: Scene, frame: RenderedFrame, full_height: int) -> dict[int, 
     return out
 
 
+def bench_scene(rng: np.random.Generator, i: int) -> tuple[SceneStyle, str, Scene]:
+    """The camera benches' `i`-th random scene: 1080p two times in three, designs in turn."""
+    style = BENCH_1080 if i % 3 else BENCH_720
+    design = sorted(DESIGNS)[i % len(DESIGNS)]
+    return style, design, random_scene(rng, style, DESIGNS[design])
+
+
 def bench_recognizers() -> dict[str, CardRecognizer]:
     """A recognizer per deck design, the deck learned from 52 "photo" references."""
     recognizers = {}
@@ -84,11 +91,8 @@ def main() -> None:
     score = Score()
     timing: dict[str, list[float]] = {"1280x720": [], "1920x1080": []}
     rng = np.random.default_rng(args.seed)
-    names = sorted(DESIGNS)
     for i in range(args.frames):
-        style = BENCH_1080 if i % 3 else BENCH_720
-        design = names[i % len(names)]
-        scene = random_scene(rng, style, DESIGNS[design])
+        style, design, scene = bench_scene(rng, i)
         frame = render_scene(scene)
         start = time.perf_counter()
         readings = recognizers[design].recognize(frame.image)

@@ -16,12 +16,11 @@ from collections import Counter
 
 import cv2
 import numpy as np
-from camera import BENCH_720, BENCH_1080
+from camera import bench_scene
 
 from calibration.deck import CANON_SIZE, learn_deck
 from drivers.camera.classify import IndexClassifier
 from drivers.camera.synthetic.designs import DESIGNS
-from drivers.camera.synthetic.generator import random_scene
 from drivers.camera.synthetic.reference import render_reference
 from drivers.camera.synthetic.scene import project, render_scene
 from drivers.camera.synthetic.scoring import card_height_px
@@ -57,13 +56,10 @@ def main() -> None:
         readers[name] = (IndexClassifier(deck, templates), window)
     rng = np.random.default_rng(args.seed)
     jitter = np.random.default_rng(args.seed + 1)
-    names = sorted(DESIGNS)
     counts: Counter[tuple[str, str, str]] = Counter()
     wrongs = []
     for i in range(args.frames):
-        style = BENCH_1080 if i % 3 else BENCH_720
-        design = names[i % len(names)]
-        scene = random_scene(rng, style, DESIGNS[design])
+        style, design, scene = bench_scene(rng, i)
         frame = render_scene(scene)
         classifier, (x0, y0, x1, y1) = readers[design]
         quads = [t.corners for t in frame.cards]
@@ -107,7 +103,7 @@ def main() -> None:
     wrong = sum(v for (d, b, o), v in counts.items() if b == "all" and o == "wrong")
     read = sum(v for (d, b, o), v in counts.items() if b == "all" and o == "read")
     print(f"corners {total}  read {read / max(1, total):.1%}  wrong {wrong}  {' '.join(wrongs)}")
-    for design in names:
+    for design in sorted(DESIGNS):
         for band in ("all", "small", "large"):
             n = sum(counts[(design, band, o)] for o in ("read", "unknown", "wrong"))
             if n:

@@ -35,12 +35,10 @@ from typing import Any
 
 import cv2
 import numpy as np
-from camera import BENCH_720, BENCH_1080, bench_recognizers, tags_for
+from camera import bench_recognizers, bench_scene, tags_for
 
 from drivers.camera.detect import CardOutline
 from drivers.camera.recognizer import MIN_CORNER_SUPPORT, CardRecognizer
-from drivers.camera.synthetic.designs import DESIGNS
-from drivers.camera.synthetic.generator import random_scene
 from drivers.camera.synthetic.scene import RenderedFrame, Scene, project, render_scene
 from drivers.camera.synthetic.scoring import Score, card_height_px
 
@@ -165,7 +163,6 @@ def main() -> None:
     window = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
     canon = any_rec._canon
     rng = np.random.default_rng(args.seed)
-    names = sorted(DESIGNS)
     # per tag: readable, outline ok, window placed, oracle, read
     table: dict[str, Counter[str]] = {}
     kinds: dict[str, Counter[str]] = {}
@@ -173,9 +170,7 @@ def main() -> None:
     cpu = 0.0
     score = Score()
     for i in range(args.frames):
-        style = BENCH_1080 if i % 3 else BENCH_720
-        design = names[i % len(names)]
-        scene = random_scene(rng, style, DESIGNS[design])
+        style, design, scene = bench_scene(rng, i)
         frame = render_scene(scene)
         rec = recorders[design]
         rec.tried = []

@@ -24,12 +24,10 @@ from datetime import UTC, datetime, timedelta
 
 import cv2
 import numpy as np
-from camera import BENCH_720, BENCH_1080, bench_recognizers
+from camera import bench_recognizers, bench_scene
 
 from drivers.camera.reading import CardReading
 from drivers.camera.stability import ZoneStabilizer
-from drivers.camera.synthetic.designs import DESIGNS
-from drivers.camera.synthetic.generator import random_scene
 from drivers.camera.synthetic.scene import RenderedFrame, render_scene
 from drivers.camera.synthetic.scoring import Score, overlap
 
@@ -60,15 +58,12 @@ def main() -> None:
     cv2.setNumThreads(1)
     recognizers = bench_recognizers()
     rng = np.random.default_rng(args.seed)
-    names = sorted(DESIGNS)
     per_frame = Score()
     readable = confirmed = wrong = 0
     wrongs: list[str] = []
     start = datetime(2026, 1, 1, tzinfo=UTC)
     for i in range(args.scenes):
-        style = BENCH_1080 if i % 3 else BENCH_720
-        design = names[i % len(names)]
-        scene = random_scene(rng, style, DESIGNS[design])
+        _, design, scene = bench_scene(rng, i)
         frames = [render_scene(replace(scene, seed=scene.seed + k)) for k in range(args.window)]
         zones = [str(k) for k in range(len(frames[0].cards))]
         stabilizer = ZoneStabilizer(zones)

@@ -109,11 +109,11 @@ def test_a_whole_card_whose_corners_refuse_the_suit_is_read_on_its_face(
     corners(IndexRead(None, 0.9, "7C", rank, doubt), refused)
     reading = rec._read(frame, gray, thr, outline)
     assert reading is not None and reading.code == "7S"
-    corners(IndexRead(None, 0.9, "1S", rank, doubt), refused)
+    corners(IndexRead(None, 0.9, "8S", rank, doubt), refused)
     reading = rec._read(frame, gray, thr, outline)
     assert reading is not None and reading.code is None
     # Corners disagreeing on the rank: no.
-    other = IndexRead(None, 0.9, None, GlyphScore("1", 0.95, 0.6, 0.1, "1", height=30), doubt)
+    other = IndexRead(None, 0.9, None, GlyphScore("8", 0.95, 0.6, 0.1, "8", height=30), doubt)
     corners(refused, other)
     reading = rec._read(frame, gray, thr, outline)
     assert reading is not None and reading.code is None
