@@ -125,9 +125,11 @@ def test_a_glyph_between_heart_and_diamond_is_no_diamond_until_it_clears_the_str
     assert any(0.2 <= lead < 0.3 for lead in seen) and max(seen) >= 0.3
 
 
-def test_a_soft_club_is_not_read_on_a_proposals_outline() -> None:
+@pytest.mark.parametrize(("code", "blur"), [("KC", 1.7), ("5D", 1.9)])
+def test_a_soft_club_or_diamond_is_not_read_on_a_proposals_outline(code: str, blur: float) -> None:
     # A small, motion-blurred king of spades on a proposal read as the king of clubs, the club
-    # leading by 0.051: on a proposal, a club softer than a spade may be is not read.
+    # leading by 0.051, and a small blurred jack of hearts as the jack of diamonds: on a
+    # proposal, a club or a diamond softer than a spade may be is not read from its index.
     from calibration.deck import flatten_card
     from drivers.camera.recognizer import corner_window
     from drivers.camera.synthetic.designs import CLASSIC
@@ -137,11 +139,11 @@ def test_a_soft_club_is_not_read_on_a_proposals_outline() -> None:
     profile, templates = deck_profile("classic")
     assert profile.deck is not None
     classifier = IndexClassifier(profile.deck, templates)
-    flat = flatten_card(render_reference(Card.parse("KC"), CLASSIC))
-    window = corner_window(cv2.GaussianBlur(flat, (0, 0), 1.7), profile.deck.index_window)
+    flat = flatten_card(render_reference(Card.parse(code), CLASSIC))
+    window = corner_window(cv2.GaussianBlur(flat, (0, 0), blur), profile.deck.index_window)
     found = classifier.scores(window)
-    assert found is not None and found[2] < 5.6 and judge(*found).code == "KC"
+    assert found is not None and found[2] < 5.6 and judge(*found).code == code
     firm = classifier.read(window)
     proposed = classifier.read(window, guessed=True)
-    assert firm is not None and firm.code == "KC"
+    assert firm is not None and firm.code == code
     assert proposed is not None and proposed.code is None

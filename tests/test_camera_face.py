@@ -145,3 +145,37 @@ def test_a_heart_whose_colour_is_in_doubt_never_takes_a_black_suit_from_foreign_
             h, w = spade.shape[:2]
             covered[y : y + h, x : x + w] = spade
             assert classifier.read_face(covered, rank, suit).code is None
+
+
+def test_a_pip_the_index_window_cuts_is_left_out_not_read_as_a_smaller_shape() -> None:
+    profile, _ = deck_profile("classic")
+    assert profile.deck is not None
+    # The classic nine's top-left and bottom-right pips reach into the deck's index windows:
+    # cut there, a spade is narrower and can fit a club, so it must not be offered as a symbol.
+    inks = find_face_ink(_flat("9S", "classic"), profile.deck.index_window)
+    widths = sorted(ink.box[2] for ink in inks)
+    assert len(inks) == 7
+    assert widths[-1] - widths[0] <= 1
+
+
+def test_a_spade_in_colour_doubt_is_not_refused_for_a_diamond_that_fits_it_either_way_up() -> None:
+    profile, templates = deck_profile("classic")
+    assert profile.deck is not None
+    classifier = IndexClassifier(profile.deck, templates)
+
+    def tinted(code: str) -> np.ndarray:
+        # A reddish cast on the ink (its colour in doubt) and motion blur: turned over, the soft
+        # spade fits a diamond almost as well as a spade, and a diamond fits the same either way.
+        flat = _flat(code, "classic").astype(np.float32)
+        flat[..., 2] += 55.0 * (flat.mean(axis=2) < 128)
+        soft = cv2.GaussianBlur(np.clip(flat, 0, 255).astype(np.uint8), (0, 0), 1.0)
+        return cv2.filter2D(soft, -1, np.full((1, 5), 0.2, np.float32))
+
+    spade = tinted("9S")
+    shares = [ink.redness for ink in find_face_ink(spade, profile.deck.index_window)]
+    assert all(0.15 <= share <= 0.35 for share in shares)
+    rank, suit = _index(classifier, _flat("9S", "classic"))
+    assert classifier.read_face(spade, rank, suit).code == "9S"
+    for code, guess in (("9D", "S"), ("9S", "C"), ("9S", "D")):
+        doubt = GlyphScore(None, 0.9, 0.1, candidate=guess, height=suit.height)
+        assert classifier.read_face(tinted(code), rank, doubt).code is None

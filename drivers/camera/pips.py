@@ -48,8 +48,9 @@ def find_face_ink(
 ) -> list[FaceInk]:
     """The separate ink shapes inside `FACE_BOX` of a flat upright card (BGR), largest first.
 
-    Shapes touching the box's edge (a picture's frame cut by it) and both index corners
-    (`index_window` and its half-turn) are left out. With `visible` (a mask of the flat card,
+    Shapes touching the box's edge (a picture's frame cut by it) or reaching into either index
+    corner (`index_window` and its half-turn; a corner pip cut there is no whole symbol) are
+    left out. With `visible` (a mask of the flat card,
     non-zero where the card itself is in view: a neighbour covers the rest), only shapes lying
     wholly inside it count, and the paper and ink levels come from it. Empty when the face is
     too low in contrast.
@@ -65,20 +66,23 @@ def find_face_ink(
     if paper - ink < MIN_CONTRAST:
         return []
     mask = (gray < (paper + ink) / 2).astype(np.uint8)
+    corners = np.zeros_like(mask)
     ix0, iy0, ix1, iy1 = index_window
     for bx0, by0, bx1, by1 in ((ix0, iy0, ix1, iy1), (1 - ix1, 1 - iy1, 1 - ix0, 1 - iy0)):
-        mask[
+        corners[
             max(0, round(by0 * h) - y0) : max(0, round(by1 * h) - y0),
             max(0, round(bx0 * w) - x0) : max(0, round(bx1 * w) - x0),
-        ] = 0
+        ] = 1
+    mask[corners > 0] = 0
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     fh, fw = mask.shape
+    # A shape reaching into an index corner, or where the card is out of view, is cut short (a
+    # pip clipped by the window, a club missing its stem) or partly another card's: it is no
+    # whole symbol of this card's, and a clipped spade can fit a club.
+    hidden = corners if seen is None else corners | (~seen).astype(np.uint8)
+    near = cv2.dilate(hidden, np.ones((5, 5), np.uint8)) > 0
     cut = np.zeros(count, bool)
-    if seen is not None:
-        # A shape reaching where the card is out of view is partly another card's, or cut short
-        # (a club missing its stem is not a club): it is no symbol of this card's.
-        near = cv2.dilate((~seen).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-        cut[np.unique(labels[near])] = True
+    cut[np.unique(labels[near])] = True
     density = np.clip((paper - gray.astype(np.float32)) / (paper - ink), 0.0, 1.0)
     out = []
     for i in range(1, count):
