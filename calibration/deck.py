@@ -18,7 +18,8 @@ import numpy.typing as npt
 
 from calibration.corner_training import references_digest, train_index_model
 from calibration.errors import DeckCalibrationError
-from calibration.glyphs import Image, IndexInk, aspect, find_index, normalise
+from calibration.face_ink import Symbol, find_face_ink, same_layout, symbol
+from calibration.glyphs import Image, IndexInk, aspect, find_index, normalise, standardise
 from calibration.index_model import weights_digest
 from calibration.profile import DeckCalibration, DeckTemplates, IndexModelInfo
 from studio.cards import DECK, RANK_CHARS, SUIT_CHARS
@@ -32,6 +33,10 @@ _EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 _SEARCH = (0.4, 0.45)
 _INSET = 3
 _SEEN_HEIGHTS = (90, 110, 130, 155, 180, 215, 260)
+LAYOUT_FIT = 0.7
+"""Least correlation of a face's ink shape, either way up, with its own suit's crisp index
+template to count as one of the card's printed symbols (a pip's shape differs a little from
+the index suit's: the face reader's own bar, 0.85, is for telling suits apart)."""
 # Card heights (px) whose look is learned: the bench's smallest cards are 120 px at 1080p and
 # 90 px at 720p, and each level is compared only with indices of about its own sharpness.
 
@@ -253,6 +258,7 @@ def learn_deck(
         },
         cards_used=len(inks),
         index_model=model_info,
+        face_layouts=face_layouts(flats, window, {s: t[0] for s, t in suits.items()}),
     )
     templates = DeckTemplates(
         {k: [t.astype(np.float32) for t in v] for k, v in ranks.items()},
@@ -260,6 +266,35 @@ def learn_deck(
         model,
     )
     return deck, templates
+
+
+def face_layouts(
+    flats: Mapping[str, Image],
+    window: tuple[float, float, float, float],
+    suits: Mapping[str, npt.NDArray[Any]],
+) -> dict[str, list[Symbol]]:
+    """Where each rank prints its suit symbols (`calibration.face_ink.Symbol`), from the flats.
+
+    A symbol is an ink shape of the face fitting its own suit's crisp template (`suits`, one
+    per suit) at `LAYOUT_FIT` either way up. A rank is left out when its four suits do not print
+    the same symbols in the same places: no layout, no check, and no face read on a proposal.
+    """
+    out: dict[str, list[Symbol]] = {}
+    for rank in RANK_CHARS:
+        printed = []
+        for suit in SUIT_CHARS:
+            flat = flats[rank + suit]
+            template = standardise(suits[suit])
+            found = []
+            for ink in find_face_ink(flat, window):
+                sample = normalise(ink.glyph, SUIT_SIZE)
+                fit = max(float(standardise(g) @ template) for g in (sample, sample[::-1, ::-1]))
+                if fit >= LAYOUT_FIT:
+                    found.append(symbol(ink, flat.shape))
+            printed.append(sorted(found))
+        if printed[0] and all(same_layout(p, printed[0]) for p in printed[1:]):
+            out[rank] = [tuple(round(v, 4) for v in s) for s in printed[0]]  # type: ignore[misc]
+    return out
 
 
 def calibrate_deck(

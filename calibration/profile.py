@@ -91,7 +91,9 @@ class DeckCalibration(_Model):
     `level_sharpness` each level's typical index sharpness (`calibration.glyphs.sharpness`); a
     deck learned before it existed has none, and every level is then compared. `index_model`
     describes the learned index reader; a deck learned before it existed has none and is read
-    with the templates alone.
+    with the templates alone. `face_layouts` gives, per rank, where its face prints its suit
+    symbols (`calibration.face_ink.Symbol`); a deck learned without them reads no proposal's
+    face.
     """
 
     index_window: tuple[float, float, float, float]
@@ -106,6 +108,7 @@ class DeckCalibration(_Model):
     suit_aspect: dict[str, float]
     cards_used: int
     index_model: IndexModelInfo | None = None
+    face_layouts: dict[str, list[tuple[float, float, float]]] = {}
 
 
 class CalibrationProfile(_Model):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 import cv2
 
+from calibration.face_ink import Symbol, find_face_ink, same_layout, symbol
 from calibration.glyphs import (
     RED_SHARE,
     Glyph,
@@ -27,7 +28,6 @@ from calibration.glyphs import (
 )
 from calibration.index_model import NONE, IndexModel
 from calibration.profile import DeckCalibration, DeckTemplates
-from drivers.camera.pips import find_face_ink
 
 MIN_SCORE = 0.85
 """Least correlation with the best template. These three thresholds were chosen on 60 rendered
@@ -103,6 +103,12 @@ FACE_OVER_INDEX = 1.3
 symbol on the face and 1.3 times the index suit: pips, a jumbo deck's centre symbol and a court
 picture's symbol are all larger than the index (1.8-5x on the synthetic decks), while another
 card's index lying across the face, or a chip's print, is not."""
+FACE_GROUND = 0.25
+"""A face symbol on a ground darker than this (`FaceInk.ground`: ~0.1 on the paper, ~0.4 on a
+court picture's coloured panel) may veto a read but not decide one. Its ink is measured against
+the paper, so a blurred rim over the panel passes for ink and fills a club's lobes: a small
+jumbo king of clubs, its picture's club at sharpness 6.4, was read as the king of spades
+(`bench/camera_still.py`, held-out seed 20261130)."""
 FACE_WAY_MARGIN = 0.03
 """A face symbol whose other way up fits another suit within this much of its best fit is in
 doubt (an upside-down blurred club once scored 0.90 as a spade, 0.08 under its own fit)."""
@@ -306,7 +312,12 @@ class IndexClassifier:
         return hint[:-1] == code[:-1] and (hint[-1] in red) == (code[-1] in red)
 
     def read_face(
-        self, card: Image, rank: GlyphScore, suit: GlyphScore, visible: Image | None = None
+        self,
+        card: Image,
+        rank: GlyphScore,
+        suit: GlyphScore,
+        visible: Image | None = None,
+        layout: list[Symbol] | None = None,
     ) -> IndexRead:
         """Confirm an index's refused suit on the face of the flat card (BGR, upright) it is on.
 
@@ -322,12 +333,17 @@ class IndexClassifier:
         (`FACE_TALLEST_SHARE`, `FACE_OVER_INDEX`) takes `suit` outright: the correlation,
         lead and gap bars and the sharpness gates of `judge` with its own sharpness. `visible`
         masks the part of the flat card in view on a card partly covered (`find_face_ink`).
+        With `layout` (where the deck prints the rank's symbols: `DeckCalibration.face_layouts`)
+        the face's largest symbols must be those, in those places (`same_layout`): on a
+        proposal's outline, whose face may be partly another card's, nothing else shows that
+        the face is this card's.
         A wrong read needs the index and the face, two sizes of one symbol, to be wrong the
         same way.
         """
         deck = self._deck
         want = suit.candidate
         taken: list[tuple[GlyphScore, float, int]] = []
+        symbols: list[tuple[Symbol, int]] = []
         tallest = 0
         for ink in find_face_ink(card, deck.index_window, visible):
             if COLOUR_DOUBT[0] <= ink.redness <= COLOUR_DOUBT[1]:
@@ -366,7 +382,8 @@ class IndexClassifier:
             ):
                 return IndexRead(None, 0.0)
             tallest = max(tallest, ink.box[3])
-            if own.key == want:
+            symbols.append((symbol(ink, card.shape), ink.box[3]))
+            if own.key == want and ink.ground <= FACE_GROUND:
                 taken.append((own, ink.sharpness, ink.box[3]))
         # The deciding symbol is one of the face's largest and larger than the index suit: a
         # smaller one agreeing may be another card's index or a chip's print.
@@ -377,6 +394,12 @@ class IndexClassifier:
         ]
         if not deciding:
             return IndexRead(None, 0.0)
+        if layout is not None:
+            found = [s for s, height in symbols if height >= FACE_TALLEST_SHARE * tallest]
+            biggest = max((p[2] for p in layout), default=0.0)
+            printed = [p for p in layout if p[2] >= FACE_TALLEST_SHARE * biggest]
+            if not same_layout(found, printed):
+                return IndexRead(None, 0.0)
         return judge(rank, *max(deciding, key=lambda d: d[1]))
 
 

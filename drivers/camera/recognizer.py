@@ -167,7 +167,7 @@ class CardRecognizer:
             if not unconfirmed or read.confidence >= SINGLE_CORNER_CONFIDENCE:
                 return _reading(read.code, False, quad, read.confidence, zone)
             codes = set()
-        if not codes and not outline.speculative:
+        if not codes:
             face = self._face_read(frame, reads, outline)
             if face is not None and face.code is not None:
                 return _reading(face.code, False, outline.corners, face.confidence, zone)
@@ -195,8 +195,9 @@ class CardRecognizer:
         best (refused) suit guess, and no learned hint naming another rank or a suit of the
         other colour (the network reads the same soft index as the templates: the black suits,
         or the red ones, are just what it cannot tell apart there, and what the face's larger
-        symbols settle). Never on a proposal (its face may be another card's); on a covered
-        card only the symbols wholly inside its visible region count.
+        symbols settle). On a covered card only the symbols wholly inside its visible region
+        count; on a proposal, whose face may be partly another card's, its symbols must be the
+        deck's layout for the rank (`DeckCalibration.face_layouts`; none, no read).
         """
         scored = [(r.rank, r.suit, q) for r, q in reads if r.rank and r.suit]
         ranks = {rank.candidate for rank, _, _ in scored}
@@ -207,10 +208,20 @@ class CardRecognizer:
         rank, suit, quad = max(keyed, key=lambda k: k[0].score)
         # The face checks the suit only, so a weakly read rank (`WEAK_RANK`) does not pass.
         least = SINGLE_CORNER_CONFIDENCE if len(keyed) < len(scored) else MIN_SCORE
-        if rank.score < least:
+        if rank.score < least or rank.key is None:
             return None
-        visible = self._visible(quad, outline) if outline.partial else None
-        read = self._classifier.read_face(self._flat(frame, quad), rank, suit, visible)
+        layout = None
+        visible = None
+        if outline.speculative:
+            # A proposal's region holds other cards: only the deck's own layout of the rank's
+            # symbols, found in place, shows that the face in its outline is its own.
+            layout = self._deck.face_layouts.get(rank.key)
+            if layout is None:
+                return None
+        elif outline.partial:
+            visible = self._visible(quad, outline)
+        flat = self._flat(frame, quad)
+        read = self._classifier.read_face(flat, rank, suit, visible, layout)
         if read.code is None or any(
             not self._classifier.same_colour_twin(r.hint, read.code) for r, _ in reads
         ):

@@ -39,6 +39,9 @@ class FaceInk:
     box: tuple[int, int, int, int]
     sharpness: float
     redness: float
+    ground: float = 0.0
+    """How dark the face is around the shape, as a share of the ink's contrast: ~0 on the
+    paper, more on a court picture's coloured panel."""
 
 
 def find_face_ink(
@@ -93,12 +96,15 @@ def find_face_ink(
         mine = labels == i
         glyph = density[y : y + bh, x : x + bw] * mine[y : y + bh, x : x + bw]
         box = (x, y, bw, bh)
+        grown = _grown(mine)
+        ring = (cv2.dilate(mine.astype(np.uint8), np.ones((11, 11), np.uint8)) > 0) & (grown == 0)
         out.append(
             FaceInk(
                 glyph.astype(np.float32),
                 box,
-                sharpness(padded(density * _grown(mine), box), bh),
+                sharpness(padded(density * grown, box), bh),
                 red_share(face, mine, gray, paper),
+                float(np.median(density[ring])) if ring.any() else 0.0,
             )
         )
     return sorted(out, key=lambda s: -s.box[2] * s.box[3])
@@ -108,3 +114,52 @@ def _grown(mask: Image) -> Glyph:
     """`mask` grown by a few pixels, so a shape's blurred rim counts and its neighbours' do not."""
     grown: Glyph = cv2.dilate(mask.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(np.float32)
     return grown
+
+
+Symbol = tuple[float, float, float]
+"""A face symbol's centre x and y as fractions of the flat card's width and height, and its
+height as a fraction of the card's height."""
+
+LAYOUT_TOLERANCE = 0.04
+"""How far a symbol may lie from where the deck prints it, as a fraction of the card's width
+(across) and height (along), and how far a rank's four suits may disagree on it: a proposal's
+outline snaps onto the card's edges to within a few pixels of a 200 x 280 px flat card, and
+pips lie 30-60 px apart."""
+
+
+def symbol(ink: FaceInk, card_shape: tuple[int, ...]) -> Symbol:
+    """Where `ink` (found by `find_face_ink` on a flat card of `card_shape`) lies on the card."""
+    h, w = card_shape[:2]
+    x, y, bw, bh = ink.box
+    return (
+        (FACE_BOX[0] * w + x + bw / 2) / w,
+        (FACE_BOX[1] * h + y + bh / 2) / h,
+        bh / h,
+    )
+
+
+def same_layout(found: list[Symbol], printed: list[Symbol]) -> bool:
+    """Whether the symbols `found` on a face are those `printed` there, either way up.
+
+    Each printed symbol must have one found symbol of about its height (within 30%) within
+    `LAYOUT_TOLERANCE`, and none may be left over. A card is read from either index corner, so
+    the layout turned half a circle counts too.
+    """
+    if len(found) != len(printed):
+        return False
+    for layout in (printed, [(1 - x, 1 - y, h) for x, y, h in printed]):
+        left = list(found)
+        for x, y, h in layout:
+            near = [
+                s
+                for s in left
+                if abs(s[0] - x) <= LAYOUT_TOLERANCE
+                and abs(s[1] - y) <= LAYOUT_TOLERANCE
+                and abs(s[2] / h - 1) <= 0.3
+            ]
+            if not near:
+                break
+            left.remove(min(near, key=lambda s: (s[0] - x) ** 2 + (s[1] - y) ** 2))
+        else:
+            return True
+    return False
