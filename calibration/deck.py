@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from calibration.corner_training import references_digest, train_index_model
 from calibration.errors import DeckCalibrationError
-from calibration.face_ink import Symbol, find_face_ink, same_layout, symbol
+from calibration.face_ink import PAPER_GROUND, Symbol, find_face_ink, same_layout, symbol
 from calibration.glyphs import Image, IndexInk, aspect, find_index, normalise, standardise
 from calibration.index_model import weights_digest
 from calibration.profile import DeckCalibration, DeckTemplates, IndexModelInfo
@@ -277,11 +277,14 @@ def face_layouts(
 
     A symbol is an ink shape of the face fitting its own suit's crisp template (`suits`, one
     per suit) at `LAYOUT_FIT` either way up. A rank is left out when its four suits do not print
-    the same symbols in the same places: no layout, no check, and no face read on a proposal.
+    the same symbols in the same places, or print one off the paper (a court picture's symbol on
+    its panel, which decides no black suit: `PAPER_GROUND`), so that only another card's pip
+    could fill its place: no layout, no face read on a proposal.
     """
     out: dict[str, list[Symbol]] = {}
     for rank in RANK_CHARS:
         printed = []
+        panel = False
         for suit in SUIT_CHARS:
             flat = flats[rank + suit]
             template = standardise(suits[suit])
@@ -291,8 +294,9 @@ def face_layouts(
                 fit = max(float(standardise(g) @ template) for g in (sample, sample[::-1, ::-1]))
                 if fit >= LAYOUT_FIT:
                     found.append(symbol(ink, flat.shape))
+                    panel = panel or ink.ground > PAPER_GROUND
             printed.append(sorted(found))
-        if printed[0] and all(same_layout(p, printed[0]) for p in printed[1:]):
+        if not panel and printed[0] and all(same_layout(p, printed[0]) for p in printed[1:]):
             out[rank] = [tuple(round(v, 4) for v in s) for s in printed[0]]  # type: ignore[misc]
     return out
 

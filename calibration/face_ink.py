@@ -26,6 +26,11 @@ from calibration.glyphs import (
 
 FACE_BOX = (0.18, 0.1, 0.82, 0.9)
 """Where a face's symbols are looked for: (x0, y0, x1, y1) as fractions of the flat card."""
+PAPER_GROUND = 0.25
+"""Darkest ground (`FaceInk.ground`) a shape may lie on and count as printed on the paper:
+around a pip it measures up to ~0.11 (99th percentile, blurred bench frames), on a court
+picture's coloured panel ~0.2-0.45. Ink is measured against the paper, so over a panel a
+blurred rim passes for ink and fills a club's lobes."""
 MIN_PIP_AREA = 0.0015
 """Least ink area of a symbol, as a share of the face box (~40 px on a flat card): enough for
 another card's index suit lying across this face, which must be seen to veto the read."""
@@ -120,6 +125,9 @@ Symbol = tuple[float, float, float]
 """A face symbol's centre x and y as fractions of the flat card's width and height, and its
 height as a fraction of the card's height."""
 
+LAYOUT_HEIGHT = 0.15
+"""How much a symbol's height may differ from the printed one's, as a share of it: a classic
+pip is 0.78 of a court picture's symbol, and must not pass for it."""
 LAYOUT_TOLERANCE = 0.04
 """How far a symbol may lie from where the deck prints it, as a fraction of the card's width
 (across) and height (along), and how far a rank's four suits may disagree on it: a proposal's
@@ -141,11 +149,11 @@ def symbol(ink: FaceInk, card_shape: tuple[int, ...]) -> Symbol:
 def same_layout(found: list[Symbol], printed: list[Symbol]) -> bool:
     """Whether the symbols `found` on a face are those `printed` there, either way up.
 
-    Each printed symbol must have one found symbol of about its height (within 30%) within
-    `LAYOUT_TOLERANCE`, and none may be left over. A card is read from either index corner, so
-    the layout turned half a circle counts too.
+    Each printed symbol must have one found symbol of about its height (`LAYOUT_HEIGHT`)
+    within `LAYOUT_TOLERANCE`, and none may be left over. A card is read from either index
+    corner, so the layout turned half a circle counts too.
     """
-    if len(found) != len(printed):
+    if len(found) != len(printed) or any(not h > 0 for _, _, h in printed):
         return False
     for layout in (printed, [(1 - x, 1 - y, h) for x, y, h in printed]):
         left = list(found)
@@ -155,7 +163,7 @@ def same_layout(found: list[Symbol], printed: list[Symbol]) -> bool:
                 for s in left
                 if abs(s[0] - x) <= LAYOUT_TOLERANCE
                 and abs(s[1] - y) <= LAYOUT_TOLERANCE
-                and abs(s[2] / h - 1) <= 0.3
+                and abs(s[2] / h - 1) <= LAYOUT_HEIGHT
             ]
             if not near:
                 break

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import cv2
 
-from calibration.face_ink import Symbol, find_face_ink, same_layout, symbol
+from calibration.face_ink import PAPER_GROUND, Symbol, find_face_ink, same_layout, symbol
 from calibration.glyphs import (
     RED_SHARE,
     Glyph,
@@ -103,12 +103,6 @@ FACE_OVER_INDEX = 1.3
 symbol on the face and 1.3 times the index suit: pips, a jumbo deck's centre symbol and a court
 picture's symbol are all larger than the index (1.8-5x on the synthetic decks), while another
 card's index lying across the face, or a chip's print, is not."""
-FACE_GROUND = 0.25
-"""A face symbol on a ground darker than this (`FaceInk.ground`: ~0.1 on the paper, ~0.4 on a
-court picture's coloured panel) may veto a read but not decide one. Its ink is measured against
-the paper, so a blurred rim over the panel passes for ink and fills a club's lobes: a small
-jumbo king of clubs, its picture's club at sharpness 6.4, was read as the king of spades
-(`bench/camera_still.py`, held-out seed 20261130)."""
 FACE_WAY_MARGIN = 0.03
 """A face symbol whose other way up fits another suit within this much of its best fit is in
 doubt (an upside-down blurred club once scored 0.90 as a spade, 0.08 under its own fit)."""
@@ -345,7 +339,8 @@ class IndexClassifier:
         taken: list[tuple[GlyphScore, float, int]] = []
         symbols: list[tuple[Symbol, int]] = []
         tallest = 0
-        for ink in find_face_ink(card, deck.index_window, visible):
+        inks = find_face_ink(card, deck.index_window, visible)
+        for ink in inks:
             if COLOUR_DOUBT[0] <= ink.redness <= COLOUR_DOUBT[1]:
                 colour = list(deck.suits)  # In doubt of the colour, every suit competes on shape.
             else:
@@ -383,7 +378,11 @@ class IndexClassifier:
                 return IndexRead(None, 0.0)
             tallest = max(tallest, ink.box[3])
             symbols.append((symbol(ink, card.shape), ink.box[3]))
-            if own.key == want and ink.ground <= FACE_GROUND:
+            # A symbol off the paper (`PAPER_GROUND`) may decide a red suit, never a black one:
+            # a small jumbo king of clubs was read as the king of spades on its picture's panel
+            # (`bench/camera_still.py`, seed 20261130), and so were heavily blurred court clubs
+            # of both designs, measured against the paper or against the panel alike.
+            if own.key == want and (ink.ground <= PAPER_GROUND or want in deck.red_suits):
                 taken.append((own, ink.sharpness, ink.box[3]))
         # The deciding symbol is one of the face's largest and larger than the index suit: a
         # smaller one agreeing may be another card's index or a chip's print.
@@ -398,7 +397,9 @@ class IndexClassifier:
             found = [s for s, height in symbols if height >= FACE_TALLEST_SHARE * tallest]
             biggest = max((p[2] for p in layout), default=0.0)
             printed = [p for p in layout if p[2] >= FACE_TALLEST_SHARE * biggest]
-            if not same_layout(found, printed):
+            # Nothing else may lie on the face: no smaller symbol, no letter, no line (another
+            # card's index or edge, whose pips could fill the layout's places).
+            if len(inks) != len(found) or not same_layout(found, printed):
                 return IndexRead(None, 0.0)
         return judge(rank, *max(deciding, key=lambda d: d[1]))
 
