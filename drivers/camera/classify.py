@@ -328,9 +328,9 @@ class IndexClassifier:
         lead and gap bars and the sharpness gates of `judge` with its own sharpness. `visible`
         masks the part of the flat card in view on a card partly covered (`find_face_ink`).
         With `layout` (where the deck prints the rank's symbols: `DeckCalibration.face_layouts`)
-        the face's largest symbols must be those, in those places (`same_layout`): on a
-        proposal's outline, whose face may be partly another card's, nothing else shows that
-        the face is this card's.
+        the face's largest symbols must be those, in those places (`same_layout`), and no other
+        ink may lie on the face: on a proposal's outline, whose face may be partly another
+        card's, nothing else shows that the face is this card's.
         A wrong read needs the index and the face, two sizes of one symbol, to be wrong the
         same way.
         """
