@@ -281,13 +281,13 @@ def face_layouts(
     its panel, which decides no black suit: `PAPER_GROUND`), so that only another card's pip
     could fill its place: no layout, no face read on a proposal.
     """
+    templates = {suit: standardise(suits[suit]) for suit in SUIT_CHARS}
     out: dict[str, list[Symbol]] = {}
     for rank in RANK_CHARS:
         printed = []
         panel = False
-        for suit in SUIT_CHARS:
+        for suit, template in templates.items():
             flat = flats[rank + suit]
-            template = standardise(suits[suit])
             found = []
             for ink in find_face_ink(flat, window):
                 sample = normalise(ink.glyph, SUIT_SIZE)
@@ -297,7 +297,7 @@ def face_layouts(
                     panel = panel or ink.ground > PAPER_GROUND
             printed.append(sorted(found))
         if not panel and printed[0] and all(same_layout(p, printed[0]) for p in printed[1:]):
-            out[rank] = [tuple(round(v, 4) for v in s) for s in printed[0]]  # type: ignore[misc]
+            out[rank] = [(round(x, 4), round(y, 4), round(h, 4)) for x, y, h in printed[0]]
     return out
 
 
