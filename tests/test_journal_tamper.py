@@ -224,6 +224,7 @@ def test_a_journal_of_the_old_format_is_refused(tmp_path: Path) -> None:
         db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         db.execute("INSERT INTO meta VALUES ('format', 'studio-journal/1')")
     db.close()
+    path.chmod(0o600)  # the owner's alone, as a journal is: the format is what is refused
     for readonly in (True, False):
         with pytest.raises(JournalError, match=r"no longer supported.*start a new journal"):
             Journal(path, readonly=readonly)

@@ -18,7 +18,9 @@ function of the inputs); this halves the fsyncs per input.
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -97,6 +99,35 @@ def _use_wal(conn: sqlite3.Connection, path: Path, attempts: int = 50) -> None:
     raise JournalError(f"{path}: cannot switch the journal to WAL mode (another process holds it)")
 
 
+PRIVATE_MODE = 0o600
+"""The journal holds face-down cards before their reveal: only its owner may read it. SQLite
+gives the -wal and -shm files the database file's permissions."""
+
+
+def _private_file(path: Path) -> None:
+    """Create `path` readable by its owner alone, or refuse one that others can read.
+
+    The -wal and -shm files are checked too: a local user must not read a live round's hole
+    cards from the journal or its WAL. Raises `JournalError`.
+    """
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_MODE))
+    except FileExistsError:
+        pass
+    except OSError as err:
+        raise JournalError(f"{path}: cannot create journal: {err.strerror}") from err
+    for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            mode = part.stat().st_mode
+        except FileNotFoundError:
+            continue
+        if mode & 0o077:
+            raise JournalError(
+                f"{part}: other users can read this journal (mode {stat.S_IMODE(mode):o}); "
+                f"it holds face-down cards: `chmod 600 {part}` before starting"
+            )
+
+
 class Journal(Closing):
     """An open journal file: append inputs and events, read records back.
 
@@ -129,6 +160,7 @@ class Journal(Closing):
                 # that the record fails its hash check by name, rather than the read failing.
                 conn.text_factory = _lenient_text
             else:
+                _private_file(self.path)
                 conn = sqlite3.connect(self.path, isolation_level=None)
             self._conn = conn
             if not readonly:
@@ -355,7 +387,13 @@ class Journal(Closing):
             yield
             db.execute("COMMIT")
         except BaseException as err:
-            db.execute("ROLLBACK")
+            # SQLite rolls a transaction back by itself on some errors (a full disk, a file-size
+            # limit, an I/O error): a ROLLBACK then fails and would hide the cause.
+            if db.in_transaction:
+                try:
+                    db.execute("ROLLBACK")
+                except sqlite3.Error as failed:
+                    err.add_note(f"and the rollback failed too: {failed}")
             if isinstance(err, sqlite3.Error):
                 raise JournalError(f"{self.path}: cannot write: {err}") from err
             raise

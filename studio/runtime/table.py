@@ -381,7 +381,8 @@ class TableRuntime:
         security = self.keys.security()
         path = config.journal_path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # The journal's folder is the owner's alone, like the journal (see PRIVATE_MODE).
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             self._lock = JournalLock(path)
         except OSError as err:
             where = f"{err.strerror}: {err.filename}" if err.filename else str(err)
