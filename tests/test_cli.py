@@ -121,3 +121,48 @@ def test_watch_refuses_options_out_of_range_before_looking_for_a_table(
     # shown; --from 2**64: the replay service's SQLite error shown as the table's refusal).
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert option[0] in _one_line_error(["watch", *option], capsys)
+
+
+@pytest.mark.parametrize(
+    ("argv", "verbose", "quiet"),
+    [
+        (["run", "-v"], True, False),
+        (["-v", "run"], True, False),
+        (["journal", "verify", "table.journal", "-q"], False, True),
+        (["-q", "recall", "--journal", "table.journal", "--last", "3"], False, True),
+        (["run"], False, False),
+    ],
+)
+def test_log_options_are_taken_after_any_subcommand(
+    argv: list[str], verbose: bool, quiet: bool
+) -> None:
+    from studio.cli import build_parser
+
+    args, _ = build_parser().parse_known_args(argv)
+    assert (args.verbose, args.quiet) == (verbose, quiet)
+
+
+def test_a_reader_that_closes_the_pipe_ends_recall_quietly(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    journal = tmp_path / "table.journal"
+    studio = [sys.executable, "-m", "studio.cli"]
+    made = subprocess.run(
+        [*studio, "simulate", "--game", "caribbean-stud", "--rounds", "40", "--seed", "4",
+         "--journal", str(journal)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    recall = subprocess.Popen(
+        [*studio, "recall", "--journal", str(journal), "--last", "40"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert recall.stdout is not None and recall.stderr is not None
+    first = recall.stdout.readline()
+    recall.stdout.close()  # what `| head -1` does
+    err = recall.stderr.read().decode()
+    recall.wait(timeout=30)
+    assert first.startswith(b"T01-")
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+    assert recall.returncode == 141
