@@ -126,7 +126,13 @@ class CardDealt(EventBody):
 
 
 class DecisionWindowOpened(EventBody):
-    """A decision window opened; players with no decision at `closes_at` get `automatic`."""
+    """A decision window opened; players with no decision at `closes_at` get `automatic`.
+
+    `options` leave out what the rules refuse for the player's hand, and `automatic` is never a
+    refused action (a classic royal flush is offered `call` only, automatic `call`).
+    `player_hand` describes the player's hand as the decision screen shows it ("One pair,
+    kings"), null when no player card is known.
+    """
 
     TYPE: ClassVar[str] = "decision_window_opened"
     window: WindowName
@@ -134,6 +140,7 @@ class DecisionWindowOpened(EventBody):
     automatic: Decision
     eligible_after: list[Decision]
     closes_at: AwareDatetime
+    player_hand: str | None = None
 
 
 class DecisionWindowClosed(EventBody):
