@@ -85,7 +85,7 @@ class TableCore:
         """Emit a card event twice: public (the value only if `public`) and restricted (always).
 
         `make(code, restricted)` builds the body. The split is made here, once, so no other code
-        can put a face-down card's value on the public stream (GAMES.md: secret until revealed).
+        can put a face-down card's value on the public stream (the rules: secret until revealed).
         """
         code = card.code if card is not None else None
         shown = code if public and not self._secret(card) else None

@@ -46,7 +46,7 @@ IncidentKind = Literal[
 """Why a round was paused."""
 
 PUBLIC_NOTICE = "round under investigation"
-"""What every player is told when a round pauses (GAMES.md: Malfunction)."""
+"""What every player is told when a round pauses (docs/games.md: Malfunction)."""
 
 
 class EventBody(BaseModel):
@@ -202,7 +202,7 @@ class RoundVoided(EventBody):
     """The round is void: every initial bet is refunded; nothing of it pays or plays.
 
     `jackpot_compensation` flags a round whose player hand would have won a Jackpot prize, for a
-    manual compensation decision (GAMES.md). `reason` is public and generic ("voided by the
+    manual compensation decision (docs/games.md). `reason` is public and generic ("voided by the
     shift manager"): the manager's free-text note may name a face-down card, so it stays in the
     restricted `command_accepted` of the `void` command.
     """
