@@ -43,3 +43,15 @@ def test_each_window_describes_the_players_hand_so_far() -> None:
     b.play_round(deck_dealing("AS KD 7C 8C KH 2S 3C 4D 5H"))
     hands = [e.body["player_hand"] for e in b.of_type("decision_window_opened")]
     assert hands == ["High card, ace-king", "One pair, kings", "Straight, five high"]
+
+
+def test_a_void_names_the_decision_bet_among_its_refunds_once_a_window_opened() -> None:
+    b = bench(HOLDEM)
+    b.start()
+    b.wait(10.0)
+    for code in ("AS", "KD", "7C", "8C"):
+        b.deal(code)
+    assert b.of_type("decision_window_opened")  # a player may have played 4x already
+    b.cmd("call_manager", role="dealer")
+    voided = next(e for e in b.cmd("void") if e.type == "round_voided")
+    assert voided.body["refunded"] == ["ante", "blind", "trips", "play"]

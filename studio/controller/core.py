@@ -15,7 +15,7 @@ from studio.cards import Card
 from studio.controller.state import Incident, Micros, Round, TableState, micros, open_window
 from studio.games import judge
 from studio.games.model import DealCard, DecisionWindow, Reveal
-from studio.games.windows import OfferedWindow, offer
+from studio.games.windows import OfferedWindow, offer, void_refunds
 from studio.hands import evaluate
 from studio.messages import (
     Audience,
@@ -315,7 +315,12 @@ class TableCore:
     def _void(self, rnd: Round, reason: str) -> None:
         numbers = [i.number for i in self._state.incidents]
         flag = self._jackpot_compensation(rnd)
-        self._emit(RoundVoided(jackpot_compensation=flag, incidents=numbers, reason=reason))
+        refunded = list(void_refunds(self._state.rules, rnd.last_window_step >= 0))
+        self._emit(
+            RoundVoided(
+                jackpot_compensation=flag, incidents=numbers, reason=reason, refunded=refunded
+            )
+        )
         st = self._state
         st.paused, st.incidents = False, []
         # Only the device watchdogs outlive the round; its own timers die with it.

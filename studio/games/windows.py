@@ -63,3 +63,13 @@ def offer(rules: GameRules, window: DecisionWindow, cards: Mapping[str, Card]) -
     )
     automatic = window.automatic if window.automatic in allowed else allowed[0]
     return OfferedWindow(allowed, automatic, hand.description)
+
+
+def void_refunds(rules: GameRules, window_opened: bool) -> tuple[str, ...]:
+    """The bets a void refunds to every player who placed them, in the rules' order.
+
+    The initial bets always (Ante, Blind, side bets); the decision bet (Call, Play) too once a
+    decision window has opened, since a player may have placed it there. This is what
+    `settlement.settle_void` refunds for any player's bets and given decisions.
+    """
+    return tuple(bet.name for bet in rules.bets if bet.placed != "decision" or window_opened)

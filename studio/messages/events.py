@@ -21,6 +21,7 @@ from studio.messages.envelope import Audience
 from studio.messages.inputs import CommandName, Device, Role
 from studio.messages.judgement import JudgementJson
 from studio.messages.names import (
+    BetName,
     CardCode,
     Decision,
     GameName,
@@ -204,7 +205,9 @@ class RoundVoided(EventBody):
     `jackpot_compensation` flags a round whose player hand would have won a Jackpot prize, for a
     manual compensation decision (docs/games.md). `reason` is public and generic ("voided by the
     shift manager"): the manager's free-text note may name a face-down card, so it stays in the
-    restricted `command_accepted` of the `void` command.
+    restricted `command_accepted` of the `void` command. `refunded` names exactly the bets
+    refunded to every player who placed them: the initial bets, and the decision bet once a
+    decision window had opened (as `settle_void` refunds).
     """
 
     TYPE: ClassVar[str] = "round_voided"
@@ -212,6 +215,7 @@ class RoundVoided(EventBody):
     jackpot_compensation: bool
     incidents: list[Count]
     reason: str
+    refunded: list[BetName] = []
 
 
 class CommandAccepted(EventBody):
