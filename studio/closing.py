@@ -9,8 +9,8 @@ from typing import Self
 class Closing:
     """Mixin for a resource with an idempotent `close()`: `with` closes it on exit, error or not.
 
-    Every device, socket owner and journal is used this way (STYLE.md: every device is a context
-    manager), so tests and the runtime release resources the same way everywhere.
+    Every device, socket owner and journal is used this way (docs/architecture.md: every device
+    is a context manager), so tests and the runtime release resources the same way everywhere.
     """
 
     def close(self) -> None:

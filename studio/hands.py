@@ -1,6 +1,6 @@
 """Poker hand values: the best five-card hand of 5, 6 or 7 cards, comparable and describable.
 
-A hand value is an integer code that orders hands exactly as poker does (`GAMES.md`): the category
+A hand value is an integer code that orders hands exactly as poker does: the category
 in bits 20..23, then up to five tie-break ranks, four bits each, most significant first. Higher
 codes are better hands; equal codes are ties (suits never break ties). The same codes come out of
 the scalar evaluator here and the vectorised one in `studio.ranker`, which is built from the two

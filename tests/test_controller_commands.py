@@ -243,6 +243,7 @@ def test_void_refunds_and_flags_a_jackpot_hand() -> None:
         "jackpot_compensation": True,
         "incidents": [1],
         "reason": "voided by the shift manager",
+        "refunded": ["ante", "bonus", "jackpot"],
     }
     assert b.snap()["phase"] == "idle" and not b.snap()["paused"]
 

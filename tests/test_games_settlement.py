@@ -1,4 +1,4 @@
-"""Settlement of one player against hand-computed cases for every row of GAMES.md's tables."""
+"""Settlement of one player against hand-computed cases for every row of docs/games.md's tables."""
 
 from __future__ import annotations
 

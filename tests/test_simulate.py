@@ -302,3 +302,20 @@ def test_a_journal_written_before_card_source_existed_loads_as_a_shoe_table(
         assert bind_settings(journal, None) == settings
         assert verify(journal).ok
     _replays_exactly(path, settings)
+
+
+def test_the_betting_light_turns_yellow_at_its_own_time(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    simulate(path, TableSettings(game="caribbean-stud"), rounds=2, seed=3)
+    lights = [e for e in _events(path) if e["type"] == "betting_light_changed"]
+    opened = [e for e in _events(path) if e["type"] == "round_opened"]
+    assert [e["body"]["light"] for e in lights] == ["green", "yellow", "red"] * 2
+    for light in lights:
+        if light["body"]["light"] == "yellow":
+            round_of = next(o for o in opened if o["game_number"] == light["game_number"])
+            assert light["ts"] == round_of["body"]["yellow_at"]
+            assert light["ts"] < next(
+                e["ts"]
+                for e in lights
+                if e["game_number"] == light["game_number"] and e["body"]["light"] == "red"
+            )

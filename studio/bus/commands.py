@@ -50,7 +50,7 @@ COMMAND_ROLES: Mapping[str, frozenset[Role]] = {
     "start_round": frozenset({"dealer", "shift_manager"}),
     "call_manager": frozenset({"dealer", "shift_manager"}),
     "new_deck": frozenset({"dealer", "shift_manager"}),
-    # Resolving a pause is the shift manager's alone (GAMES.md: faults latch until they act).
+    # Resolving a pause is the shift manager's alone (docs/games.md: faults latch until they act).
     "rescan": frozenset({"shift_manager"}),
     "resume": frozenset({"shift_manager"}),
     "correct_card": frozenset({"shift_manager"}),

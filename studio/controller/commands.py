@@ -2,7 +2,7 @@
 
 Checks run in a fixed order (role, then state, then arguments) and return one line naming the
 first failure, so a refused command is explained and changes nothing (pokerkit's shape).
-Only a shift manager resolves a pause (GAMES.md: Malfunction); a dealer opens rounds, changes
+Only a shift manager resolves a pause (docs/games.md: Malfunction); a dealer opens rounds, changes
 decks and calls the shift manager.
 """
 

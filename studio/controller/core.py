@@ -15,6 +15,7 @@ from studio.cards import Card
 from studio.controller.state import Incident, Micros, Round, TableState, micros, open_window
 from studio.games import judge
 from studio.games.model import DealCard, DecisionWindow, Reveal
+from studio.games.windows import OfferedWindow, offer, void_refunds
 from studio.hands import evaluate
 from studio.messages import (
     Audience,
@@ -84,7 +85,7 @@ class TableCore:
         """Emit a card event twice: public (the value only if `public`) and restricted (always).
 
         `make(code, restricted)` builds the body. The split is made here, once, so no other code
-        can put a face-down card's value on the public stream (GAMES.md: secret until revealed).
+        can put a face-down card's value on the public stream (the rules: secret until revealed).
         """
         code = card.code if card is not None else None
         shown = code if public and not self._secret(card) else None
@@ -272,15 +273,22 @@ class TableCore:
         rnd.phase, rnd.last_window_step = "window", rnd.step
         length = micros(self._state.settings.decision_seconds)
         self._set_timer("window", length)
+        offered = self._offered(rnd, window)
         self._emit(
             DecisionWindowOpened(
                 window=window.name,
-                options=list(window.options),
-                automatic=window.automatic,
+                options=list(offered.options),
+                automatic=offered.automatic,
+                player_hand=offered.player_hand,
                 eligible_after=sorted(window.eligible_after),
                 closes_at=from_micros(self._now + length),
             )
         )
+
+    def _offered(self, rnd: Round, window: DecisionWindow) -> OfferedWindow:
+        """The window as the rules offer it to the round's hand (a classic royal never folds)."""
+        cards = {p: seat.card for p, seat in rnd.seats.items() if seat.card is not None}
+        return offer(self._state.rules, window, cards)
 
     def _close_window(self, _: str) -> None:
         rnd = self._state.active
@@ -288,10 +296,9 @@ class TableCore:
             return
         window = self._state.rules.script[rnd.step]
         assert isinstance(window, DecisionWindow)
+        automatic = self._offered(rnd, window).automatic
         self._emit(
-            DecisionWindowClosed(
-                window=window.name, automatic=window.automatic, at=from_micros(self._now)
-            )
+            DecisionWindowClosed(window=window.name, automatic=automatic, at=from_micros(self._now))
         )
         rnd.step += 1
         rnd.phase = "dealing"
@@ -308,7 +315,12 @@ class TableCore:
     def _void(self, rnd: Round, reason: str) -> None:
         numbers = [i.number for i in self._state.incidents]
         flag = self._jackpot_compensation(rnd)
-        self._emit(RoundVoided(jackpot_compensation=flag, incidents=numbers, reason=reason))
+        refunded = list(void_refunds(self._state.rules, rnd.last_window_step >= 0))
+        self._emit(
+            RoundVoided(
+                jackpot_compensation=flag, incidents=numbers, reason=reason, refunded=refunded
+            )
+        )
         st = self._state
         st.paused, st.incidents = False, []
         # Only the device watchdogs outlive the round; its own timers die with it.

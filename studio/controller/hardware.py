@@ -1,7 +1,7 @@
 """Cards and devices: seating each drawn card, camera confirmation, device health and silence.
 
 `TableHardware` adds to `TableCore` what the shoe, the camera and their health mean for a round.
-Drivers only report readings; deciding whether a card is allowed happens here (ARCHITECTURE.md).
+Drivers only report readings; deciding whether a card is allowed happens here (see docs).
 """
 
 from __future__ import annotations

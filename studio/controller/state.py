@@ -149,7 +149,7 @@ class TableState:
     """Everything the controller knows between two inputs.
 
     `timers` maps a timer name to its deadline; while `paused`, `frozen` maps it to the time it
-    had left instead (GAMES.md: a paused round resumes where it stopped). `devices` is each
+    had left instead (docs/games.md: a paused round resumes where it stopped). `devices` is each
     monitored device's health: "ok", "fault" or "silent".
     """
 

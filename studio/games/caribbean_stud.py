@@ -1,7 +1,7 @@
 """Caribbean Stud Poker as data: variants `live` (seed 000) and `classic` (seed 001).
 
 Both share the deal (five cards up to the player; one up and four more to the dealer), the single
-CALL/FOLD decision (automatic: fold) and the dealer's A-K qualifier. GAMES.md requires two dealing
+CALL/FOLD decision (automatic: fold) and the dealer's A-K qualifier. The rules require two dealing
 procedures, chosen per table with the option `procedure`:
 
 * `hidden` (default): the dealer's four other cards are dealt face down before the decision and

@@ -1,4 +1,4 @@
-"""Per-table limits: GAMES.md makes a variant's stake limits, win caps and round cap configurable.
+"""Per-table limits: the rules make a variant's stake limits, win caps and round cap configurable.
 
 `with_limits` returns new rules with a table's figures in place of the variant's defaults; the
 settlement (scalar and batch) reads them from the rules, so nothing else changes.

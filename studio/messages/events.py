@@ -21,6 +21,7 @@ from studio.messages.envelope import Audience
 from studio.messages.inputs import CommandName, Device, Role
 from studio.messages.judgement import JudgementJson
 from studio.messages.names import (
+    BetName,
     CardCode,
     Decision,
     GameName,
@@ -46,7 +47,7 @@ IncidentKind = Literal[
 """Why a round was paused."""
 
 PUBLIC_NOTICE = "round under investigation"
-"""What every player is told when a round pauses (GAMES.md: Malfunction)."""
+"""What every player is told when a round pauses (docs/games.md: Malfunction)."""
 
 
 class EventBody(BaseModel):
@@ -126,7 +127,13 @@ class CardDealt(EventBody):
 
 
 class DecisionWindowOpened(EventBody):
-    """A decision window opened; players with no decision at `closes_at` get `automatic`."""
+    """A decision window opened; players with no decision at `closes_at` get `automatic`.
+
+    `options` leave out what the rules refuse for the player's hand, and `automatic` is never a
+    refused action (a classic royal flush is offered `call` only, automatic `call`).
+    `player_hand` describes the player's hand as the decision screen shows it ("One pair,
+    kings"), null when no player card is known.
+    """
 
     TYPE: ClassVar[str] = "decision_window_opened"
     window: WindowName
@@ -134,6 +141,7 @@ class DecisionWindowOpened(EventBody):
     automatic: Decision
     eligible_after: list[Decision]
     closes_at: AwareDatetime
+    player_hand: str | None = None
 
 
 class DecisionWindowClosed(EventBody):
@@ -195,9 +203,11 @@ class RoundVoided(EventBody):
     """The round is void: every initial bet is refunded; nothing of it pays or plays.
 
     `jackpot_compensation` flags a round whose player hand would have won a Jackpot prize, for a
-    manual compensation decision (GAMES.md). `reason` is public and generic ("voided by the
+    manual compensation decision (docs/games.md). `reason` is public and generic ("voided by the
     shift manager"): the manager's free-text note may name a face-down card, so it stays in the
-    restricted `command_accepted` of the `void` command.
+    restricted `command_accepted` of the `void` command. `refunded` names exactly the bets
+    refunded to every player who placed them: the initial bets, and the decision bet once a
+    decision window had opened (as `settle_void` refunds).
     """
 
     TYPE: ClassVar[str] = "round_voided"
@@ -205,6 +215,7 @@ class RoundVoided(EventBody):
     jackpot_compensation: bool
     incidents: list[Count]
     reason: str
+    refunded: list[BetName] = []
 
 
 class CommandAccepted(EventBody):

@@ -5,7 +5,7 @@ rules' stake multiples) or folds (loses the Ante). The optimal strategy calls ex
 expected net of calling beats -1 Ante, judged for each (player hand, up card) pair over the
 163,185 ways the dealer's hand can be completed; a hand whose fold the rules refuse (the classic
 variant's royal flush) always calls. Per Ante, a called hand nets, by the dealer's outcome
-(GAMES.md):
+(docs/games.md):
 
 * dealer not qualifying: +1 (Ante 1:1, Call push);
 * dealer qualifying, player higher: +1 + m x (Call table odds of the player's category);

@@ -8,7 +8,7 @@ inclusion-exclusion over the pairs that share a card, from sorted values and nev
 
 The result per (board, player pair) is linear in the Play bet `m` (in Antes):
 `E[net] = intercept + m * slope`, averaged over the 990 dealer pairs, with the Ante, Blind and
-Play settled as GAMES.md says. A fold is worth -2 (Ante and Blind lost).
+Play settled as docs/games.md says. A fold is worth -2 (Ante and Blind lost).
 """
 
 from __future__ import annotations

@@ -173,7 +173,7 @@ class SimulatedDealer:
     def _next_card(self, snap: dict[str, Any]) -> Card:
         game = snap["game_number"]
         if self._deck_for != game:
-            # A fresh shuffle per round (GAMES.md); a round recovered mid-deal keeps its cards.
+            # A fresh shuffle per round (docs/games.md); a round recovered mid-deal keeps its cards.
             used = {code for code in snap["positions"].values() if code}
             self._deck = [card for card in DECK if card.code not in used]
             self._rng.shuffle(self._deck)

@@ -1,6 +1,6 @@
 """The simulated table's hardware and time: a clock that never sleeps, a shoe, a camera.
 
-They are devices like any other (ARCHITECTURE.md: real parts, embedded defaults): they produce
+They are devices like any other (docs/architecture.md: real parts, embedded defaults): they produce
 the same inputs a real shoe and camera would, stamped by the simulated clock, so the controller
 and the journal cannot tell them from hardware.
 """
@@ -34,7 +34,7 @@ class SimulatedClock:
 
 
 class SimulatedShoe:
-    """A card shoe loaded with a freshly shuffled 52-card deck for every round (GAMES.md).
+    """A card shoe loaded with a freshly shuffled 52-card deck for every round (docs/games.md).
 
     `rng` makes the shuffles reproducible for a seed.
     """

@@ -187,7 +187,8 @@ class SimulatedTable:
                 self._start()
                 started += 1
             elif snap["phase"] == "betting":
-                self._tick(snap["timers"]["close"])
+                # The next deadline first: the yellow light is journalled at its own time.
+                self._tick(min(snap["timers"].values(), key=datetime.fromisoformat))
             elif snap["phase"] == "window":
                 self._window(snap)
             elif snap.get("turning"):
