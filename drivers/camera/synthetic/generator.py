@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from drivers.camera.synthetic.designs import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardDesign
+from drivers.camera.synthetic.designs import CARD_HEIGHT_MM, CARD_WIDTH_MM, Design
 from drivers.camera.synthetic.scene import (
     Chip,
     Glare,
@@ -86,7 +86,7 @@ def _clear(centres: list[Points], taken: list[Points], gap: float) -> bool:
     return all(np.hypot(*(c - t)) > CARD_HEIGHT_MM + gap for c in centres for t in taken)
 
 
-def random_scene(rng: np.random.Generator, style: SceneStyle, design: CardDesign) -> Scene:
+def random_scene(rng: np.random.Generator, style: SceneStyle, design: Design) -> Scene:
     """Draw one random scene in `style` with cards of `design` (no card appears twice)."""
     card_px = rng.uniform(*style.card_px)
     h = camera_view(rng, style, card_px / CARD_HEIGHT_MM)
