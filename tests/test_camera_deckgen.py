@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -63,3 +65,17 @@ def test_scene_accepts_a_generated_design() -> None:
     assert isinstance(scene, Scene)
     frame = render_scene(scene)
     assert frame.image.shape == (360, 640, 3)
+
+
+def test_studio_envelope_draws_rows_fans_and_sideways_cards() -> None:
+    from drivers.camera.synthetic.envelopes import STUDIO
+    from drivers.camera.synthetic.generator import random_scene
+
+    rng = np.random.default_rng(11)
+    turns: list[float] = []
+    for _ in range(60):
+        cards = random_scene(rng, STUDIO, design(1004)).cards
+        turns += [abs(b.angle - a.angle) for a, b in itertools.pairwise(cards)]
+    assert any(8 <= t <= 18 for t in turns), "no fanned neighbours"
+    assert any(80 <= t <= 100 for t in turns), "no card lying across its row"
+    assert any(t < 5 for t in turns), "no straight rows"
