@@ -6,9 +6,15 @@ pips, and a jumbo-index deck with a tall condensed Triplex index and one large c
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 import cv2
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from studio.cards import Card
 
 CARD_WIDTH_MM = 63.0
 """Poker-size card width; the height/width ratio sets every card's aspect."""
@@ -16,6 +22,8 @@ CARD_HEIGHT_MM = 88.0
 """Poker-size card height."""
 
 BGR = tuple[int, int, int]
+Image = npt.NDArray[Any]
+"""A BGR (or single-channel mask) image."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,3 +90,29 @@ JUMBO = CardDesign(
 
 DESIGNS: dict[str, CardDesign] = {d.name: d for d in (CLASSIC, JUMBO)}
 """Every design by name; tests and the bench run over all of them."""
+
+
+class DrawnDesign(Hashable, Protocol):
+    """A design that draws its own cards (the generated decks of `deckgen`): hashable, named.
+
+    `face(card, height)` and `back(height)` return an upright (BGR image, alpha mask) pair
+    `height` pixels tall with the poker-size aspect; `name` is unique among designs.
+    """
+
+    @property
+    def name(self) -> str:
+        """The design's unique name."""
+        ...
+
+    def face(self, card: Card, height: int) -> tuple[Image, Image]:
+        """The upright face of `card`, `height` px tall: (BGR image, alpha mask)."""
+        ...
+
+    def back(self, height: int) -> tuple[Image, Image]:
+        """The upright back, `height` px tall: (BGR image, alpha mask)."""
+        ...
+
+
+Design = CardDesign | DrawnDesign
+"""Anything a scene, reference deck or renderer accepts: one of the two hand-set designs
+(`CLASSIC`, `JUMBO`) or a generated design (`deckgen.design(seed)`)."""

@@ -13,7 +13,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.synthetic.designs import BGR, CARD_HEIGHT_MM, CARD_WIDTH_MM, CardDesign
+from drivers.camera.synthetic.designs import (
+    BGR,
+    CARD_HEIGHT_MM,
+    CARD_WIDTH_MM,
+    CardDesign,
+    Design,
+)
 from studio.cards import Card, Rank, Suit
 
 Image = npt.NDArray[Any]
@@ -21,7 +27,7 @@ Image = npt.NDArray[Any]
 _CORNER_RADIUS = 3.2 / CARD_HEIGHT_MM
 _RED_SUITS = (Suit.DIAMONDS, Suit.HEARTS)
 # Standard pip rows (fractions of the pip area) for 2..10; jacks to kings get a picture instead.
-_PIPS: dict[int, tuple[tuple[float, float], ...]] = {
+PIP_ROWS: dict[int, tuple[tuple[float, float], ...]] = {
     2: ((0.5, 0.0), (0.5, 1.0)),
     3: ((0.5, 0.0), (0.5, 0.5), (0.5, 1.0)),
     4: ((0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)),
@@ -150,13 +156,14 @@ def _draw_centre(img: Image, card: Card, design: CardDesign, colour: BGR) -> Non
         draw_suit(img, card.suit, width / 2, height / 2, 0.3 * height, colour)
         return
     size = 0.11 * height
-    for fx, fy in _PIPS[card.rank.value + 2]:
+    for fx, fy in PIP_ROWS[card.rank.value + 2]:
         draw_suit(
             img, card.suit, left + fx * (right - left), top + fy * (bottom - top), size, colour
         )
 
 
-def _rounded_alpha(height: int, width: int) -> Image:
+def rounded_alpha(height: int, width: int) -> Image:
+    """A card's alpha mask, `height` x `width`: 255 inside the rounded-corner outline."""
     alpha = np.zeros((height, width), np.uint8)
     r = max(2, round(_CORNER_RADIUS * height))
     cv2.rectangle(alpha, (r, 0), (width - 1 - r, height - 1), 255, -1)
@@ -171,13 +178,24 @@ def _rounded_alpha(height: int, width: int) -> Image:
     return alpha
 
 
-@lru_cache(maxsize=256)
-def render_face(card: Card, design: CardDesign, height: int = 440) -> tuple[Image, Image]:
+@lru_cache(maxsize=512)
+def render_face(card: Card, design: Design, height: int = 440) -> tuple[Image, Image]:
     """The upright face of `card` in `design`, `height` pixels tall: (BGR image, alpha mask).
 
-    The index is drawn at the top-left and, turned half a circle, at the bottom-right, as on a
-    two-index deck. The returned arrays are shared by the cache: copy before drawing on them.
+    A generated design draws itself (`DrawnDesign.face`); the two hand-set designs are drawn
+    here. The returned arrays are shared by the cache: copy before drawing on them.
     """
+    if isinstance(design, CardDesign):
+        img, alpha = _classic_face(card, design, height)
+    else:
+        img, alpha = design.face(card, height)
+    img.setflags(write=False)
+    alpha.setflags(write=False)
+    return img, alpha
+
+
+def _classic_face(card: Card, design: CardDesign, height: int) -> tuple[Image, Image]:
+    """A hand-set design's face: the index at the top-left and, turned, at the bottom-right."""
     width = card_width(height)
     img = np.zeros((height, width, 3), np.uint8)
     img[:] = design.paper
@@ -186,15 +204,23 @@ def render_face(card: Card, design: CardDesign, height: int = 440) -> tuple[Imag
     _draw_index(img, card, design, colour)
     img[:] = np.ascontiguousarray(np.rot90(img, 2))
     _draw_index(img, card, design, colour)
-    alpha = _rounded_alpha(height, width)
+    return img, rounded_alpha(height, width)
+
+
+@lru_cache(maxsize=64)
+def render_back(design: Design, height: int = 440) -> tuple[Image, Image]:
+    """The back of a card in `design`, upright: (BGR image, alpha mask), shared by the cache."""
+    if isinstance(design, CardDesign):
+        img, alpha = _classic_back(design, height)
+    else:
+        img, alpha = design.back(height)
     img.setflags(write=False)
     alpha.setflags(write=False)
     return img, alpha
 
 
-@lru_cache(maxsize=8)
-def render_back(design: CardDesign, height: int = 440) -> tuple[Image, Image]:
-    """The back of a card in `design`: a white border around a dense coloured pattern."""
+def _classic_back(design: CardDesign, height: int) -> tuple[Image, Image]:
+    """A hand-set design's back: a white border around a dense coloured pattern."""
     width = card_width(height)
     img = np.zeros((height, width, 3), np.uint8)
     img[:] = design.paper
@@ -215,7 +241,4 @@ def render_back(design: CardDesign, height: int = 440) -> tuple[Image, Image]:
             for xx in range(step // 2, iw, step):
                 cv2.circle(inner, (xx, yy), max(1, step // 6), light, -1, cv2.LINE_AA)
     img[m : height - m, m : width - m] = inner
-    alpha = _rounded_alpha(height, width)
-    img.setflags(write=False)
-    alpha.setflags(write=False)
-    return img, alpha
+    return img, rounded_alpha(height, width)

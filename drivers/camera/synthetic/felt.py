@@ -29,7 +29,7 @@ from calibration.profile import CalibrationProfile, DeckTemplates, TableCalibrat
 from calibration.zones import layout_zones, zone_centre
 from drivers.camera.errors import CameraConnectionError
 from drivers.camera.sources import Frame
-from drivers.camera.synthetic.designs import CARD_HEIGHT_MM, CardDesign
+from drivers.camera.synthetic.designs import CARD_HEIGHT_MM, Design
 from drivers.camera.synthetic.reference import render_reference
 from drivers.camera.synthetic.scene import (
     TEXTURE_HEIGHT,
@@ -147,12 +147,12 @@ class FeltLayout:
 
     zones: tuple[Zone, ...]
     table_to_image: Points
-    design: CardDesign
+    design: Design
     size: tuple[int, int] = FRAME_SIZE
 
     @classmethod
     def build(
-        cls, rows: Sequence[Sequence[str]], design: CardDesign, size: tuple[int, int] = FRAME_SIZE
+        cls, rows: Sequence[Sequence[str]], design: Design, size: tuple[int, int] = FRAME_SIZE
     ) -> FeltLayout:
         """Zones for `rows` of names (top row first), framed so cards are about `CARD_PX` tall.
 

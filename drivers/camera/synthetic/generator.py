@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from drivers.camera.synthetic.designs import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardDesign
+from drivers.camera.synthetic.designs import CARD_HEIGHT_MM, CARD_WIDTH_MM, Design
 from drivers.camera.synthetic.scene import (
     Chip,
     Glare,
@@ -32,7 +32,10 @@ class SceneStyle:
 
     `card_px`: card height in pixels; `overlap`: how much of a card its row neighbour covers;
     `p_row`: chance of a row of cards (overlapping, or touching with chance `p_touch`);
-    `p_down`: chance a card lies face down.
+    `p_down`: chance a card lies face down; `p_fan`: chance a group of cards is fanned about a
+    common pivot instead of laid in a row; `p_sideways`: chance a row's last card lies across the
+    row, turned a quarter (as a third card set sideways). Both default to 0, which keeps the
+    draws of older styles exactly as they were.
     """
 
     width: int = 1920
@@ -54,6 +57,8 @@ class SceneStyle:
     jpeg: tuple[int, int] = (60, 95)
     gain: tuple[float, float] = (0.85, 1.1)
     gradient: tuple[float, float] = (0.0, 0.25)
+    p_fan: float = 0.0
+    p_sideways: float = 0.0
 
 
 def camera_view(rng: np.random.Generator, style: SceneStyle, px_per_mm: float) -> Points:
@@ -86,7 +91,28 @@ def _clear(centres: list[Points], taken: list[Points], gap: float) -> bool:
     return all(np.hypot(*(c - t)) > CARD_HEIGHT_MM + gap for c in centres for t in taken)
 
 
-def random_scene(rng: np.random.Generator, style: SceneStyle, design: CardDesign) -> Scene:
+def _fan(
+    rng: np.random.Generator, group: list[PlacedCard], angle: float, x: float, y: float
+) -> list[PlacedCard]:
+    """The group's cards fanned about a pivot below their centres.
+
+    Each card turns 8-18 degrees more than the one under it, so every top-left index stays in sight.
+    """
+    spread = rng.uniform(8.0, 18.0)
+    start = angle - spread * (len(group) - 1) / 2
+    reach = CARD_HEIGHT_MM * rng.uniform(0.5, 0.8)
+    out = []
+    for k, p in enumerate(group):
+        theta = start + k * spread
+        t = np.deg2rad(theta)
+        # The card's centre sits `reach` up the card's own axis from the shared pivot.
+        out.append(
+            PlacedCard(p.card, x + reach * np.sin(t), y - reach * np.cos(t), theta, p.face_up)
+        )
+    return out
+
+
+def random_scene(rng: np.random.Generator, style: SceneStyle, design: Design) -> Scene:
     """Draw one random scene in `style` with cards of `design` (no card appears twice)."""
     card_px = rng.uniform(*style.card_px)
     h = camera_view(rng, style, card_px / CARD_HEIGHT_MM)
@@ -121,6 +147,18 @@ def random_scene(rng: np.random.Generator, style: SceneStyle, design: CardDesign
             )
             for k in range(n)
         ]
+        if n > 1 and style.p_fan and rng.random() < style.p_fan:
+            group = _fan(rng, group, angle, x, y)
+        elif n > 1 and style.p_sideways and rng.random() < style.p_sideways:
+            last = group[-1]
+            reach = (CARD_WIDTH_MM + CARD_HEIGHT_MM) / 2 - CARD_WIDTH_MM + step
+            group[-1] = PlacedCard(
+                last.card,
+                last.x + reach * np.cos(a),
+                last.y + reach * np.sin(a),
+                angle + 90.0 + rng.normal(0, 3),
+                last.face_up,
+            )
         corners = [card_corners_mm(p) for p in group]
         centres = [np.array([p.x, p.y]) for p in group]
         if not all(_inside(h, c, style) for c in corners) or not _clear(centres, groups, 12.0):

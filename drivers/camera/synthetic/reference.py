@@ -14,13 +14,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.synthetic.designs import CardDesign
+from drivers.camera.synthetic.designs import Design
 from drivers.camera.synthetic.faces import Image, card_width, render_face
 from studio.cards import DECK, Card
 
 
 def render_reference(
-    card: Card, design: CardDesign, style: str = "scan", seed: int = 0, *, height: int = 600
+    card: Card, design: Design, style: str = "scan", seed: int = 0, *, height: int = 600
 ) -> Image:
     """One reference image of `card`: "scan" (cropped, `height` px tall) or "photo" (600 px tall).
 
@@ -48,7 +48,7 @@ def render_reference(
     return photo
 
 
-def write_reference_deck(directory: Path, design: CardDesign, style: str = "scan") -> list[Path]:
+def write_reference_deck(directory: Path, design: Design, style: str = "scan") -> list[Path]:
     """Write the 52 reference images (`AS.png`...) of `design` into `directory`; return paths."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)

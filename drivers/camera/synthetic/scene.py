@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.synthetic.designs import BGR, CARD_HEIGHT_MM, CARD_WIDTH_MM, CardDesign
+from drivers.camera.synthetic.designs import BGR, CARD_HEIGHT_MM, CARD_WIDTH_MM, Design
 from drivers.camera.synthetic.faces import Image, render_back, render_face
 from studio.cards import Card
 
@@ -67,7 +67,7 @@ class Scene:
     width: int
     height: int
     table_to_image: Points
-    design: CardDesign
+    design: Design
     cards: Sequence[PlacedCard] = ()
     chips: Sequence[Chip] = ()
     boxes: Sequence[tuple[float, float, float, float]] = ()
