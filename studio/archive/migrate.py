@@ -29,13 +29,13 @@ class Migration:
     sql: str
 
 
-def migrations() -> list[Migration]:
+def migrations(package: str = "studio.archive") -> list[Migration]:
     """Every migration shipped with the package, in version order.
 
     Raises InputError on a misnamed file or a repeated version (a packaging mistake).
     """
     found: dict[int, Migration] = {}
-    for entry in resources.files("studio.archive").joinpath("migrations").iterdir():
+    for entry in resources.files(package).joinpath("migrations").iterdir():
         if not entry.name.endswith(".sql"):
             continue
         match = _NAME.match(entry.name)
@@ -48,25 +48,30 @@ def migrations() -> list[Migration]:
     return [found[v] for v in sorted(found)]
 
 
-def migrate(conn: psycopg.Connection[TupleRow]) -> list[int]:
-    """Apply every migration `conn`'s database lacks; return the versions applied now."""
+def migrate(conn: psycopg.Connection[TupleRow], package: str = "studio.archive") -> list[int]:
+    """Apply every migration of `package` the database lacks; return the versions applied now.
+
+    Each package (the archive, the jackpot) keeps its own numbering in `archive_migration`.
+    """
     applied: list[int] = []
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
         conn.execute(
             "CREATE TABLE IF NOT EXISTS archive_migration ("
-            " version integer PRIMARY KEY, name text NOT NULL,"
-            " applied_at timestamptz NOT NULL DEFAULT now())"
+            " component text NOT NULL, version integer NOT NULL, name text NOT NULL,"
+            " applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (component, version))"
         )
-        rows = conn.execute("SELECT version FROM archive_migration").fetchall()
+        rows = conn.execute(
+            "SELECT version FROM archive_migration WHERE component = %s", (package,)
+        ).fetchall()
         done = {int(row[0]) for row in rows}
-        for migration in migrations():
+        for migration in migrations(package):
             if migration.version in done:
                 continue
             conn.execute(migration.sql.encode())
             conn.execute(
-                "INSERT INTO archive_migration (version, name) VALUES (%s, %s)",
-                (migration.version, migration.name),
+                "INSERT INTO archive_migration (component, version, name) VALUES (%s, %s, %s)",
+                (package, migration.version, migration.name),
             )
             applied.append(migration.version)
     return applied
