@@ -53,7 +53,13 @@ def event(table: str, seq: int, game: str | None = None, **body: object) -> Wire
 
 def test_migrations_apply_once_in_order(conn: Conn) -> None:
     assert migrate(conn) == []  # already applied by the fixture: nothing twice
-    versions = [r[0] for r in conn.execute("SELECT version FROM archive_migration WHERE component = %s ORDER BY 1", ("studio.archive",))]
+    versions = [
+        r[0]
+        for r in conn.execute(
+            "SELECT version FROM archive_migration WHERE component = %s ORDER BY 1",
+            ("studio.archive",),
+        )
+    ]
     assert versions == [m.version for m in migrations()]
 
 

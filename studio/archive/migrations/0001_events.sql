@@ -19,6 +19,7 @@ CREATE TABLE archive_event (
     payload     text        NOT NULL,          -- the envelope's JSON exactly as the stream carried it
     prev        text        NOT NULL,
     hash        text        NOT NULL,
+    archived_at timestamptz NOT NULL DEFAULT now(),  -- its storing transaction's time (lag)
     PRIMARY KEY (table_id, seq)
 );
 CREATE INDEX archive_event_game ON archive_event (game_number);
