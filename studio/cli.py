@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "keys",
     "command",
     "proxy",
+    "archive",
     "calibrate",
     "recognize",
     "run",
