@@ -69,7 +69,7 @@ def test_a_decision_window_keeps_its_time_left_over_a_pause() -> None:
     b.status("shoe", "fault", "jam")
     assert b.snap()["timers"] == {"window": 3.0}
     b.wait(100.0)
-    assert "the shoe is fault" in b.snap()["resume_blockers"]
+    assert "the shoe is fault: acknowledge_device once it works" in b.snap()["resume_blockers"]
     b.status("shoe", "ok")
     b.cmd("resume")
     assert b.wait(2.5) == []
@@ -194,7 +194,7 @@ def test_a_silent_device_pauses_and_blocks_resume_until_heard() -> None:
         ("round_paused", None),
         ("incident_reported", "camera"),
     ]
-    assert "the camera is silent" in b.snap()["resume_blockers"]
+    assert "the camera is silent: acknowledge_device once it works" in b.snap()["resume_blockers"]
     assert b.status("camera", "ok")[0].body["status"] == "ok"
     assert b.cmd("resume")[1].type == "round_resumed"
 

@@ -52,6 +52,8 @@ COMMAND_ROLES: Mapping[str, frozenset[Role]] = {
     "new_deck": frozenset({"dealer", "shift_manager"}),
     # Resolving a pause is the shift manager's alone (docs/games.md: faults latch until they act).
     "rescan": frozenset({"shift_manager"}),
+    "cancel_rescan": frozenset({"shift_manager"}),
+    "acknowledge_device": frozenset({"shift_manager"}),
     "resume": frozenset({"shift_manager"}),
     "correct_card": frozenset({"shift_manager"}),
     "discard_last_card": frozenset({"shift_manager"}),

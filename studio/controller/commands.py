@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from studio.cards import Card
 from studio.controller.camera import TableCamera
-from studio.controller.state import Round, Stray, resume_blockers
+from studio.controller.state import Round, Stray, rescan_blocker, resume_blockers
 from studio.errors import CardError
 from studio.messages import (
     CardDiscarded,
@@ -36,6 +36,8 @@ ROLES: dict[str, frozenset[str]] = {
     "correct_card": MANAGER,
     "discard_last_card": MANAGER,
     "rescan": MANAGER,
+    "cancel_rescan": MANAGER,
+    "acknowledge_device": MANAGER,
     "void": MANAGER,
 }
 """Who may give each command."""
@@ -59,6 +61,8 @@ class TableCommands(TableCamera):
             "correct_card": self._check_correct,
             "discard_last_card": self._check_paused_round,
             "rescan": self._check_rescan,
+            "cancel_rescan": self._check_cancel_rescan,
+            "acknowledge_device": self._check_acknowledge,
             "void": self._check_void,
         }
         self._applies: dict[str, Callable[[Command], None]] = {
@@ -69,6 +73,8 @@ class TableCommands(TableCamera):
             "correct_card": self._apply_correct,
             "discard_last_card": self._apply_discard,
             "rescan": self._apply_rescan,
+            "cancel_rescan": self._apply_cancel_rescan,
+            "acknowledge_device": self._apply_acknowledge,
             "void": self._apply_void,
         }
 
@@ -153,7 +159,7 @@ class TableCommands(TableCamera):
         if rnd is None:
             return "no round in progress"
         if rnd.rescan is not None:
-            return f"a re-scan is in progress ({len(rnd.rescan)} card(s) still to read)"
+            return rescan_blocker(rnd.rescan)
         if command.command != "discard_last_card":
             return None
         if not rnd.drawn:
@@ -195,12 +201,20 @@ class TableCommands(TableCamera):
             return "no card has been dealt this round"
         return reason
 
+    def _check_cancel_rescan(self, _: Command) -> str | None:
+        rnd = self._state.active
+        if rnd is None or rnd.rescan is None:
+            return "no re-scan is in progress"
+        return None
+
+    def _check_acknowledge(self, _: Command) -> str | None:
+        if all(status == "ok" for status in self._state.devices.values()):
+            return "every device is ok: nothing to acknowledge"
+        return None
+
     def _check_void(self, _: Command) -> str | None:
-        st = self._state
-        if not st.paused:
+        if not self._state.paused:
             return "a round is voided only while paused: call the shift manager first"
-        if st.active is None:
-            return "no round in progress: resume the table instead"
         return None
 
     # -- applies ------------------------------------------------------------------------------
@@ -258,9 +272,29 @@ class TableCommands(TableCamera):
         rnd.rescan = list(rnd.seats)
         self._emit(RescanStarted(positions=list(rnd.rescan)), "restricted")
 
+    def _apply_cancel_rescan(self, _: Command) -> None:
+        rnd = self._state.active
+        assert rnd is not None and rnd.rescan is not None
+        left, rnd.rescan = len(rnd.rescan), None
+        detail = f"cancelled by the shift manager with {left} card(s) still to read"
+        self._emit(RescanFinished(matched=False, detail=detail), "restricted")
+
+    def _apply_acknowledge(self, _: Command) -> None:
+        # The manager vouches for a device that latched a fault (a restarted or replaced shoe
+        # never reports one cleared) or went silent. It is watched afresh from now: one still
+        # broken reports again, one still silent goes silent again after the usual time.
+        for device, status in list(self._state.devices.items()):
+            if status != "ok":
+                self._set_health(device, "ok", "acknowledged by the shift manager")
+                self._heard(device)
+
     def _apply_void(self, command: Command) -> None:
         rnd = self._state.active
-        assert rnd is not None
+        if rnd is None:
+            # Paused between rounds there is no round to void: the pause ends whatever blocks
+            # a resume; a device still broken keeps new rounds from opening until acknowledged.
+            self._resume()
+            return
         # The manager's note may name a face-down card: it stays in the restricted
         # command_accepted; the public round_voided only says who voided it, generically.
         self._void(rnd, VOID_REASON)

@@ -204,14 +204,27 @@ def incident_cards(recorded: Card | None, seen: str | None) -> tuple[str, ...]:
     return tuple(c for c in (recorded.code if recorded else None, seen) if c is not None)
 
 
+def rescan_blocker(left: list[str]) -> str:
+    """The line that says a re-scan is running, and how it ends."""
+    count = len(left)
+    return f"a re-scan is in progress ({count} card(s) still to read): draw them or cancel_rescan"
+
+
 def resume_blockers(state: TableState) -> list[str]:
-    """Why a resume would be refused now, one line each (empty: it may resume)."""
-    reasons = [f"the {d} is {s}" for d, s in state.devices.items() if s != "ok"]
+    """Why a resume would be refused now, one line each (empty: it may resume).
+
+    Each line names the action that clears it; `void` clears them all (see `studio.controller`).
+    """
+    reasons = [
+        f"the {d} is {s}: acknowledge_device once it works"
+        for d, s in state.devices.items()
+        if s != "ok"
+    ]
     rnd = state.active
     if rnd is None:
         return reasons
     if rnd.rescan is not None:
-        reasons.append(f"a re-scan is in progress ({len(rnd.rescan)} card(s) still to read)")
+        reasons.append(rescan_blocker(rnd.rescan))
     held: dict[Card, str] = {}
     for seat in rnd.seats.values():
         if seat.card is None:

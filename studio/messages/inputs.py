@@ -35,6 +35,8 @@ CommandName = Literal[
     "correct_card",
     "discard_last_card",
     "rescan",
+    "cancel_rescan",
+    "acknowledge_device",
     "void",
     "new_deck",
 ]

@@ -8,8 +8,10 @@ once the table has announced it, turns the face-down cards at their reveal and c
 before it opens the next round; the camera, not the dealer, then confirms the cards, and the
 dealer straightens a card the camera has not confirmed halfway through its confirmation time,
 as a person would. Betting and decision windows need nothing from it: the runtime's clock
-closes them and the controller takes the automatic actions. A paused round waits for a person
-unless `dealer.manager` says otherwise.
+closes them and the controller takes the automatic actions. A re-scan (`rescan`, by a person or
+the simulated manager) makes it feed the round's cards through the shoe again, in dealing order.
+A paused round waits for a person unless `dealer.manager` says otherwise: the simulated shift
+manager then acknowledges a broken device (`acknowledge_device`), and resumes or voids.
 """
 
 from __future__ import annotations
@@ -145,6 +147,12 @@ class SimulatedDealer:
             await asyncio.sleep(LOOK_EVERY)
 
     def _act(self, snap: dict[str, Any]) -> None:
+        if snap["rescan_next"] is not None:
+            # A re-scan the shift manager asked for: the dealer feeds the round's cards through
+            # the shoe again, in dealing order, whoever asked (a person or `dealer.manager`).
+            if not self._in_flight and self._waited(self._config.draw_seconds):
+                self._redraw(snap)
+            return
         if snap["paused"]:
             self._manage(snap)
             return
@@ -183,7 +191,15 @@ class SimulatedDealer:
         return self._deck.pop()
 
     def _draw(self, snap: dict[str, Any]) -> None:
-        card = self._next_card(snap)
+        self._feed(self._next_card(snap))
+
+    def _redraw(self, snap: dict[str, Any]) -> None:
+        code = snap["positions"].get(snap["rescan_next"])
+        # An unreadable record is filled by the re-scan: the card lying there is one of the deck
+        # the dealer has not dealt yet (the simulated shoe never says which card it misread).
+        self._feed(Card.parse(code) if code is not None else self._next_card(snap))
+
+    def _feed(self, card: Card) -> None:
         before = self._table.cards_drawn
         self._deal(card)
         # No next card until this one has come back through the shoe: until then the snapshot
@@ -298,7 +314,13 @@ class SimulatedDealer:
         if policy == "none" or not self._waited(self._config.manager_seconds):
             return
         self._since = self._loop.time()
+        if any(status != "ok" for status in snap["devices"].values()):
+            # The simulated technician has the device working again at once (a restarted shoe
+            # never reports it itself); the shift manager vouches for it.
+            self._command("acknowledge_device", manager=True)
+            return
         if policy == "resume" and not snap["resume_blockers"]:
             self._command("resume", manager=True)
-        elif snap["phase"] != "idle":
+        else:
+            # Between rounds a void ends the pause: there is no round to refund.
             self._command("void", manager=True, note="simulated shift manager")

@@ -376,6 +376,12 @@ class SimulatedTable:
     # -- the shift manager ----------------------------------------------------------------------
 
     def _manage(self, snap: dict[str, Any]) -> None:
+        if snap["rescan_next"] is not None:
+            # A re-scan in progress (recovered after a crash): the dealer feeds the round's
+            # cards through the shoe again, in dealing order; an unreadable record takes a new one.
+            code = snap["positions"].get(snap["rescan_next"]) or self._shoe.draw()
+            self.submit(self._shoe.reading(code, self._clock.advance(DRAW_SECONDS)))
+            return
         now = self._clock.advance(MANAGER_SECONDS)
         broken: list[Device] = [d for d, status in snap["devices"].items() if status != "ok"]
         for device in broken:

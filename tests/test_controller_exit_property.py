@@ -1,0 +1,106 @@
+"""From every paused state, the actions the resume blockers name lead back to a running table."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_controller_kit import CONFIGS, Bench, bench
+
+from studio.cards import DECK
+from studio.controller import ROLES
+
+OPS = st.lists(
+    st.sampled_from(
+        [
+            "start",
+            "deal",
+            "deal",
+            "duplicate",
+            "unreadable",
+            "fault",
+            "silent",
+            "call",
+            "rescan",
+            "wait",
+            "restart",
+        ]
+    ),
+    max_size=14,
+)
+_EXIT_STEPS = 12
+"""More than any paused table needs: one step per blocker, then the resume."""
+
+
+def apply(b: Bench, op: str, codes: list[str], drawn: list[str]) -> None:
+    match op:
+        case "start":
+            b.start()
+        case "deal":
+            drawn.append(codes.pop())
+            b.draw(drawn[-1])
+        case "duplicate":
+            b.draw(drawn[-1] if drawn else codes[-1])
+        case "unreadable":
+            b.draw(None)
+        case "fault":
+            b.status("shoe", "fault", "shoe restarted at seq 1")
+        case "silent":
+            b.wait(400.0)
+        case "call":
+            b.cmd("call_manager", role="dealer")
+        case "rescan":
+            b.cmd("rescan")
+        case "wait":
+            b.wait(6.0)
+        case "restart":
+            b.restart()
+
+
+def named_action(blocker: str) -> str:
+    """The command (or the dealer's act) a blocker names; fails the test if it names none."""
+    for action in ("acknowledge_device", "cancel_rescan", "discard", "correct"):
+        if action in blocker:
+            return action
+    raise AssertionError(f"the blocker {blocker!r} names no action that clears it")
+
+
+def leave_pause(b: Bench) -> None:
+    """Follow the first blocker's action until the resume goes through."""
+    for _ in range(_EXIT_STEPS):
+        blockers = b.snap()["resume_blockers"]
+        if not blockers:
+            out = b.cmd("resume")
+            assert "round_resumed" in [e.type for e in out], out
+            return
+        action = named_action(blockers[0])
+        command = "discard_last_card" if action in ("discard", "correct") else action
+        assert command in ROLES
+        out = b.cmd(command)
+        if out[0].type == "command_rejected":
+            # A card dealt before a decision window must stay: the round is voided instead.
+            assert "must stay" in out[0].body["reason"], out
+            assert b.cmd("void")[0].type == "command_accepted"
+            return
+    raise AssertionError(f"still paused: {b.snap()['resume_blockers']}")
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops=OPS, seed=st.integers(0, 2**16))
+def test_every_paused_table_has_a_way_back_to_running(ops: list[str], seed: int) -> None:
+    codes = [c.code for c in DECK]
+    random.Random(seed).shuffle(codes)
+    b = bench(CONFIGS[0], device_silence_seconds=300.0)
+    b.start()
+    b.wait(10.0)
+    drawn: list[str] = []
+    for op in ops:
+        apply(b, op, codes, drawn)
+        if b.snap()["paused"]:
+            fork = Bench(b.settings)
+            for inp in b.inputs:
+                fork.feed(inp)
+            leave_pause(fork)
+            assert not fork.snap()["paused"]
+            assert fork.snap()["incidents"] == []
