@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
+from postgres_support import Cluster, remove_cluster, start_cluster
 
 settings.register_profile("studio", deadline=None)
 settings.load_profile("studio")
@@ -39,3 +40,11 @@ def _session_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache-home")))
         yield
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """A PostgreSQL cluster for one test module (skips with the reason when none can start)."""
+    running = start_cluster()
+    yield running
+    remove_cluster(running)

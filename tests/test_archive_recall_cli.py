@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
 import psycopg
 import pytest
-from postgres_support import Cluster, remove_cluster, start_cluster
+from postgres_support import Cluster
 from test_recall import GAME, ROUND, _event
 
 from studio.archive.migrate import migrate
@@ -18,13 +17,6 @@ from studio.cli import main
 from studio.journal import Journal
 from studio.journal.chain import canonical_json
 from studio.messages import Envelope
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    running = start_cluster()
-    yield running
-    remove_cluster(running)
 
 
 @pytest.fixture

@@ -7,20 +7,13 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
-from postgres_support import Cluster, remove_cluster, start_cluster
+from postgres_support import Cluster
 
 from studio.archive.migrate import migrate, migrations
 from studio.archive.recall import recall_last, recall_round
 from studio.archive.store import Conn, positions, store, verify_table
 from studio.bus.wire import WireEvent, to_event
 from studio.errors import InputError, JournalError
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    running = start_cluster()
-    yield running
-    remove_cluster(running)
 
 
 @pytest.fixture

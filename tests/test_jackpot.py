@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from postgres_support import Cluster, remove_cluster, start_cluster
+from postgres_support import Cluster
 
 from studio.archive.migrate import migrate
 from studio.archive.store import Conn
@@ -65,13 +65,6 @@ def test_bad_figures_are_refused() -> None:
         claim(100, 5, {"T01-1": 10}, 0)
     with pytest.raises(InputError, match="rate"):
         contribution(100, Fraction(3, 2))
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    running = start_cluster()
-    yield running
-    remove_cluster(running)
 
 
 @pytest.fixture
