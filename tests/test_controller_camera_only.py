@@ -51,7 +51,7 @@ def dealt_to(b: Bench, cards: list[str], betting: float = 10.0) -> Bench:
     b.start()
     b.wait(betting)
     for code in cards:
-        assert b.snap()["expecting"], b.snap()
+        assert b.view().expecting, b.snap()
         b.deal(code)
     return b
 
@@ -119,7 +119,7 @@ def test_camera_only_needs_a_camera_and_old_settings_load_as_shoe_tables() -> No
 
 def test_a_camera_only_table_watches_the_camera_alone() -> None:
     b = bench(CARIB, **ONLY)
-    assert b.snap()["devices"] == {"camera": "ok"}
+    assert b.view().devices == {"camera": "ok"}
     assert b.status("shoe", "fault", "jam") == []
 
 
@@ -184,7 +184,7 @@ def test_a_face_up_duplicate_is_a_duplicate_card() -> None:
     b.see("player-3", "none")
     b.cmd("resume")
     b.deal("4C")
-    assert b.snap()["positions"]["player-3"] == "4C" and not b.snap()["paused"]
+    assert b.view().positions["player-3"] == "4C" and not b.view().paused
 
 
 def test_a_duplicate_seen_at_the_reveal_pauses_before_the_judgement() -> None:
@@ -217,7 +217,7 @@ def test_a_face_up_card_the_camera_cannot_read_is_unreadable_after_the_deal_time
     b = dealt_to(bench(CARIB, **ONLY), ["2C"])
     b.step(0.5)
     assert b.see("player-2", "up") == []
-    assert b.snap()["expecting"] == "player-2"
+    assert b.view().expecting == "player-2"
     out = b.wait(20.0)
     report = incident(out)
     assert report["kind"] == "unreadable_card" and report["position"] == "player-2"
@@ -226,7 +226,7 @@ def test_a_face_up_card_the_camera_cannot_read_is_unreadable_after_the_deal_time
     # The manager reads it by eye; the camera cannot confirm that reading, nor contradict it.
     b.cmd("correct_card", position="player-2", card="KH")
     assert b.cmd("resume")[1].type == "round_resumed"
-    assert b.snap()["expecting"] == "player-3" and b.wait(2.5) == []
+    assert b.view().expecting == "player-3" and b.wait(2.5) == []
 
 
 def test_a_card_read_before_the_timeout_is_seated() -> None:
@@ -255,7 +255,7 @@ def test_a_turned_card_the_camera_cannot_read_is_unreadable() -> None:
 def test_a_reveal_the_camera_never_sees_is_a_deal_timeout() -> None:
     b = dealt_to(bench(CARIB, **ONLY), ["2C", "3C", "4C", "5C", "7D", "9D", "TD", "JD", "KS", "QS"])
     b.wait(8.0)
-    assert b.snap()["phase"] == "revealing" and b.snap()["expecting"] is None
+    assert b.view().phase == "revealing" and b.view().expecting is None
     b.step(0.5)
     b.see("dealer-2", "up", "TD")
     out = b.wait(20.0)
@@ -273,7 +273,7 @@ def test_a_card_taken_away_or_changed_is_a_camera_mismatch() -> None:
     b.see("player-1", "none")
     b.step(0.5)
     b.see("player-1", "up", "2C")  # back within the confirmation time: nothing happened
-    assert not b.snap()["paused"] and b.wait(3.0) == []
+    assert not b.view().paused and b.wait(3.0) == []
     b.see("player-2", "none")
     report = incident(b.wait(2.0))
     assert report["kind"] == "camera_mismatch" and report["position"] == "player-2"
@@ -284,7 +284,7 @@ def test_a_card_taken_away_or_changed_is_a_camera_mismatch() -> None:
     assert report["kind"] == "camera_mismatch" and report["cards"] == ["2C", "2D"]
     b.see("player-1", "up", "2C")
     b.cmd("resume")
-    assert not b.snap()["paused"] and b.snap()["expecting"] == "player-3"
+    assert not b.view().paused and b.view().expecting == "player-3"
 
 
 def test_a_face_down_card_seen_face_up_is_exposed_and_stays_off_the_public_stream() -> None:
@@ -295,7 +295,7 @@ def test_a_face_down_card_seen_face_up_is_exposed_and_stays_off_the_public_strea
     assert report["detail"] == "dealer-2 is dealt face down but lies face up"
     b.see("dealer-2", "down")
     b.cmd("resume")
-    assert not b.snap()["paused"]
+    assert not b.view().paused
     # A card already seated face down and then seen face up before its reveal: the same.
     b.placed["dealer-2"] = "AS"
     b.deal("TD")
@@ -316,10 +316,10 @@ def test_a_shoe_card_on_a_camera_only_table_pauses_and_records_nothing() -> None
         "shoe",
         None,
     )
-    assert b.snap()["positions"] == {"player-1": "2C"}
+    assert b.view().positions == {"player-1": "2C"}
     assert b.cmd("resume")[1].type == "round_resumed"
     b.deal("3C")
-    assert b.snap()["positions"]["player-2"] == "3C"
+    assert b.view().positions["player-2"] == "3C"
 
 
 def test_rescan_takes_the_cameras_sightings_again() -> None:
@@ -339,7 +339,7 @@ def test_rescan_takes_the_cameras_sightings_again() -> None:
     b.see("player-1", "up", "2C")
     assert b.cmd("rescan")[-1].body == {"matched": True, "detail": "every card matched its record"}
     assert b.cmd("resume")[1].type == "round_resumed"
-    assert b.snap()["expecting"] == "dealer-2"
+    assert b.view().expecting == "dealer-2"
 
 
 def test_a_void_keeps_face_down_cards_unread_and_unpublished() -> None:
@@ -386,7 +386,7 @@ def _inject(b: Bench, fault: str, deck: list[Card]) -> None:
 
 def _fix(b: Bench, then: str) -> None:
     """A shift manager and dealer put the table right (the camera sees what lies), or void."""
-    if then == "void" and b.snap()["paused"] and b.snap()["phase"] != "idle":
+    if then == "void" and b.view().paused and b.view().phase != "idle":
         b.cmd("void")
         return
     for _ in range(12):
@@ -402,17 +402,17 @@ def _fix(b: Bench, then: str) -> None:
             b.cmd("discard_last_card")
         elif "take it away" in blockers:
             for zone in b.settings.rules().positions:
-                if zone not in b.snap()["positions"]:
+                if zone not in b.view().positions:
                     b.see(zone, "none")
                     b.placed.pop(zone, None)
         else:
             # The dealer straightens every card as laid, then the manager resumes.
-            for zone in b.snap()["positions"]:
+            for zone in b.view().positions:
                 if zone in b.placed:
                     up = b.face_of(zone) is Face.UP
                     b.see(zone, "up" if up else "down", b.placed[zone] if up else None)
             b.cmd("resume")
-    if b.snap()["paused"] and b.snap()["phase"] != "idle":
+    if b.view().paused and b.view().phase != "idle":
         b.cmd("void")
 
 
@@ -438,14 +438,14 @@ def test_faults_keep_secrets_and_replay_exactly(
             b.turn()
         else:
             b.wait(1.5)
-    if b.snap()["phase"] == "idle":
+    if b.view().phase == "idle":
         return
     _inject(b, fault, deck)
     for _ in range(4):
         # A duplicate laid face down only shows at the reveal: fix again when it pauses there.
-        if b.snap()["paused"]:
+        if b.view().paused:
             _fix(b, then)
-        if b.snap()["phase"] != "idle" and not b.snap()["paused"]:
+        if b.view().phase != "idle" and not b.view().paused:
             b.play_round(deck)
     kinds = sorted({e.body["kind"] for e in b.of_type("round_paused")})
     event(f"{fault}: {' '.join(kinds) or 'no pause'}; {then}")
@@ -476,7 +476,7 @@ def test_a_turned_card_lifted_for_a_moment_does_not_expose_the_next() -> None:
     b.see("dealer-2", "none")  # the dealer lifts the turned card to square it
     assert "confirm:dealer-2" in b.snap()["timers"]
     b.see("dealer-3", "up", "JD")  # turned meanwhile: part of the reveal, not an exposure
-    assert not b.snap()["paused"] and b.snap()["phase"] == "confirming"
+    assert not b.view().paused and b.view().phase == "confirming"
     b.see("dealer-2", "up", "TD")
     b.turn()
     assert [e.body["position"] for e in b.of_type("card_revealed")] == [
@@ -512,7 +512,7 @@ def test_random_walks_on_a_camera_only_table_keep_every_invariant(
             b.wait(1.0)
         elif action == "wait":
             b.wait(data.draw(st.sampled_from([0.5, 2.0, 8.0, 25.0])))
-            if b.snap()["devices"]["camera"] != "ok" or data.draw(st.booleans()):
+            if b.view().devices["camera"] != "ok" or data.draw(st.booleans()):
                 b.status("camera", "ok")
         elif action == "odd" and snap["paused"] and data.draw(st.booleans()):
             # The dealer takes away every card lying where none is on record.

@@ -28,7 +28,7 @@ def paused_after(b: Bench, cards: int) -> Bench:
     for _ in range(cards):
         b.deal(deck.pop().code)
     b.cmd("call_manager", role="dealer")
-    assert b.snap()["paused"]
+    assert b.view().paused
     return b
 
 
@@ -88,7 +88,7 @@ def test_state_checks_on_an_idle_or_paused_table() -> None:
     assert "no round in progress" in rejected(b.cmd("discard_last_card"))
     # Between rounds there is no round to void: a void ends the pause (see test_controller_exits).
     assert [e.type for e in b.cmd("void")] == ["command_accepted", "round_resumed"]
-    assert not b.snap()["paused"]
+    assert not b.view().paused
     assert [e.type for e in b.cmd("new_deck", role="dealer")] == [
         "command_accepted",
         "deck_changed",
@@ -118,7 +118,7 @@ def test_correct_card_checks_its_arguments(kw: dict[str, str], reason: str) -> N
 
 def test_correct_card_refuses_a_card_already_in_the_round() -> None:
     b = paused_after(bench(CARIB), 2)
-    first, second = b.snap()["positions"].values()
+    first, second = b.view().positions.values()
     assert f"player-1 already holds {first}" in rejected(
         b.cmd("correct_card", position="player-1", card=first)
     )
@@ -140,7 +140,7 @@ def test_an_accepted_command_records_its_actor() -> None:
     b = bench(CARIB)
     out = b.start()
     assert [e.type for e in out] == ["round_opened", "betting_light_changed", "command_accepted"]
-    assert out[2].audience == "restricted" and out[2].game_number == b.snap()["game_number"]
+    assert out[2].audience == "restricted" and out[2].game_number == b.view().game_number
     assert out[2].body["actor"] == "d7" and out[2].body["role"] == "dealer"
     b.cmd("call_manager", role="dealer")
     voided = b.cmd("void")
@@ -164,7 +164,7 @@ def test_unreadable_card_is_corrected_then_the_round_resumes() -> None:
         ("card_corrected", "restricted", "KD"),
     ]
     assert b.cmd("resume")[1].type == "round_resumed"
-    assert b.snap()["expecting"] == "player-3"
+    assert b.view().expecting == "player-3"
 
 
 def test_discarding_the_last_card_lets_the_next_draw_refill_its_position() -> None:
@@ -182,7 +182,7 @@ def test_discarding_the_last_card_lets_the_next_draw_refill_its_position() -> No
         ("restricted", {"position": "player-3", "card": "2C"}),
     ]
     b.cmd("resume")
-    assert b.snap()["expecting"] == "player-3"
+    assert b.view().expecting == "player-3"
     assert b.deal("4C")[0].body["position"] == "player-3"
 
 
@@ -219,7 +219,7 @@ def test_rescan_matches_every_card_in_dealing_order_and_fills_unreadable_ones() 
     }
     assert out[-1].type == "rescan_finished" and out[-1].body["matched"]
     b.cmd("resume")
-    assert b.snap()["positions"] == {"player-1": "2C", "player-2": "QH"}
+    assert b.view().positions == {"player-1": "2C", "player-2": "QH"}
 
 
 def test_a_rescan_mismatch_ends_the_rescan_and_keeps_the_pause() -> None:
@@ -227,7 +227,7 @@ def test_a_rescan_mismatch_ends_the_rescan_and_keeps_the_pause() -> None:
     b.cmd("rescan")
     out = b.draw("AS")
     assert out[-1].type == "rescan_finished" and not out[-1].body["matched"]
-    assert b.snap()["paused"] and b.snap()["rescan_next"] is None
+    assert b.view().paused and b.view().rescan_next is None
 
 
 def test_void_refunds_and_flags_a_jackpot_hand() -> None:
@@ -247,7 +247,7 @@ def test_void_refunds_and_flags_a_jackpot_hand() -> None:
         "reason": "voided by the shift manager",
         "refunded": ["ante", "bonus", "jackpot"],
     }
-    assert b.snap()["phase"] == "idle" and not b.snap()["paused"]
+    assert b.view().phase == "idle" and not b.view().paused
 
 
 @pytest.mark.parametrize(("config", "flag"), [(CONFIGS[0], False), (CONFIGS[3], False)])

@@ -61,7 +61,7 @@ def test_holdem_face_up_duplicate_kept_after_correcting_the_hidden_card(camera: 
     b = _opened(HOLDEM, ["AS", "KD", "QH", "JC"], camera=camera)
     b.wait(9.0)  # the preflop window closes
     b.deal("QH")  # flop-1 reads the dealer's face-down card
-    assert b.snap()["paused"] and not _dealt(b, "flop-1", "restricted")
+    assert b.view().paused and not _dealt(b, "flop-1", "restricted")
     b.cmd("correct_card", position="dealer-1", card="2C")
     if camera:
         b.see("dealer-1", "down")
@@ -83,7 +83,7 @@ def test_holdem_face_up_duplicate_kept_after_correcting_the_hidden_card(camera: 
 def test_holdem_face_down_duplicate_kept_after_correcting_the_public_card(camera: bool) -> None:
     b = _opened(HOLDEM, ["AS", "KD"], camera=camera)
     b.deal("AS")  # dealer-1 (face down) reads player-1's card
-    assert b.snap()["paused"] and not _dealt(b, "dealer-1", "restricted")
+    assert b.view().paused and not _dealt(b, "dealer-1", "restricted")
     b.cmd("correct_card", position="player-1", card="2C")
     if camera:
         b.see("player-1", "up", "2C")
@@ -113,7 +113,7 @@ def test_caribbean_hidden_duplicate_kept_after_correcting_the_other_hidden_card(
 ) -> None:
     b = _opened(CARIB, ["2C", "3D", "4H", "5S", "7C", "8D", "AS"], camera=camera)
     b.deal("AS")  # dealer-3 reads dealer-2's card
-    assert b.snap()["paused"] and not _dealt(b, "dealer-3", "restricted")
+    assert b.view().paused and not _dealt(b, "dealer-3", "restricted")
     b.cmd("correct_card", position="dealer-2", card="KH")
     if camera:
         b.see("dealer-2", "down")
@@ -125,7 +125,7 @@ def test_caribbean_hidden_duplicate_kept_after_correcting_the_other_hidden_card(
     assert _dealt(b, "dealer-3", "restricted") == [
         {"position": "dealer-3", "face": "down", "number": 8, "card": "AS"}
     ]
-    assert not b.snap()["paused"] and b.snap()["expecting"] == "dealer-4"
+    assert not b.view().paused and b.view().expecting == "dealer-4"
     _finish(b, ["QH", "JD"])
     _every_card_announced_once(b)
     reveal = b.events.index(b.of_type("card_revealed")[0])

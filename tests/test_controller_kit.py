@@ -25,6 +25,7 @@ from studio.messages import (
     Tick,
     parse_input,
 )
+from studio.messages.view import TableView
 
 T0 = datetime(2026, 11, 29, 14, 32, 7, tzinfo=UTC)
 
@@ -101,6 +102,9 @@ class Bench:
     def snap(self) -> dict[str, Any]:
         return self.ctl.snapshot()
 
+    def view(self) -> TableView:
+        return self.ctl.view()
+
     def face_of(self, position: str) -> Face:
         return next(d.face for d in self.settings.rules().deals if d.position == position)
 
@@ -111,7 +115,7 @@ class Bench:
     def lay(self, position: str, card: str) -> list[Envelope]:
         """Camera-only: lay `card` at `position` as the script deals it; the camera sees it."""
         self.placed[position] = card
-        self.laid.append((self.snap()["game_number"], position, card))
+        self.laid.append((self.view().game_number, position, card))
         up = self.face_of(position) is Face.UP
         return self.see(position, "up" if up else "down", card if up else None)
 
@@ -128,7 +132,7 @@ class Bench:
 
         On a camera-only table the dealer lays it and the camera alone reports it.
         """
-        position = self.snap()["expecting"]
+        position = self.view().expecting
         self.step(gap)
         if self.camera_only:
             return self.lay(position, card) if position is not None else []
@@ -141,7 +145,7 @@ class Bench:
 
     def play_round(self, deck: list[Card], gap: float = 0.5) -> dict[str, str]:
         """Play a clean round from the current state to its result; return the cards dealt."""
-        if self.snap()["phase"] == "idle":
+        if self.view().phase == "idle":
             self.start()
         dealt: dict[str, str] = {}
         for _ in range(200):

@@ -123,7 +123,7 @@ def test_any_fault_pauses_before_another_card_is_accepted(
             b.deal(card)
         else:
             b.wait(1.0)
-    if b.snap()["phase"] == "idle":
+    if b.view().phase == "idle":
         return
     before = len(b.events)
     kind = _inject(b, fault, dealt, deck)
@@ -131,7 +131,7 @@ def test_any_fault_pauses_before_another_card_is_accepted(
         return  # a clean card was drawn where one was expected: no fault to see
     paused = [e for e in b.events[before:] if e.type == "round_paused"]
     assert paused and paused[0].body["kind"] == kind
-    assert b.snap()["paused"]
+    assert b.view().paused
     after = len(b.events)
     b.step(0.5)
     b.draw(deck.pop().code)
@@ -168,9 +168,9 @@ def test_no_public_event_carries_a_face_down_card_before_its_reveal(
             b.deal(card)
         elif snap["phase"] != "idle":
             b.wait(1.0)
-    if b.snap()["phase"] != "idle" and _inject(b, fault, dealt, deck, pick):
+    if b.view().phase != "idle" and _inject(b, fault, dealt, deck, pick):
         _settle(b, then)
-    if b.snap()["phase"] != "idle":
+    if b.view().phase != "idle":
         b.play_round(deck)
     assert_no_leak(b)
 
@@ -317,16 +317,16 @@ def test_a_duplicate_of_a_hidden_card_never_names_it_publicly(
     deck = shuffled(seed)
     b.start()
     dealt: list[str] = []
-    while len(dealt) < cut or not b.snap()["expecting"]:
-        if b.snap()["phase"] == "idle":
+    while len(dealt) < cut or not b.view().expecting:
+        if b.view().phase == "idle":
             return
-        if b.snap()["expecting"]:
+        if b.view().expecting:
             dealt.append(deck.pop().code)
             b.deal(dealt[-1])
         else:
             b.wait(1.0)
     hidden = [
-        code for position, code in b.snap()["positions"].items() if b.face_of(position) is Face.DOWN
+        code for position, code in b.view().positions.items() if b.face_of(position) is Face.DOWN
     ]
     b.step(0.5)
     out = b.draw((hidden or dealt)[pick % len(hidden or dealt)])
@@ -341,7 +341,7 @@ def test_a_duplicate_of_a_hidden_card_never_names_it_publicly(
         elif camera:
             b.see(position, "down")
     b.cmd("resume")
-    assert not b.snap()["paused"], b.snap()["resume_blockers"]
+    assert not b.view().paused, b.snap()["resume_blockers"]
     b.play_round(deck)
     assert_no_leak(b)
     assert b.of_type("round_result")

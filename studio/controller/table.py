@@ -17,6 +17,7 @@ from typing import Any
 from studio.cards import Card
 from studio.controller.commands import TableCommands
 from studio.controller.state import Stray, next_deal, open_window, resume_blockers
+from studio.games.model import Face
 from studio.messages import (
     CardDrawn,
     CardSeen,
@@ -29,6 +30,14 @@ from studio.messages import (
     Tick,
     from_micros,
     to_micros,
+)
+from studio.messages.view import (
+    CardView,
+    IncidentView,
+    TableView,
+    TimerKind,
+    TimerView,
+    WindowView,
 )
 
 
@@ -71,6 +80,63 @@ class TableController(TableCommands):
                 pass
         out, self._out = self._out, []
         return out
+
+    def view(self) -> TableView:
+        """The table now as a frozen `TableView` (restricted: it shows face-down cards)."""
+        st = self._state
+        rnd = st.active
+        window = open_window(st.rules, rnd) if rnd is not None else None
+        deal = next_deal(st.rules, rnd) if rnd is not None and not st.paused else None
+        shown = rnd or st.round
+        timers = []
+        for name, value in sorted((st.frozen if st.paused else st.timers).items()):
+            kind, _, arg = name.partition(":")
+            timer_kind: TimerKind = kind  # type: ignore[assignment]
+            timers.append(
+                TimerView(
+                    kind=timer_kind,
+                    position=arg if kind == "confirm" else None,
+                    device=arg if kind == "silent" else None,
+                    deadline=None if st.paused else from_micros(value),
+                    remaining_seconds=value / 1e6 if st.paused else None,
+                )
+            )
+        return TableView(
+            table=st.settings.table,
+            game=st.rules.game,
+            variant=st.rules.variant,
+            procedure=st.rules.options.get("procedure"),
+            seq=st.seq,
+            now=from_micros(st.now) if st.now is not None else None,
+            phase=rnd.phase if rnd is not None else "idle",
+            game_number=shown.game_number if shown is not None else None,
+            light=rnd.light if rnd is not None else None,
+            cards=tuple(
+                CardView(
+                    position=p,
+                    code=s.card.code if s.card else None,
+                    face_up=s.face is Face.UP or s.revealed,
+                    confirmed=s.confirmed,
+                    pending=s.pending,
+                )
+                for p, s in (shown.seats if shown else {}).items()
+            ),
+            expecting=deal.position if deal is not None and rnd and rnd.rescan is None else None,
+            rescan_next=rnd.rescan[0] if rnd is not None and rnd.rescan else None,
+            window=None
+            if window is None
+            else WindowView(
+                name=window.name, options=tuple(window.options), automatic=window.automatic
+            ),
+            turning=tuple(self._turning(rnd))
+            if rnd is not None and rnd.phase == "revealing"
+            else (),
+            paused=st.paused,
+            incidents=tuple(IncidentView(**i.to_json()) for i in st.incidents),
+            resume_blockers=tuple(resume_blockers(st)) if st.paused else (),
+            timers=tuple(timers),
+            devices=dict(st.devices),
+        )
 
     def snapshot(self) -> dict[str, Any]:
         """The table now, as JSON types (restricted view: it shows face-down cards).

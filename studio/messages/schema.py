@@ -18,6 +18,7 @@ from studio.messages.events import EVENT_BODIES, EVENT_TYPES
 from studio.messages.inputs import INPUT_TYPES
 from studio.messages.settings import TableSettings
 from studio.messages.stream import EVENT_ENVELOPE, Heartbeat
+from studio.messages.view import TableView
 
 
 class SentSchema(GenerateJsonSchema):
@@ -77,7 +78,8 @@ def json_schema() -> dict[str, Any]:
 
     Keys: `envelope` (see `envelope_schema`); `heartbeat` (a stream's idle message);
     `inputs` by `kind`; `events` by `type`, each the body's schema with `x-audiences` (where it
-    may be published); `settings`; and `schema_version`. Each is a complete schema on its own.
+    may be published); `settings`; `table_view` (what a table is doing now:
+    `studio.messages.view.TableView`); and `schema_version`. Each is a complete schema on its own.
     """
     inputs = {}
     for model in INPUT_TYPES:
@@ -97,4 +99,5 @@ def json_schema() -> dict[str, Any]:
         "inputs": inputs,
         "events": events,
         "settings": TableSettings.model_json_schema(),
+        "table_view": _sent(TableView),
     }

@@ -85,7 +85,7 @@ def simulate(
         report = recover(journal, controller, now=clock.now)
         sim = SimulatedTable(
             RecordedTable(journal, controller),
-            controller.snapshot,
+            controller.view,
             clock=clock,
             seed=f"{seed}:{journal.input_count}",
             faults=faults,
@@ -97,7 +97,7 @@ def simulate(
         sim.observe(report.restarted)
         if any(e.type == "round_paused" for e in report.restarted):
             sim.summary.injected["controller_restarted"] += 1
-        snap = controller.snapshot()
-        if snap["phase"] != "idle" and snap["game_number"] is not None:
-            sim.resume_deck(_used_cards(journal, snap["game_number"]))
+        snap = controller.view()
+        if snap.phase != "idle" and snap.game_number is not None:
+            sim.resume_deck(_used_cards(journal, snap.game_number))
         return sim.run(rounds)

@@ -1,7 +1,8 @@
 """A whole table played headless: simulated dealer and shift manager around the real controller.
 
 `SimulatedTable` drives a `RecordedTable` (the real controller behind the real journal): it reads
-the controller's `snapshot()` to see what the table waits for, and answers like staff would.
+the controller's `view()` (a `TableView`) to see what the table waits for, and answers like
+staff would.
 The dealer opens rounds, draws from the shoe into the position the controller expects, lets the
 simulated clock run to each deadline (betting, decision windows) with a tick, and the camera
 confirms every card. Faults are injected by rate (`studio.simulation.faults`); the shift manager
@@ -34,6 +35,7 @@ from studio.messages import (
     Role,
     Tick,
 )
+from studio.messages.view import TableView, TimerKind
 from studio.simulation.devices import SimulatedCamera, SimulatedClock, SimulatedShoe
 from studio.simulation.faults import INCIDENT_OF, NO_FAULTS, FaultRates
 
@@ -93,7 +95,7 @@ class SimulationSummary:
 class SimulatedTable:
     """The simulated staff and devices around one `RecordedTable` (see the module docstring).
 
-    `controller` must be the table's controller (for its `snapshot()`); `seed` makes the run
+    `controller` must be the table's controller (for its `view()`); `seed` makes the run
     reproducible; `manager` is the shift manager's answer to every pause. `camera_only` (a
     camera-only table, `card_source = "camera"`): the dealer lays the shoe's cards by hand and
     only the camera reports them, face-down cards when turned at their reveal.
@@ -102,7 +104,7 @@ class SimulatedTable:
     def __init__(
         self,
         table: RecordedTable,
-        snapshot: Callable[[], dict[str, Any]],
+        view: Callable[[], TableView],
         *,
         clock: SimulatedClock,
         seed: int | str,
@@ -113,7 +115,7 @@ class SimulatedTable:
         camera_only: bool = False,
     ) -> None:
         self._table = table
-        self._snapshot = snapshot
+        self._view = view
         self._clock = clock
         self._rng = random.Random(seed)
         self._shoe = SimulatedShoe(self._rng)
@@ -123,7 +125,7 @@ class SimulatedTable:
         self._faces = faces
         self._camera_only = camera_only and camera
         self._laid: dict[str, str] = {}
-        self._rolled: set[tuple[str, int]] = set()
+        self._rolled: set[tuple[str | None, int]] = set()
         self.summary = SimulationSummary()
 
     # -- publishing ---------------------------------------------------------------------------
@@ -175,25 +177,25 @@ class SimulatedTable:
         started = 0
         idle = 0
         while True:
-            snap: dict[str, Any] = self._snapshot()
+            snap = self._view()
             before = self.summary.events
-            if snap["paused"]:
+            if snap.paused:
                 self._manage(snap)
-            elif self._camera is not None and any(t.startswith("confirm:") for t in snap["timers"]):
+            elif self._camera is not None and snap.timer("confirm") is not None:
                 self._look(snap)
-            elif snap["phase"] == "idle":
+            elif snap.phase == "idle":
                 if started >= rounds:
                     return self.summary
                 self._start()
                 started += 1
-            elif snap["phase"] == "betting":
+            elif snap.phase == "betting":
                 # The next deadline first: the yellow light is journalled at its own time.
-                self._tick(min(snap["timers"].values(), key=datetime.fromisoformat))
-            elif snap["phase"] == "window":
+                self._tick(min(t.deadline for t in snap.timers if t.deadline is not None))
+            elif snap.phase == "window":
                 self._window(snap)
-            elif snap.get("turning"):
+            elif snap.turning:
                 self._turn(snap)
-            elif snap["expecting"] is not None:
+            elif snap.expecting is not None:
                 self._deal(snap)
             else:
                 raise SimulationError(f"the simulated dealer does not know what to do: {snap}")
@@ -201,8 +203,8 @@ class SimulatedTable:
             if idle >= _STUCK_AFTER:
                 raise SimulationError(f"the simulated table stopped moving: {snap}")
 
-    def _tick(self, deadline: str) -> None:
-        self._clock.advance_to(datetime.fromisoformat(deadline))
+    def _tick(self, deadline: datetime) -> None:
+        self._clock.advance_to(deadline)
         self.submit(Tick(ts=self._clock.now))
 
     def _start(self) -> None:
@@ -216,8 +218,9 @@ class SimulatedTable:
 
     # -- the dealer -----------------------------------------------------------------------------
 
-    def _deal(self, snap: dict[str, Any]) -> None:
-        position: str = snap["expecting"]
+    def _deal(self, snap: TableView) -> None:
+        position = snap.expecting
+        assert position is not None
         faults, now = self._faults, self._clock.advance(DRAW_SECONDS)
         if self._roll(faults.device):
             devices: list[Device] = ["shoe", "camera"] if self._camera is not None else ["shoe"]
@@ -231,7 +234,7 @@ class SimulatedTable:
                 )
             )
             return
-        held = [code for code in snap["positions"].values() if code is not None]
+        held = [code for code in snap.positions.values() if code is not None]
         fault = self._card_fault(bool(held))
         if self._camera_only:
             self._lay(position, held, fault, now)
@@ -279,12 +282,8 @@ class SimulatedTable:
         With a camera the table waits for its confirmation after a stage's last card, so this
         is the moment "after the last card" exists (without one the table moves straight on).
         """
-        snap = self._snapshot()
-        if (
-            snap["paused"]
-            or snap["phase"] != "confirming"
-            or not self._roll(self._faults.out_of_turn)
-        ):
+        snap = self._view()
+        if snap.paused or snap.phase != "confirming" or not self._roll(self._faults.out_of_turn):
             return False
         now = self._clock.advance(CAMERA_LAG_SECONDS / 2)
         self.summary.injected[INCIDENT_OF["out-of-turn"]] += 1
@@ -311,42 +310,37 @@ class SimulatedTable:
         if fault == "unreadable" and face == "up":
             self.summary.injected[INCIDENT_OF["unreadable"]] += 1
             self.submit(self._camera.sighting(position, "up", None, now))
-            self._tick(self._snapshot()["timers"]["deal"])
+            self._tick(_deadline(self._view(), "deal"))
             return
         self.submit(self._camera.sighting(position, face, code, now))
-        after = self._snapshot()
+        after = self._view()
         # A round whose last card this was has ended: there is no seat left to contradict.
-        if (
-            fault == "mismatch"
-            and face == "up"
-            and not after["paused"]
-            and after["phase"] != "idle"
-        ):
+        if fault == "mismatch" and face == "up" and not after.paused and after.phase != "idle":
             others = sorted(set(_ALL_CODES) - {code})
             seen_at = self._clock.advance(CAMERA_LAG_SECONDS)
             self.summary.injected[INCIDENT_OF["mismatch"]] += 1
             self.submit(self._camera.sighting(position, "up", self._rng.choice(others), seen_at))
 
-    def _turn(self, snap: dict[str, Any]) -> None:
+    def _turn(self, snap: TableView) -> None:
         """Camera-only: the dealer turns the face-down cards the table waits to see."""
         assert self._camera is not None
-        for position in snap["turning"]:
+        for position in snap.turning:
             now = self._clock.advance(DRAW_SECONDS)
             if position not in self._laid:
                 # A round recovered after a crash: what lies face down is the deck's business.
                 self._laid[position] = self._shoe.draw()
             self.submit(self._camera.sighting(position, "up", self._laid[position], now))
-            if self._snapshot()["paused"]:
+            if self._view().paused:
                 return
 
-    def _window(self, snap: dict[str, Any]) -> None:
-        key = (snap["game_number"], len(snap["positions"]))
+    def _window(self, snap: TableView) -> None:
+        key = (snap.game_number, len(snap.cards))
         if key not in self._rolled:
             self._rolled.add(key)
-            free = [p for p in self._faces if p not in snap["positions"]]
+            free = [p for p in self._faces if p not in snap.positions]
             # Camera-only, a card out of turn needs a free position to be laid at.
             if self._roll(self._faults.out_of_turn) and (free or not self._camera_only):
-                deadline = datetime.fromisoformat(snap["timers"]["window"])
+                deadline = _deadline(snap, "window")
                 self._clock.now += (deadline - self._clock.now) / 2
                 self.summary.injected[INCIDENT_OF["out-of-turn"]] += 1
                 if self._camera_only:
@@ -354,7 +348,7 @@ class SimulatedTable:
                     return
                 self.submit(self._shoe.reading(self._shoe.draw(), self._clock.now))
                 return
-        self._tick(snap["timers"]["window"])
+        self._tick(_deadline(snap, "window"))
 
     def _lay_out_of_turn(self, position: str) -> None:
         """Camera-only: lay a card at `position` (free) while a window is open."""
@@ -364,37 +358,37 @@ class SimulatedTable:
         face = self._faces[position]
         self.submit(self._camera.sighting(position, face, code, self._clock.now))
 
-    def _look(self, snap: dict[str, Any]) -> None:
+    def _look(self, snap: TableView) -> None:
         """The camera looks again at every card it has not confirmed (after a mismatch)."""
         assert self._camera is not None
-        pending = [name.partition(":")[2] for name in snap["timers"] if name.startswith("confirm:")]
+        pending = [t.position for t in snap.timers if t.kind == "confirm" and t.position]
         for position in pending:
             now = self._clock.advance(CAMERA_LAG_SECONDS)
-            code = snap["positions"][position]
+            code = snap.positions[position]
             self.submit(self._camera.sighting(position, self._faces[position], code, now))
 
     # -- the shift manager ----------------------------------------------------------------------
 
-    def _manage(self, snap: dict[str, Any]) -> None:
-        if snap["rescan_next"] is not None:
+    def _manage(self, snap: TableView) -> None:
+        if snap.rescan_next is not None:
             # A re-scan in progress (recovered after a crash): the dealer feeds the round's
             # cards through the shoe again, in dealing order; an unreadable record takes a new one.
-            code = snap["positions"].get(snap["rescan_next"]) or self._shoe.draw()
+            code = snap.positions.get(snap.rescan_next) or self._shoe.draw()
             self.submit(self._shoe.reading(code, self._clock.advance(DRAW_SECONDS)))
             return
         now = self._clock.advance(MANAGER_SECONDS)
-        broken: list[Device] = [d for d, status in snap["devices"].items() if status != "ok"]
+        broken: list[Device] = [d for d, status in snap.devices.items() if status != "ok"]
         for device in broken:
             # The technician fixes the device whatever the manager decides for the round.
             self.submit(DeviceStatus(ts=now, device=device, status="ok", detail="repaired"))
-        if self._manager == "void" and snap["phase"] != "idle":
+        if self._manager == "void" and snap.phase != "idle":
             self._command("void", manager=True)
             return
-        kinds = [incident["kind"] for incident in snap["incidents"]]
+        kinds = [incident.kind for incident in snap.incidents]
         for _ in range(sum(kind in _DISCARD_FOR for kind in kinds)):
             # Discard only while a card still blocks the resume: after a crash the discard may
             # already be on record (the process died between it and the resume).
-            if not [b for b in self._snapshot()["resume_blockers"] if _RECORD_BLOCKER in b]:
+            if not [b for b in self._view().resume_blockers if _RECORD_BLOCKER in b]:
                 break
             self._command("discard_last_card", manager=True)
         if self._camera_only:
@@ -406,11 +400,19 @@ class SimulatedTable:
     def _take_away(self) -> None:
         """Camera-only: the dealer takes away every card lying where none is on record."""
         assert self._camera is not None
-        seated = self._snapshot()["positions"]
+        seated = self._view().positions
         for position in [p for p in self._laid if p not in seated]:
             del self._laid[position]
             now = self._clock.advance(CAMERA_LAG_SECONDS)
             self.submit(self._camera.sighting(position, "none", None, now))
+
+
+def _deadline(view: TableView, kind: TimerKind) -> datetime:
+    """When the running timer of `kind` fires (the staff only wait on running timers)."""
+    timer = view.timer(kind)
+    if timer is None or timer.deadline is None:
+        raise SimulationError(f"the table runs no {kind} timer: {view}")
+    return timer.deadline
 
 
 def card_faces(deals: tuple[DealCard, ...]) -> dict[str, str]:

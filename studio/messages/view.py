@@ -1,0 +1,112 @@
+"""`TableView`: a frozen, typed picture of what one table is doing now (the restricted view).
+
+`TableController.view()` builds it from its state; nothing reads it
+by string. Timers are typed: a kind, the position or device it concerns, and either a deadline
+(running) or the time it had left when the table paused (frozen), never `"confirm:<pos>"`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from studio.messages.inputs import Device
+
+TimerKind = Literal["yellow", "close", "deal", "window", "autostart", "confirm", "silent"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TimerView(_Frozen):
+    """One timer: what it is for, whom it concerns, and when it fires.
+
+    `position` is set for a `confirm` timer, `device` for a `silent` one. A running timer has
+    `deadline` and no `remaining_seconds`; a timer frozen by a pause has `remaining_seconds`
+    and no `deadline`.
+    """
+
+    kind: TimerKind
+    position: str | None = None
+    device: str | None = None
+    deadline: datetime | None = None
+    remaining_seconds: float | None = None
+
+
+class CardView(_Frozen):
+    """The card at one position: its code (None: unreadable or not yet known) and state.
+
+    `confirmed`: the camera saw it (always True without a camera); `pending`: face down on a
+    camera-only table, value unknown until turned; `face_up` includes a turned card.
+    """
+
+    position: str
+    code: str | None
+    face_up: bool
+    confirmed: bool
+    pending: bool
+
+
+class WindowView(_Frozen):
+    """The open decision window: its name, the options offered, the automatic action."""
+
+    name: str
+    options: tuple[str, ...]
+    automatic: str
+
+
+class IncidentView(_Frozen):
+    """An incident that paused the table, as the shift manager sees it."""
+
+    incident: int
+    kind: str
+    position: str | None
+    cards: tuple[str, ...]
+    device: str | None
+    raw: str
+    detail: str
+
+
+class TableView(_Frozen):
+    """The table now (see the module docstring).
+
+    `phase` is "idle" without a round in progress; `expecting` is the position the next card
+    goes to (None when no card may come); `rescan_next` the next position a re-scan reads;
+    `turning` (camera-only, at a reveal) the positions the table waits to see turned, in order;
+    `resume_blockers` says why a resume would be refused now (empty while running).
+    """
+
+    table: str
+    game: str
+    variant: str | None
+    procedure: str | None
+    seq: int
+    now: datetime | None
+    phase: str
+    game_number: str | None
+    light: str | None
+    cards: tuple[CardView, ...]
+    expecting: str | None
+    rescan_next: str | None
+    window: WindowView | None
+    turning: tuple[str, ...]
+    paused: bool
+    incidents: tuple[IncidentView, ...]
+    resume_blockers: tuple[str, ...]
+    timers: tuple[TimerView, ...]
+    devices: dict[Device, str]
+
+    @property
+    def positions(self) -> dict[str, str | None]:
+        """Position -> card code (None: unreadable or not yet known), in dealing order."""
+        return {c.position: c.code for c in self.cards}
+
+    def timer(self, kind: TimerKind, position: str | None = None) -> TimerView | None:
+        """The timer of `kind` (for `position`, when given), or None when none runs."""
+        for t in self.timers:
+            if t.kind == kind and (position is None or t.position == position):
+                return t
+        return None
