@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy",
     "archive",
     "jackpot",
+    "report",
     "calibrate",
     "recognize",
     "run",
