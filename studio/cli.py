@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "archive",
     "jackpot",
     "report",
+    "retention",
     "calibrate",
     "recognize",
     "run",
