@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "command",
     "proxy",
     "archive",
+    "archive_allow",
     "jackpot",
     "report",
     "retention",
