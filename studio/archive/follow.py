@@ -43,6 +43,8 @@ class Progress:
     stored: int = 0
     duplicates: int = 0
     reconnects: int = 0
+    disk_full: int = 0
+    """How many batches the database refused for want of disk space (each retried)."""
     flags: list[Flag] = field(default_factory=list)
     lag: dict[str, float] = field(default_factory=dict)
     """Per table, seconds between the table's time of its last stored event and its storing."""
@@ -70,6 +72,16 @@ def follow(
                 after = {t: p.last_seq for t, p in positions(conn).items()}
                 with subscribe(after) as sub:
                     _run(conn, sub, stop, batch, flush_interval, gapless, done, keys or {}, recheck)
+        except psycopg.errors.DiskFull as exc:
+            # The batch was rolled back and the positions did not move: the replay brings it again.
+            done.reconnects += 1
+            done.disk_full += 1
+            log.error(
+                "archive: the database's disk is full (%s); nothing of this batch was stored,"
+                " retrying until there is space",
+                str(exc).strip(),
+            )
+            stop.wait(retry)
         except psycopg.OperationalError as exc:
             done.reconnects += 1
             log.warning("archive: database unavailable (%s); retrying", str(exc).strip())
