@@ -1,7 +1,8 @@
 """The current pool on a ZeroMQ PUB socket for the overlays: `jackpot` topic, one JSON frame.
 
 Each message is `[b"jackpot", {"pool": ID, "amount": MINOR_UNITS, "text": "1234.56"}]`, sent
-when the amount changes and at least every `every` seconds (a late overlay needs no request).
+every `every` seconds from the database's amount (so a change shows within one tick and a late
+overlay needs no request).
 The socket binds loopback or ipc only (the configuration refuses anything else).
 """
 
