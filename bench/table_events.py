@@ -104,7 +104,7 @@ def main() -> None:
             child.stdout.readline()
             sim = SimulatedTable(
                 table,  # type: ignore[arg-type]  (it has the `submit` the simulation calls)
-                table.snapshot,
+                table.view,
                 clock=SimulatedClock(datetime.now(UTC)),
                 seed=1,
                 camera=False,

@@ -51,7 +51,7 @@ class PublishedTable(RecordedTable):
         self, journal: Journal, controller: TableController, publisher: EventPublisher
     ) -> None:
         super().__init__(journal, controller)
-        self.snapshot = controller.snapshot
+        self.view = controller.view
         self.publisher = publisher
         self.last_public = 0
 
@@ -70,7 +70,7 @@ def _play(table: PublishedTable, settings: TableSettings, clock: SimulatedClock)
     for manager in policies:
         sim = SimulatedTable(
             table,
-            table.snapshot,
+            table.view,
             clock=clock,
             seed=f"{manager}:{table.journal.input_count}",
             faults=FAULTS,

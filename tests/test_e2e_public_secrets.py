@@ -83,7 +83,7 @@ def test_no_public_frame_carries_a_secret_card(
     scanner = PublicScanner(controller)
     sim = SimulatedTable(
         scanner,
-        controller.snapshot,
+        controller.view,
         clock=SimulatedClock(datetime(2026, 11, 29, 12, tzinfo=UTC)),
         seed=f"secrets-{game}-{procedure}",
         faults=FAULTS,
