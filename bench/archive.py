@@ -34,6 +34,9 @@ from studio.bus import ReplayTarget, Subscriber
 from studio.bus.proxy import StreamProxy
 from studio.bus.wire import to_event
 
+TARGET = 20_000
+"""Events per second the archive must store at full speed."""
+
 
 def _envelope(table: str, seq: int, ts: datetime) -> dict[str, object]:
     return {
@@ -141,7 +144,11 @@ def main() -> None:
     cluster = start_cluster()
     try:
         speed = full_speed(cluster.dsn, args.tables, args.per_table)
-        print(f"full speed: {speed:,.0f} events/s stored (batches of 5000, COPY)")
+        verdict = "met" if speed >= TARGET else "NOT met"
+        print(
+            f"full speed: {speed:,.0f} events/s stored (batches of 5000, COPY);"
+            f" target {TARGET:,}: {verdict}"
+        )
         through_proxy(cluster.dsn, args.tables, args.rate, args.seconds)
     finally:
         remove_cluster(cluster)

@@ -32,6 +32,9 @@ class JournalSource:
     def snapshot(self) -> Mapping[str, Any]:
         return {"last_event_seq": self._journal.last_event_seq}
 
+    def public_snapshot(self) -> Mapping[str, Any]:
+        return {"last_event_seq": self._journal.last_event_seq}
+
     def close(self) -> None:
         self._journal.close()
 

@@ -88,6 +88,8 @@ def test_replay_serves_by_role_and_refuses_strangers(keys: Keys) -> None:
                 list(client.fetch(1, audience="restricted"))
             with pytest.raises(BusError):
                 client.snapshot()
+            # What anyone may see is served to every listed key.
+            assert client.snapshot(audience="public") == {"phase": "dealing"}
         with (
             ReplayClient(
                 target.endpoint,

@@ -69,6 +69,10 @@ class MemorySource:
         with self._lock:
             return {"phase": "dealing", "events": len(self._events)}
 
+    def public_snapshot(self) -> Mapping[str, Any]:
+        with self._lock:
+            return {"phase": "dealing"}
+
 
 @dataclass
 class Keys:

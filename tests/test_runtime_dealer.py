@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from test_controller_kit import CONFIGS, FAST
 
@@ -12,6 +11,7 @@ from studio.cards import Card
 from studio.config import DealerConfig
 from studio.controller import TableController, TableSettings
 from studio.messages import CardDrawn, Command, Envelope, Input, Tick
+from studio.messages.view import TableView
 from studio.runtime.dealer import SimulatedDealer
 
 PATIENCE = 200
@@ -26,8 +26,8 @@ class ShoeTable:
         self.events: list[Envelope] = []
         self.drawn = 0
 
-    def snapshot(self) -> dict[str, Any]:
-        return self.controller.snapshot()
+    def view(self) -> TableView:
+        return self.controller.view()
 
     def submit(self, inp: Input) -> list[Envelope]:
         out = self.controller.handle(inp)
@@ -95,7 +95,7 @@ def test_the_simulated_dealer_redraws_the_cards_of_a_rescan() -> None:
         assert finished[0].body == {"matched": True, "detail": "every card matched its record"}
         rescanned = [e.body["read"] for e in table.events if e.type == "card_rescanned"]
         assert rescanned == ["2C", "3D"]
-        assert table.snapshot()["resume_blockers"] == []
+        assert table.view().resume_blockers == ()
         assert "round_resumed" in [e.type for e in table.manager("resume")]
 
     asyncio.run(scenario())

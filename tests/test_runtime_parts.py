@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from test_controller_kit import CONFIGS
 
 from drivers.shoe.framed import Frame, FrameType, encode_frame
 from drivers.shoe.readings import CardRead, Delivery, Receipt
@@ -18,9 +19,11 @@ from studio.bus.keys import read_allow_list
 from studio.cards import Card
 from studio.commands.watch import describe
 from studio.config import build_config
+from studio.controller import TableController, TableSettings
 from studio.errors import ConfigurationError
 from studio.journal import Journal
 from studio.messages import CardDrawn, Tick
+from studio.messages.view import TableView
 from studio.runtime import JournalSource, RunFile, ensure_keys, find_table
 from studio.runtime.announce import write_run_file
 from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
@@ -48,7 +51,8 @@ def test_the_replay_source_reads_events_by_sequence_number(tmp_path: Path) -> No
         journal.append_events([_event(s) for s in range(1, 6)])
         journal.append_input({"kind": "tick", "ts": "2026-01-01T00:00:01Z"})
         journal.append_events([_event(s) for s in range(6, 9)])
-    with JournalSource(path, lambda: {"phase": "idle"}) as source:
+    view = TableController(TableSettings(**CONFIGS[0])).view()
+    with JournalSource(path, lambda: view) as source:
         assert [int(b.split('"seq":')[1].split(",")[0]) for b in source.events_from(4)] == [
             4,
             5,
@@ -57,7 +61,9 @@ def test_the_replay_source_reads_events_by_sequence_number(tmp_path: Path) -> No
             8,
         ]
         assert list(source.events_from(9)) == []
-        assert source.snapshot() == {"phase": "idle"}
+        assert source.snapshot()["phase"] == "idle"
+        assert TableView.model_validate(source.snapshot()) == view
+        assert TableView.model_validate(source.public_snapshot()) == view.public()
         source.close()
 
 

@@ -6,7 +6,10 @@ supplies whatever the archive has not committed) and goes on. Events are gathere
 `flush_interval` seconds or `batch` events and stored in one transaction; the subscriber is never
 ahead of the database by more than that uncommitted batch, which a failure discards and the
 replay delivers again. So a restart of the archive, a table or PostgreSQL loses and duplicates
-nothing.
+nothing. With `keys` (table -> its CURVE public key text), a table whose key is not the one
+allowed (`studio.archive.keys`) is flagged once and its events are dropped unstored; every
+`recheck` seconds the loop looks again and, once an operator has allowed it, resubscribes from
+the stored positions so that the replay brings what was dropped.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from datetime import UTC, datetime
 
 import psycopg
 
+from studio.archive.keys import record_flag, refused
 from studio.archive.migrate import migrate
-from studio.archive.store import Flag, positions, store
+from studio.archive.store import Conn, Flag, positions, store
 from studio.bus import Subscriber
 from studio.bus.wire import WireEvent
 from studio.errors import BusError
@@ -39,6 +43,8 @@ class Progress:
     stored: int = 0
     duplicates: int = 0
     reconnects: int = 0
+    disk_full: int = 0
+    """How many batches the database refused for want of disk space (each retried)."""
     flags: list[Flag] = field(default_factory=list)
     lag: dict[str, float] = field(default_factory=dict)
     """Per table, seconds between the table's time of its last stored event and its storing."""
@@ -54,6 +60,8 @@ def follow(
     gapless: bool = False,
     retry: float = 0.5,
     progress: Progress | None = None,
+    keys: Mapping[str, str] | None = None,
+    recheck: float = 1.0,
 ) -> Progress:
     """Archive until `stop` is set; return the progress. Database faults are retried forever."""
     done = progress or Progress()
@@ -63,7 +71,17 @@ def follow(
                 migrate(conn)
                 after = {t: p.last_seq for t, p in positions(conn).items()}
                 with subscribe(after) as sub:
-                    _run(conn, sub, stop, batch, flush_interval, gapless, done)
+                    _run(conn, sub, stop, batch, flush_interval, gapless, done, keys or {}, recheck)
+        except psycopg.errors.DiskFull as exc:
+            # The batch was rolled back and the positions did not move: the replay brings it again.
+            done.reconnects += 1
+            done.disk_full += 1
+            log.error(
+                "archive: the database's disk is full (%s); nothing of this batch was stored,"
+                " retrying until there is space",
+                str(exc).strip(),
+            )
+            stop.wait(retry)
         except psycopg.OperationalError as exc:
             done.reconnects += 1
             log.warning("archive: database unavailable (%s); retrying", str(exc).strip())
@@ -76,15 +94,23 @@ def follow(
 
 
 def _run(
-    conn: psycopg.Connection[tuple[object, ...]],
+    conn: Conn,
     sub: Subscriber,
     stop: threading.Event,
     batch: int,
     flush_interval: float,
     gapless: bool,
     done: Progress,
+    keys: Mapping[str, str],
+    recheck: float,
 ) -> None:
+    bad = _refuse(conn, keys, done)
+    checked = time.monotonic()
     while not stop.is_set():
+        if bad and time.monotonic() - checked >= recheck:
+            checked = time.monotonic()
+            if _refuse(conn, keys, done).keys() != bad.keys():
+                return  # a table was allowed: resubscribe from the stored positions
         pending: list[WireEvent] = []
         deadline = time.monotonic() + flush_interval
         while len(pending) < batch:
@@ -94,7 +120,8 @@ def _run(
             event = sub.receive(left)
             if event is None:
                 break
-            pending.append(event)
+            if event.table not in bad:
+                pending.append(event)
         if not pending:
             continue
         result = store(conn, pending, gapless=gapless)
@@ -106,3 +133,15 @@ def _run(
         done.flags.extend(result.flags)
         for event in pending:
             done.lag[event.table] = (now - event.envelope.ts).total_seconds()
+
+
+def _refuse(conn: Conn, keys: Mapping[str, str], done: Progress) -> dict[str, Flag]:
+    """The refused tables now; a flag logged and kept the first time a table is refused."""
+    bad = refused(conn, keys)
+    known = {(f.table, f.detail) for f in done.flags if f.kind == "key"}
+    for flag in bad.values():
+        if (flag.table, flag.detail) not in known:
+            log.error("archive: %s: %s", flag.table, flag.detail)
+            record_flag(conn, flag)
+            done.flags.append(flag)
+    return bad

@@ -157,7 +157,12 @@ def _conflicts(conn: Conn, old: Sequence[WireEvent]) -> list[Flag]:
 
 def verify_table(conn: Conn, table: str) -> Flag | None:
     """Re-walk a table's stored chain; the first row whose link does not hold, or None."""
-    head = ARCHIVE_GENESIS
+    # Rows exported by retention are gone: the walk starts from the newest export's head.
+    exported = conn.execute(
+        "SELECT head FROM archive_export WHERE table_id = %s ORDER BY last_seq DESC LIMIT 1",
+        (table,),
+    ).fetchone()
+    head = str(exported[0]) if exported is not None else ARCHIVE_GENESIS
     with conn.transaction(), conn.cursor(name="verify_table") as cur:
         cur.execute(
             "SELECT seq, payload, prev, hash FROM archive_event WHERE table_id = %s ORDER BY seq",

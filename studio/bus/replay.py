@@ -6,11 +6,13 @@ Requests and replies are multipart messages whose first frame is UTF-8 JSON:
   `{"id": "r1", "status": "ok", "count": k, "more": bool}` followed by k frames, each one
   envelope's JSON, in sequence order from `seq` N on (at most `batch` per reply; ask again from
   the next `seq` while `more` is true). With `"audience": "public"` only public events are sent.
-- `{"id": "r2", "op": "snapshot"}` is answered by `{"id": "r2", "status": "ok", "snapshot": {...}}`.
+- `{"id": "r2", "op": "snapshot"}` is answered by `{"id": "r2", "status": "ok", "snapshot": {...}}`;
+  a table runtime's snapshot is its `TableView` as JSON (`ReplayClient.view()` parses it). With
+  `"audience": "public"` it is the view anyone may see (no face-down card), served to every key.
 - Anything else gets `{"id": ..., "status": "error", "reason": "..."}`; a request the service
   cannot even parse gets that with `"id": null`.
 
-With CURVE, restricted events and the snapshot (which shows face-down cards) are served only to
+With CURVE, restricted events and the restricted snapshot (face-down cards) are served only to
 keys whose role is in `RESTRICTED_READERS`, looked up from the request's authenticated User-Id in
 the allow-list as it is now. Without CURVE every request is served public events only.
 """
@@ -26,6 +28,7 @@ from typing import Any, Protocol
 from uuid import uuid4
 
 import zmq
+from pydantic import ValidationError
 
 from studio.bus.endpoints import ExclusiveBind, bind, connect
 from studio.bus.keys import RESTRICTED_READERS, KeyPair
@@ -34,6 +37,7 @@ from studio.bus.service import RouterService
 from studio.bus.wire import EnvelopeLike, WireEvent, to_event
 from studio.closing import Closing
 from studio.errors import BusError, BusTimeoutError, InputError
+from studio.messages.view import TableView
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +63,11 @@ class EventSource(Protocol):
         ...
 
     def snapshot(self) -> Mapping[str, Any]:
-        """The current round as a JSON-able mapping (restricted view)."""
+        """The table now as a JSON-able mapping (restricted: face-down cards shown)."""
+        ...
+
+    def public_snapshot(self) -> Mapping[str, Any]:
+        """The table now as anyone may see it (no face-down card's value)."""
         ...
 
 
@@ -163,11 +171,13 @@ class ReplayService(RouterService):
         rid = data.get("id") if isinstance(data.get("id"), str) else None
         op = data.get("op")
         if op == "snapshot":
-            if not may_read_restricted:
+            public = data.get("audience") == "public"
+            if not (public or may_read_restricted):
                 self._reply(route, {"id": rid, "status": "error", "reason": "role may not"})
                 return
             try:
-                snap = dict(self._opened().snapshot())
+                source = self._opened()
+                snap = dict(source.public_snapshot() if public else source.snapshot())
             except Exception as err:
                 log.exception("snapshot failed")
                 self._reply(route, {"id": rid, "status": "error", "reason": f"source: {err}"})
@@ -286,13 +296,26 @@ class ReplayClient(Closing):
                 return
             start = events[-1].seq + 1
 
-    def snapshot(self) -> dict[str, Any]:
-        """The table's current round snapshot; raises BusTimeoutError or BusError."""
-        header, _ = self._request({"op": "snapshot"})
+    def snapshot(self, *, audience: str = "restricted") -> dict[str, Any]:
+        """The table now; `audience` "public" asks for what anyone may see.
+
+        Raises BusTimeoutError when the service does not answer, BusError when it refuses.
+        """
+        header, _ = self._request({"op": "snapshot", "audience": audience})
         snap = header.get("snapshot")
         if not isinstance(snap, dict):
             raise BusError("replay snapshot reply has no snapshot")
         return snap
+
+    def view(self, *, audience: str = "restricted") -> TableView:
+        """The table now as a typed `TableView` (the snapshot a table runtime serves).
+
+        Raises BusTimeoutError, or BusError when refused or when the snapshot is not a view.
+        """
+        try:
+            return TableView.model_validate(self.snapshot(audience=audience))
+        except ValidationError as err:
+            raise BusError(f"replay snapshot is not a table view: {err}") from err
 
     def close(self) -> None:
         """Close the socket (and the context if this client made it)."""

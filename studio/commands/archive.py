@@ -5,8 +5,10 @@ lossless `Subscriber` and stores every event in PostgreSQL exactly once, keyed b
 (see `studio.archive`). `--key` is this archive's client key (an observer key archives the public
 stream; a settlement key with `--restricted` and `--stream-key` the full stream, where any jump
 in seq is flagged as a gap). Each `--table` names a table, its replay service and optionally
-the table's public key file (for CURVE). Every `--status` seconds it prints one line per table:
-the last stored seq and how far behind the table's clock it is. Runs until SIGINT or SIGTERM.
+the table's public key file (for CURVE; a table whose key is not the one it was first archived
+under is refused until `studio archive-allow` allows it). Every `--status` seconds it prints
+one line per table: the last stored seq and how far behind the table's clock it is. Runs until
+SIGINT or SIGTERM.
 """
 
 from __future__ import annotations
@@ -53,6 +55,11 @@ def parse_table(text: str) -> tuple[str, ReplayTarget]:
     return table, ReplayTarget(endpoint, key)
 
 
+def table_keys(tables: Mapping[str, ReplayTarget]) -> dict[str, str]:
+    """Each CURVE table's public key as text: the archive refuses a table whose key changed."""
+    return {t: target.server_key.decode() for t, target in tables.items() if target.server_key}
+
+
 def run(args: argparse.Namespace) -> int:
     """Archive until SIGINT or SIGTERM; return 0."""
     if not args.table:
@@ -83,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     worker = threading.Thread(
         target=follow,
         args=(args.dsn, subscribe, stop),
-        kwargs={"gapless": args.restricted, "progress": progress},
+        kwargs={"gapless": args.restricted, "progress": progress, "keys": table_keys(tables)},
         daemon=True,
     )
     worker.start()

@@ -65,6 +65,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--jackpot-bets", metavar="TOTAL", help="the round's Jackpot bets on all tables"
     )
+    parser.add_argument(
+        "--jackpot-dsn", metavar="DSN", help="take the pool and the window's bets from the pool"
+    )
+    parser.add_argument("--jackpot-window", type=int, metavar="N", help="with --jackpot-dsn")
+    parser.add_argument("--jackpot-config", metavar="FILE", help="with --jackpot-dsn")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--batch", metavar="FILE", help="JSON requests, one per line (- stdin)")
     parser.set_defaults(run=run)
@@ -98,6 +103,16 @@ def run(args: argparse.Namespace) -> int:
     for name in ("player", "dealer", "board", "jackpot_pool", "jackpot_bets"):
         if getattr(args, name) is not None:
             request[name] = getattr(args, name)
+    if args.jackpot_dsn is not None:
+        if args.jackpot_pool is not None or args.jackpot_bets is not None:
+            raise InputError("--jackpot-dsn answers the pool and its bets: give neither")
+        if args.jackpot_window is None:
+            raise InputError("--jackpot-dsn needs --jackpot-window N")
+        from studio.commands.jackpot import pool_answer  # psycopg only when asked
+
+        request["jackpot_pool"], request["jackpot_bets"] = pool_answer(
+            args.jackpot_dsn, args.jackpot_config, args.jackpot_window
+        )
     result = settle_request(request)
     if args.json:
         print(json.dumps(result.to_json()))

@@ -117,3 +117,12 @@ def settle_window(conn: Conn, pool_id: str, window: int) -> dict[str, int]:
             (outcome.pool_after, pool_id),
         )
         return outcome.shares
+
+
+def window_bets(conn: Conn, pool_id: str, window: int) -> int:
+    """The Jackpot bets (minor units) posted in `window` of the pool, across every table."""
+    row = conn.execute(
+        "SELECT coalesce(sum(amount), 0) FROM jackpot_post WHERE pool_id = %s AND window_id = %s",
+        (pool_id, window),
+    ).fetchone()
+    return int(row[0]) if row is not None else 0

@@ -1,5 +1,6 @@
-"""`TableView`: a frozen, typed picture of what one table is doing now (the restricted view).
+"""`TableView`: a frozen, typed picture of what one table is doing now.
 
+It is the restricted view (face-down cards shown); `TableView.public()` is what anyone may see.
 `TableController.view()` builds it from its state; nothing reads it
 by string. Timers are typed: a kind, the position or device it concerns, and either a deadline
 (running) or the time it had left when the table paused (frozen), never `"confirm:<pos>"`.
@@ -103,6 +104,25 @@ class TableView(_Frozen):
     def positions(self) -> dict[str, str | None]:
         """Position -> card code (None: unreadable or not yet known), in dealing order."""
         return {c.position: c.code for c in self.cards}
+
+    def public(self) -> TableView:
+        """The view as anyone may see it: no face-down card's code, no incident's particulars.
+
+        A face-down card shows as `code=None` exactly as the public stream shows it; an incident
+        keeps its kind, position and device, but not the cards, raw frame or detail, which may
+        name a face-down card.
+        """
+        return self.model_copy(
+            update={
+                "cards": tuple(
+                    c if c.face_up else c.model_copy(update={"code": None}) for c in self.cards
+                ),
+                "incidents": tuple(
+                    i.model_copy(update={"cards": (), "raw": "", "detail": ""})
+                    for i in self.incidents
+                ),
+            }
+        )
 
     def timer(self, kind: TimerKind, position: str | None = None) -> TimerView | None:
         """The timer of `kind` (for `position`, when given), or None when none runs."""

@@ -1,6 +1,6 @@
 """The simulated dealer (and shift manager and camera) of `studio run`, in real time.
 
-It reads the table's snapshot as a person reads the table: it opens a round when the table is
+It reads the table's `TableView` as a person reads the table: it opens a round when the table is
 idle (a shuffled deck per round), draws the next card into the simulated shoe when the table
 expects one, and with a simulated camera reports what lies at each card's position. With the
 synthetic camera it instead lays each card on the felt (`drivers.camera.synthetic.felt.Felt`)
@@ -27,6 +27,7 @@ from drivers.camera.synthetic.felt import Felt
 from studio.cards import DECK, Card
 from studio.config import DealerConfig
 from studio.messages import CardSeen, Command, CommandName, Envelope, Input
+from studio.messages.view import TableView
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +44,8 @@ CARD_BACK_WAIT = 5.0
 class Table(Protocol):
     """What the dealer needs of the runtime."""
 
-    def snapshot(self) -> dict[str, Any]:
-        """The table now (the controller's restricted snapshot)."""
+    def view(self) -> TableView:
+        """The table now (the controller's restricted view)."""
         ...
 
     def submit(self, inp: Input) -> list[Envelope]:
@@ -110,7 +111,7 @@ class SimulatedDealer:
         self._camera_only = camera_only
         self._laid: tuple[str | None, str] | None = None
         if felt is not None:
-            self._lay_recovered(table.snapshot())
+            self._lay_recovered(table.view())
 
     def _now(self) -> datetime:
         return datetime.now(UTC)
@@ -132,36 +133,30 @@ class SimulatedDealer:
     async def run(self) -> None:
         """Deal until cancelled (or until `rounds` rounds are opened and the table is idle)."""
         while True:
-            snap = self._table.snapshot()
-            state = (
-                snap["phase"],
-                snap["paused"],
-                snap["game_number"],
-                snap["expecting"],
-                len(snap["positions"]),
-            )
+            snap = self._table.view()
+            state = (snap.phase, snap.paused, snap.game_number, snap.expecting, len(snap.cards))
             if state != self._state:
                 # Every reaction is timed from the moment the table last changed.
                 self._state, self._since = state, self._loop.time()
             self._act(snap)
             await asyncio.sleep(LOOK_EVERY)
 
-    def _act(self, snap: dict[str, Any]) -> None:
-        if snap["rescan_next"] is not None:
+    def _act(self, snap: TableView) -> None:
+        if snap.rescan_next is not None:
             # A re-scan the shift manager asked for: the dealer feeds the round's cards through
             # the shoe again, in dealing order, whoever asked (a person or `dealer.manager`).
             if not self._in_flight and self._waited(self._config.draw_seconds):
                 self._redraw(snap)
             return
-        if snap["paused"]:
+        if snap.paused:
             self._manage(snap)
             return
-        if self._camera and any(t.startswith("confirm:") for t in snap["timers"]):
+        if self._camera and snap.timer("confirm") is not None:
             self._look(snap)
             return
         if self._felt is not None:
             self._straighten(snap)
-        if snap["phase"] == "idle":
+        if snap.phase == "idle":
             if (self._rounds is None or self.opened < self._rounds) and self._waited(self._gap):
                 self.opened += 1
                 if self._felt is not None:
@@ -172,17 +167,17 @@ class SimulatedDealer:
             if self._felt is not None:
                 self._lay(snap)
         elif (
-            snap["expecting"] is not None
+            snap.expecting is not None
             and not self._in_flight
             and self._waited(self._config.draw_seconds)
         ):
             self._draw(snap)
 
-    def _next_card(self, snap: dict[str, Any]) -> Card:
-        game = snap["game_number"]
+    def _next_card(self, snap: TableView) -> Card:
+        game = snap.game_number
         if self._deck_for != game:
             # A fresh shuffle per round (docs/games.md); a round recovered mid-deal keeps its cards.
-            used = {code for code in snap["positions"].values() if code}
+            used = {card.code for card in snap.cards if card.code}
             self._deck = [card for card in DECK if card.code not in used]
             self._rng.shuffle(self._deck)
             self._deck_for = game
@@ -190,11 +185,11 @@ class SimulatedDealer:
             self._straightened.clear()
         return self._deck.pop()
 
-    def _draw(self, snap: dict[str, Any]) -> None:
+    def _draw(self, snap: TableView) -> None:
         self._feed(self._next_card(snap))
 
-    def _redraw(self, snap: dict[str, Any]) -> None:
-        code = snap["positions"].get(snap["rescan_next"])
+    def _redraw(self, snap: TableView) -> None:
+        code = snap.positions.get(snap.rescan_next) if snap.rescan_next else None
         # An unreadable record is filled by the re-scan: the card lying there is one of the deck
         # the dealer has not dealt yet (the simulated shoe never says which card it misread).
         self._feed(Card.parse(code) if code is not None else self._next_card(snap))
@@ -222,16 +217,16 @@ class SimulatedDealer:
         """Whether a card is in the shoe's line and not yet applied by the table."""
         return self._in_flight
 
-    def _look(self, snap: dict[str, Any]) -> None:
-        for name in snap["timers"]:
-            if not name.startswith("confirm:"):
+    def _look(self, snap: TableView) -> None:
+        for timer in snap.timers:
+            if timer.kind != "confirm" or timer.position is None:
                 continue
-            position = name.partition(":")[2]
-            key = (snap["game_number"], position, str(snap["timers"][name]))
+            position = timer.position
+            key = (snap.game_number, position, str(timer.deadline))
             if key in self._sighted or not self._waited(self._config.camera_lag_seconds):
                 continue
             self._sighted.add(key)
-            code = snap["positions"].get(position)
+            code = snap.positions.get(position)
             face = self._faces.get(position, "up")
             if face == "down" or code is None:
                 seen = CardSeen(ts=self._now(), zone=position, face="down", raw="sim:back")
@@ -263,19 +258,19 @@ class SimulatedDealer:
         elif event.type == "card_discarded" and body.get("position"):
             felt.remove(body["position"])
 
-    def _lay(self, snap: dict[str, Any]) -> None:
+    def _lay(self, snap: TableView) -> None:
         # Camera-only: no shoe. The dealer lays the next card by hand where the table expects it,
         # waits for the camera to seat it (straightening it once if it takes long), and turns
         # the face-down cards the table waits to see at a reveal.
         assert self._felt is not None
-        for position in snap.get("turning") or ():
+        for position in snap.turning:
             self._felt.turn(position)
-        position = snap["expecting"]
-        if position is None:
+        if snap.expecting is None:
             return
-        laid = (snap["game_number"], position)
+        position = snap.expecting
+        laid = (snap.game_number, position)
         if self._laid == laid:
-            key = (snap["game_number"], f"lay:{position}", "")
+            key = (snap.game_number, f"lay:{position}", "")
             if key not in self._straightened and self._waited(self._confirm / 2):
                 self._straightened.add(key)
                 self._felt.nudge(position)
@@ -284,42 +279,42 @@ class SimulatedDealer:
             self._felt.place(position, card, self._faces.get(position, "up") == "up")
             self._laid = laid
 
-    def _lay_recovered(self, snap: dict[str, Any]) -> None:
+    def _lay_recovered(self, snap: TableView) -> None:
         # A table restarted mid-round still has that round's cards lying on the felt.
-        if snap["phase"] == "idle":
+        if snap.phase == "idle":
             return
         assert self._felt is not None
-        for position, code in snap["positions"].items():
+        for position, code in snap.positions.items():
             if code is not None:
                 up = self._faces.get(position, "up") == "up"
                 self._felt.place(position, Card.parse(code), up)
 
-    def _straighten(self, snap: dict[str, Any]) -> None:
+    def _straighten(self, snap: TableView) -> None:
         # A person whose card the camera has not confirmed halfway through its time straightens
         # it: the camera then sees it lie a little differently, and reads it afresh.
         assert self._felt is not None
         now = self._now()
-        for name, deadline in snap["timers"].items():
-            if not name.startswith("confirm:"):
+        for timer in snap.timers:
+            if timer.kind != "confirm" or timer.position is None or timer.deadline is None:
                 continue
-            key = (snap["game_number"], name, str(deadline))
-            left = (datetime.fromisoformat(deadline) - now).total_seconds()
+            key = (snap.game_number, f"confirm:{timer.position}", str(timer.deadline))
+            left = (timer.deadline - now).total_seconds()
             if key not in self._straightened and left < self._confirm / 2:
                 self._straightened.add(key)
-                log.info("straightening the card at %s for the camera", name.partition(":")[2])
-                self._felt.nudge(name.partition(":")[2])
+                log.info("straightening the card at %s for the camera", timer.position)
+                self._felt.nudge(timer.position)
 
-    def _manage(self, snap: dict[str, Any]) -> None:
+    def _manage(self, snap: TableView) -> None:
         policy = self._config.manager
         if policy == "none" or not self._waited(self._config.manager_seconds):
             return
         self._since = self._loop.time()
-        if any(status != "ok" for status in snap["devices"].values()):
+        if any(status != "ok" for status in snap.devices.values()):
             # The simulated technician has the device working again at once (a restarted shoe
             # never reports it itself); the shift manager vouches for it.
             self._command("acknowledge_device", manager=True)
             return
-        if policy == "resume" and not snap["resume_blockers"]:
+        if policy == "resume" and not snap.resume_blockers:
             self._command("resume", manager=True)
         else:
             # Between rounds a void ends the pause: there is no round to refund.

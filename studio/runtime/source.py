@@ -20,6 +20,7 @@ from typing import Any
 
 from studio.closing import Closing
 from studio.journal import Journal
+from studio.messages.view import TableView
 
 STORE_WAIT = 1.0
 """Seconds a replay request waits for published events to be stored: the runtime stores them
@@ -28,23 +29,23 @@ _STORE_POLL = 0.0005
 
 
 class JournalSource(Closing):
-    """Stored events by sequence number, and the runtime's latest snapshot.
+    """Stored events by sequence number, and the runtime's latest `TableView`.
 
-    `snapshot` is called from the replay service's thread; it must return a mapping that the
-    runtime no longer changes (the runtime swaps in a new dict after every input). `published`
-    returns the last sequence number the streams carried (see the module docstring; None: only
-    what is stored counts). Context manager; `close()` is idempotent. Raises `JournalError` when
-    the file is not a journal.
+    `view` is called from the replay service's thread; it must return a view that the runtime
+    no longer changes (views are frozen; the runtime swaps in a new one after every input).
+    `published` returns the last sequence number the streams carried (see the module docstring;
+    None: only what is stored counts). Context manager; `close()` is idempotent. Raises
+    `JournalError` when the file is not a journal.
     """
 
     def __init__(
         self,
         path: str | PathLike[str],
-        snapshot: Callable[[], Mapping[str, Any]],
+        view: Callable[[], TableView],
         published: Callable[[], int] | None = None,
     ) -> None:
         self._journal = Journal(path, readonly=True)
-        self._snapshot = snapshot
+        self._view = view
         self._published = published
 
     def events_from(self, seq: int) -> Iterator[str]:
@@ -64,8 +65,12 @@ class JournalSource(Closing):
             time.sleep(_STORE_POLL)
 
     def snapshot(self) -> Mapping[str, Any]:
-        """The table's current round (restricted view), as the runtime last saw it."""
-        return self._snapshot()
+        """The table now (restricted `TableView` as JSON), as the runtime last saw it."""
+        return self._view().model_dump(mode="json")
+
+    def public_snapshot(self) -> Mapping[str, Any]:
+        """The table now as anyone may see it (`TableView.public()` as JSON)."""
+        return self._view().public().model_dump(mode="json")
 
     def close(self) -> None:
         """Close the read-only connection; calling it again does nothing."""

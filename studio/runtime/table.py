@@ -28,10 +28,9 @@ import logging
 import os
 import queue
 import signal
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from drivers.shoe.adapter import to_input
 from drivers.shoe.readings import Delivery, ShoeReset
@@ -44,6 +43,7 @@ from studio.errors import ConfigurationError, JournalError, StudioError
 from studio.journal import Journal, RecordedTable, recover
 from studio.journal.recorder import StoredEvent, bind_settings, event_json
 from studio.messages import CardDrawn, Envelope, Input, Tick
+from studio.messages.view import TableView
 from studio.runtime.announce import RunFile, run_dir, write_run_file
 from studio.runtime.camera import CameraDevice, open_camera
 from studio.runtime.dealer import SimulatedDealer
@@ -147,7 +147,7 @@ class TableRuntime:
         self._dealer: SimulatedDealer | None = None
         self._dealer_task: asyncio.Task[None] | None = None
         self._tick: asyncio.TimerHandle | None = None
-        self._snapshot: dict[str, Any] = {}
+        self._view: TableView | None = None
         self._cards_drawn = 0
         # Set and replaced at every card_drawn applied: each waiter wakes once per card.
         self._card_applied = asyncio.Event()
@@ -161,13 +161,11 @@ class TableRuntime:
 
     # -- what the dealer and the replay source read ---------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
-        """The controller's snapshot after the last input (a dict the runtime no longer changes)."""
-        return self._snapshot
-
-    def _shared_snapshot(self) -> Mapping[str, Any]:
-        # Called from the replay service's thread: the attribute is swapped, never mutated.
-        return self._snapshot
+    def view(self) -> TableView:
+        """The controller's frozen `TableView` after the last input (restricted: all cards)."""
+        if self._view is None:
+            raise StudioError("the table is not open: start() it first")
+        return self._view
 
     def _published_seq(self) -> int:
         # Called from the replay service's thread: reading an int the loop replaces is safe.
@@ -217,7 +215,7 @@ class TableRuntime:
             except JournalError as err:
                 self._fail(err)
                 raise
-        self._snapshot = self._controller.snapshot()
+        self._view = self._controller.view()
         self._arm_clock()
         return [event.envelope for event in stored]
 
@@ -278,10 +276,11 @@ class TableRuntime:
         if self._tick is not None:
             self._tick.cancel()
             self._tick = None
-        snap = self._snapshot
-        if snap.get("paused") or not snap.get("timers") or self._stopping:
+        deadlines = [t.deadline for t in self.view().timers if t.deadline is not None]
+        # A paused table's timers are frozen (no deadline): nothing to tick for.
+        if not deadlines or self._stopping:
             return
-        deadline = min(datetime.fromisoformat(v) for v in snap["timers"].values())
+        deadline = min(deadlines)
         delay = (deadline - datetime.now(UTC)).total_seconds() + TIMER_MARGIN
         self._tick = asyncio.get_running_loop().call_later(max(0.0, delay), self._on_tick)
 
@@ -393,7 +392,7 @@ class TableRuntime:
         report = recover(self._journal, self._controller, datetime.now(UTC))
         log.info("%s: %s", path, report.summary())
         self._table = RecordedTable(self._journal, self._controller)
-        self._snapshot = self._controller.snapshot()
+        self._view = self._controller.view()
         # The restart's own events are the first this process publishes; everything before was
         # on the previous process's streams (or is fetched from replay by subscribers).
         before = self._journal.last_event_seq - len(report.restarted)
@@ -411,7 +410,7 @@ class TableRuntime:
         self._publish([StoredEvent(e, event_json(e)) for e in report.restarted])
         self._replay = ReplayService(
             bus.replay,
-            open_source=lambda: JournalSource(path, self._shared_snapshot, self._published_seq),
+            open_source=lambda: JournalSource(path, self.view, self._published_seq),
             security=security,
         )
         self._channel = CommandChannel(
@@ -483,12 +482,12 @@ class TableRuntime:
             f"  run file    {self._run_file}",
             "  follow it:  studio watch        command it: studio command ACTION --key KEYFILE",
         ]
-        snap = self._snapshot
-        if snap.get("paused"):
+        snap = self.view()
+        if snap.paused:
             # A restart mid-round latches a pause: say so, or the table seems never to deal.
-            kinds = ", ".join(sorted({str(i.get("kind")) for i in snap.get("incidents", [])}))
+            kinds = ", ".join(sorted({i.kind for i in snap.incidents}))
             lines.append(
-                f"  PAUSED      round {snap.get('game_number')} ({kinds}): a shift manager resumes"
+                f"  PAUSED      round {snap.game_number} ({kinds}): a shift manager resumes"
                 f" or voids it: studio command resume --key {keys.local_secret('shift-manager')}"
             )
         lines.append("ready")
