@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from test_e2e_support import (  # noqa: F401  (the fixture is used by name)
     TableRig,
@@ -43,9 +42,14 @@ def test_status_says_running_then_paused_and_command_uses_the_run_file(rig: Tabl
     assert [i["kind"] for i in view["incidents"]] == ["manager_called"]
     words = _studio(rig, "status")
     assert "PAUSED" in words.stdout and "manager_called" in words.stdout
+    # The default (observer) key gets the public view; the manager's key the restricted one,
+    # with the same state.
+    restricted = _studio(rig, "status", "--json", "--key", manager)
+    assert restricted.returncode == 1, restricted.stderr
+    assert json.loads(restricted.stdout)["incidents"][0]["kind"] == "manager_called"
 
 
-def test_status_of_no_table_is_unreachable(rig: TableRig, tmp_path: Path) -> None:
+def test_status_of_no_table_is_unreachable(rig: TableRig) -> None:
     rig.start()
     rig.close()
     gone = _studio(rig, "status", "--timeout", "0.5")

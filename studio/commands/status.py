@@ -1,8 +1,10 @@
 """`studio status [--table T] [--json] [--key KEYFILE]`: what a table is doing now.
 
 Reads the table's `TableView` from its replay service (found the way every client finds it: the
-run file of `studio run`, else the default endpoints) with a key that may read the restricted
-view (default: the local shift manager's). Prints phase, light, positions, paused with its
+run file of `studio run`, else the default endpoints). With the default key (the local observer)
+or any key whose role may not read restricted events it gets the public view: every face-down
+card shows as "face down", never its value; a shift manager's or settlement key gets the
+restricted view. Prints phase, light, positions, paused with its
 incidents and what blocks a resume, devices with their health and the age of the last event; or
 the view as one JSON object with `--json`. Exit status 0 running, 1 paused, 2 unreachable (or a
 bad key).
@@ -15,7 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from studio.bus.keys import KeyPair
+from studio.bus import defaults as bus
+from studio.bus.keys import RESTRICTED_READERS, AllowList, KeyPair
 from studio.bus.replay import ReplayClient
 from studio.commands.locate import locate
 from studio.errors import BusError
@@ -30,26 +33,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser = subparsers.add_parser("status", help="show what a table is doing now")
     parser.add_argument("--table", help="the table id (default: the one `studio run` started)")
     parser.add_argument("--json", action="store_true", help="the table's view as JSON")
-    parser.add_argument("--key", type=Path, help="NAME.key_secret (default: local shift manager)")
+    parser.add_argument("--key", type=Path, help="NAME.key_secret (default: local observer)")
     parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for the table")
     parser.set_defaults(run=run)
-
-
-def as_view(snapshot: dict[str, Any]) -> TableView:
-    """The replay service's snapshot as a `TableView`.
-
-    A snapshot that already is a view's JSON is validated as one; the older dict (positions as
-    a mapping, timers keyed by string) is carried over field by field, timers left out. Once
-    `ReplayClient.view()` serves the view this function is replaced by that call.
-    """
-    if "cards" in snapshot:
-        return TableView.model_validate(snapshot)
-    cards = tuple(
-        CardView(position=p, code=c, face_up=c is not None, confirmed=True, pending=False)
-        for p, c in snapshot.get("positions", {}).items()
-    )
-    fields = {k: v for k, v in snapshot.items() if k not in {"positions", "timers"}}
-    return TableView.model_validate({**fields, "cards": cards, "timers": ()})
 
 
 def describe(view: TableView, now: datetime) -> str:
@@ -60,7 +46,7 @@ def describe(view: TableView, now: datetime) -> str:
     lines.append(f"round     {view.game_number or '-'}, last event #{view.seq}")
     if view.now is not None:
         lines.append(f"last      {max(0.0, (now - view.now).total_seconds()):.1f} s ago")
-    cards = " ".join(f"{p}={c or '?'}" for p, c in view.positions.items())
+    cards = " ".join(f"{c.position}={_card(c)}" for c in view.cards)
     lines.append(f"positions {cards or '-'}")
     if view.expecting:
         lines.append(f"expecting {view.expecting}")
@@ -71,6 +57,12 @@ def describe(view: TableView, now: datetime) -> str:
     for device, health in sorted(view.devices.items()):
         lines.append(f"device    {device} {health}")
     return "\n".join(lines)
+
+
+def _card(card: CardView) -> str:
+    if card.code is not None:
+        return card.code + ("" if card.confirmed else " (camera not yet)")
+    return "unreadable" if card.face_up else "face down"
 
 
 def _incident(incident: IncidentView) -> str:
@@ -85,14 +77,17 @@ def run(args: argparse.Namespace) -> int:
     Raises KeyFileError (exit 2) for a bad key file.
     """
     where = locate(args.table)
-    keys = KeyPair.load(args.key or where.keys_dir / "shift-manager.key_secret")
+    keys = KeyPair.load(args.key or where.keys_dir / "observer.key_secret")
     keys.require_secret()
     server = KeyPair.load(where.server_key).public
+    allow = Path(where.server_key).parent / bus.ALLOW_LIST_NAME
+    entry = AllowList(allow).lookup(keys.public) if allow.exists() else None
+    audience = "restricted" if entry is not None and entry.role in RESTRICTED_READERS else "public"
     try:
         with ReplayClient(
             where.replay, client_keys=keys, server_key=server, timeout=args.timeout
         ) as client:
-            view = as_view(client.snapshot())
+            view = client.view(audience=audience)
     except BusError as err:
         print(f"studio status: table {where.table} at {where.replay} unreachable: {err}")
         return UNREACHABLE
