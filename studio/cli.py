@@ -39,6 +39,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "recognize",
     "run",
     "watch",
+    "status",
 )
 """Modules of `studio.commands` that add a subcommand; the order is the help's order."""
 PIPE_CLOSED = 128 + signal.SIGPIPE

@@ -3,9 +3,10 @@
 The shift manager's and dealer's tool. The command goes over the table's CURVE command channel,
 signed by nothing but the key file (`NAME.key_secret`): the table reads the sender's role from
 the key's allow-list entry, never from the command. Arguments are `position=...`, `card=...`
-and `note=...`. Prints `accepted` (exit 0) or `refused: REASON` (exit 1); a channel that does not
-answer (wrong endpoint, or a key the table does not admit) or a bad key file ends as one line with
-exit status 2.
+and `note=...`. The table is found as `studio watch` finds it (the run file of `studio run`,
+else the default endpoint); `--endpoint` overrides. Prints `accepted` (exit 0) or
+`refused: REASON` (exit 1); a channel that does not answer (wrong endpoint, or a key the table
+does not admit) or a bad key file ends as one line with exit status 2.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from pathlib import Path
 from typing import Any, get_args
 
 from studio.bus.commands import CommandClient
-from studio.bus.defaults import COMMAND_ENDPOINT, SERVER_KEY_NAME, keys_dir
 from studio.bus.keys import KeyPair
+from studio.commands.locate import locate
 from studio.errors import InputError
 from studio.messages import CommandName
 
@@ -39,12 +40,17 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "arguments", nargs="*", metavar="NAME=VALUE", help="position=..., card=..., note=..."
     )
     parser.add_argument("--key", type=Path, required=True, help="your NAME.key_secret file")
-    parser.add_argument("--endpoint", default=COMMAND_ENDPOINT, help="the command channel")
+    parser.add_argument(
+        "--table", help="the table id (default: the one `studio run` started, else T01)"
+    )
+    parser.add_argument(
+        "--endpoint", help="the command channel (default: the run file's, else the bus default)"
+    )
     parser.add_argument(
         "--server-key",
         type=Path,
         default=None,
-        help="the table's public key file (default: table.key in the key dir)",
+        help="the table's public key file (default: the run file's, else table.key in the key dir)",
     )
     parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for a reply")
     parser.set_defaults(run=run)
@@ -74,8 +80,10 @@ def run(args: argparse.Namespace) -> int:
         )
     keys = KeyPair.load(args.key)
     keys.require_secret()
-    server = KeyPair.load(args.server_key or keys_dir() / f"{SERVER_KEY_NAME}.key")
-    with CommandClient(args.endpoint, keys, server.public, timeout=args.timeout) as client:
+    where = locate(args.table)
+    server = KeyPair.load(args.server_key or where.server_key)
+    endpoint = args.endpoint or where.commands
+    with CommandClient(endpoint, keys, server.public, timeout=args.timeout) as client:
         reply = client.send(args.action, arguments)
     if reply.status == "accepted":
         print("accepted")

@@ -31,8 +31,8 @@ from studio.bus.keys import RESTRICTED_READERS, AllowList
 from studio.bus.replay import MAX_SEQ
 from studio.bus.security import secure_client
 from studio.bus.wire import parse_frames, topic_prefix
+from studio.commands.locate import locate
 from studio.errors import BusError, BusTimeoutError, InputError, KeyFileError
-from studio.runtime import find_table
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -101,21 +101,10 @@ def _detail(kind: str, body: dict[str, Any]) -> str:
 
 
 def _where(args: argparse.Namespace) -> tuple[str, dict[str, str], Path, Path]:
-    """The table id, its endpoints, its server key file and key directory.
-
-    From the run file of a table `studio run` started here, else the bus's defaults.
-    """
-    found = find_table(args.table)
-    if found is not None:
-        endpoints = {"public": found.public, "restricted": found.restricted, "replay": found.replay}
-        return found.table, endpoints, Path(found.server_key), Path(found.keys_dir)
-    endpoints = {
-        "public": bus.PUBLIC_ENDPOINT,
-        "restricted": bus.RESTRICTED_ENDPOINT,
-        "replay": bus.REPLAY_ENDPOINT,
-    }
-    folder = bus.keys_dir()
-    return args.table or "T01", endpoints, folder / f"{bus.SERVER_KEY_NAME}.key", folder
+    """The table id, its endpoints, its server key file and key directory (see `locate`)."""
+    where = locate(args.table)
+    endpoints = {"public": where.public, "restricted": where.restricted, "replay": where.replay}
+    return where.table, endpoints, where.server_key, where.keys_dir
 
 
 def _present(endpoint: str, table: str, keys: KeyPair, server: bytes | None, timeout: float) -> int:
