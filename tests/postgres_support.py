@@ -15,6 +15,8 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -108,3 +110,21 @@ def remove_cluster(cluster: Cluster) -> None:
     with contextlib.suppress(subprocess.CalledProcessError):  # already stopped by the test
         cluster.stop("immediate")
     shutil.rmtree(cluster.root, ignore_errors=True)
+
+
+def archived_seqs(dsn: str) -> list[int]:
+    """Every sequence number the archive holds, in order (duplicates would show twice)."""
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        return [int(r[0]) for r in conn.execute("SELECT seq FROM archive_event ORDER BY seq")]
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
+    """Poll `predicate` every 0.1 s until it holds (True) or `timeout` seconds pass (False)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False

@@ -13,13 +13,12 @@ import pwd
 import subprocess
 import tempfile
 import threading
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import psycopg
 import pytest
-from postgres_support import Cluster
+from postgres_support import Cluster, archived_seqs, wait_for
 from test_bus_support import Keys, TableRig, keys_fixture, mixed_events, no_leaks
 
 from studio.archive.follow import Progress, follow
@@ -49,20 +48,6 @@ def small_disk() -> Iterator[Path]:
         mount.rmdir()
 
 
-def _stored(dsn: str) -> list[int]:
-    with psycopg.connect(dsn) as conn:
-        return [int(r[0]) for r in conn.execute("SELECT seq FROM archive_event ORDER BY seq")]
-
-
-def _wait_for(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def test_a_full_disk_is_reported_and_nothing_is_lost_when_space_returns(
     keys: Keys, cluster: Cluster, small_disk: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -90,17 +75,17 @@ def test_a_full_disk_is_reported_and_nothing_is_lost_when_space_returns(
         with caplog.at_level(logging.ERROR, logger="studio.archive.follow"):
             worker.start()
             try:
-                assert _wait_for(lambda: progress.disk_full >= 1)
+                assert wait_for(lambda: progress.disk_full >= 1, 30.0)
                 assert "the database's disk is full" in caplog.text
-                assert 0 < len(_stored(cluster.dsn)) < 3000
+                assert 0 < len(archived_seqs(cluster.dsn)) < 3000
                 subprocess.run(
                     ["mount", "-o", "remount,size=64m", str(small_disk)], check=True
                 )  # space returns
-                assert _wait_for(lambda: len(_stored(cluster.dsn)) >= 3000)
+                assert wait_for(lambda: len(archived_seqs(cluster.dsn)) >= 3000, 30.0)
             finally:
                 stop.set()
                 worker.join()
-    assert _stored(cluster.dsn) == list(range(1, 3001))
+    assert archived_seqs(cluster.dsn) == list(range(1, 3001))
     assert progress.flags == []
     with psycopg.connect(cluster.dsn, autocommit=True) as c:
         c.execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import psycopg
 import pytest
-from postgres_support import Cluster
+from postgres_support import Cluster, archived_seqs, wait_for
 from test_bus_support import Keys, TableRig, keys_fixture, mixed_events, no_leaks
 
 from studio.archive.follow import Progress, follow
@@ -18,20 +18,6 @@ from studio.bus import KeyPair, Subscriber
 from studio.cli import main
 
 __all__ = ["keys_fixture", "no_leaks"]
-
-
-def _stored(dsn: str) -> list[int]:
-    with psycopg.connect(dsn) as conn:
-        return [int(r[0]) for r in conn.execute("SELECT seq FROM archive_event ORDER BY seq")]
-
-
-def _wait_for(predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 @pytest.fixture
@@ -65,9 +51,9 @@ def test_a_table_with_another_key_is_refused_until_allowed(
         )
         worker.start()
         try:
-            assert _wait_for(lambda: bool(progress.flags))
+            assert wait_for(lambda: bool(progress.flags), 20.0)
             time.sleep(1.0)  # the table's events have reached the archive by now...
-            assert _stored(dsn) == []  # ...and none was stored
+            assert archived_seqs(dsn) == []  # ...and none was stored
             assert [f.kind for f in progress.flags] == ["key"]
             with psycopg.connect(dsn) as conn:
                 kinds = [r[0] for r in conn.execute("SELECT kind FROM archive_flag")]
@@ -79,8 +65,8 @@ def test_a_table_with_another_key_is_refused_until_allowed(
                 main(["archive-allow", "--dsn", dsn, "--table", "T1", "--key", str(key_file)]) == 0
             )
             assert f"T1 allowed with key {new_key}" in capsys.readouterr().out
-            assert _wait_for(lambda: len(_stored(dsn)) >= 50)
+            assert wait_for(lambda: len(archived_seqs(dsn)) >= 50, 20.0)
         finally:
             stop.set()
             worker.join()
-    assert _stored(dsn) == list(range(1, 51))  # nothing lost, nothing twice
+    assert archived_seqs(dsn) == list(range(1, 51))  # nothing lost, nothing twice
