@@ -1,9 +1,10 @@
-"""Train the learned index reader from a deck's 52 flat reference cards, in a few seconds.
+"""Train the learned index reader from a deck's 52 flat reference cards, in under two minutes.
 
 Each card's index window is rendered many times through a random camera
 (`calibration.corner_render.camera_corner`); windows that hold no index of this deck (other parts
 of a face, an index upside down, patterned backs, chip-like discs) teach the "none" class. A
-one-hidden-layer network with a rank head and a suit head is fitted with Adam in numpy. Every
+small convolutional network with a rank head and a suit head (`calibration.corner_net`) is
+trained with JAX and optax and exported to ONNX, which onnxruntime runs at read time. Every
 draw comes from one seeded generator, so the same references always give the same model; a
 process-wide cache keyed by a hash of the references makes a second training of the same deck
 free, and a cache directory on disk (the user's, from the command line) makes it free across
@@ -19,27 +20,45 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
-from calibration import corner_render, glyphs, index_model
+from calibration import corner_net, corner_render, glyphs, index_model
 from calibration.corner_render import CameraLook, camera_corners
 from calibration.glyphs import Image
-from calibration.index_model import HIDDEN, NONE, Array, IndexModel, softmax, window_features
+from calibration.index_model import NONE, Array, IndexModel, window_tensor
 
-POSITIVES_PER_CARD = 40
-CUTS = 2
-NEGATIVES = 900
-EPOCHS = 15
+
+@dataclass(frozen=True, slots=True)
+class TrainingSize:
+    """How many windows are rendered and how long the network trains on them."""
+
+    positives_per_card: int = 40
+    cuts: int = 2
+    negatives: int = 900
+    epochs: int = 15
+
+
+FULL = TrainingSize()
+QUICK = TrainingSize(positives_per_card=8, cuts=2, negatives=200, epochs=20)
+"""The quick setting tests train with (`STUDIO_QUICK_TRAINING=1`): the same recipe on fewer
+windows, enough to read crisp corners of a test's own deck; the bench uses `FULL`."""
 BATCH = 128
-LEARNING_RATE = 5e-3
-TRAINING_VERSION = 1
+LEARNING_RATE = 3e-3
+SHIPPED_DIR = Path(__file__).parent / "models"
+"""Models of the built-in synthetic designs, shipped in the package (made by
+`python -m drivers.camera.synthetic.shipped_models`): the embedded table starts without
+training. Looked up by the same key as the cache, so a stale one is never used."""
+TRAINING_VERSION = 2
 """Bumped whenever rendering or training changes, so a cached model is never stale."""
 
 _CACHE: dict[str, tuple[IndexModel, int]] = {}
+SHIPPED_USED: set[Path] = set()
+"""Shipped model files this process has loaded (for the script that refreshes them)."""
 _log = logging.getLogger(__name__)
 
 
@@ -70,18 +89,43 @@ def train_index_model(
     replaced, and a cache that cannot be written is logged and skipped (the model is as good;
     the next start retrains).
     """
-    key = hashlib.sha256(
-        f"{references_digest(flats, window)}:{seed}:{ranks}:{suits}:{_code_digest()}".encode()
-    ).hexdigest()
+    size = training_size()
+    key = model_key(flats, window, ranks, suits, seed, size)
     if key not in _CACHE:
-        found = _load_cached(cache_dir, key, ranks, suits) if cache_dir is not None else None
+        # A shipped model is always the full setting's, whatever the environment asks for.
+        shipped = model_key(flats, window, ranks, suits, seed, FULL)
+        found = _load_cached(SHIPPED_DIR, shipped, ranks, suits)
+        if found is not None:
+            SHIPPED_USED.add(cached_model_path(SHIPPED_DIR, shipped))
+        if found is None and cache_dir is not None:
+            found = _load_cached(cache_dir, key, ranks, suits)
         if found is None:
-            found = _train(flats, window, ranks, suits, seed)
+            found = _train(flats, window, ranks, suits, seed, size)
             if cache_dir is not None:
                 _store(cache_dir, key, *found)
         _CACHE.clear()  # one deck at a time is what a process uses; keep memory flat
         _CACHE[key] = found
     return _CACHE[key]
+
+
+def training_size() -> TrainingSize:
+    """`QUICK` when the environment asks for it (`STUDIO_QUICK_TRAINING=1`), else `FULL`."""
+    return QUICK if os.environ.get("STUDIO_QUICK_TRAINING") == "1" else FULL
+
+
+def model_key(
+    flats: Mapping[str, Image],
+    window: tuple[int, int, int, int],
+    ranks: list[str],
+    suits: list[str],
+    seed: int,
+    size: TrainingSize,
+) -> str:
+    """The cache key of a training: references, window, seed, classes, size and source code."""
+    refs = references_digest(flats, window)
+    return hashlib.sha256(
+        f"{refs}:{seed}:{ranks}:{suits}:{size}:{_code_digest()}".encode()
+    ).hexdigest()
 
 
 @functools.cache
@@ -93,7 +137,7 @@ def _code_digest() -> str:
     """
     digest = hashlib.sha256()
     # glyphs: the features read its contrast floor (`window_features`).
-    for module in (corner_render, glyphs, index_model, sys.modules[__name__]):
+    for module in (corner_render, corner_net, glyphs, index_model, sys.modules[__name__]):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()
 
@@ -114,7 +158,7 @@ def _load_cached(
         if str(arrays.pop("key")) != key:
             return None
         samples = int(arrays.pop("samples"))
-        model = IndexModel.from_arrays((*ranks, NONE), (*suits, NONE), arrays)
+        model = IndexModel((*ranks, NONE), (*suits, NONE), arrays["onnx"].tobytes())
     except (OSError, ValueError, KeyError):
         # Missing, truncated or from another layout: training again is always safe.
         return None
@@ -128,7 +172,12 @@ def _store(cache_dir: Path, key: str, model: IndexModel, samples: int) -> None:
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as out:
-            np.savez(out, key=np.array(key), samples=np.array(samples), **model.arrays())
+            np.savez(
+                out,
+                key=np.array(key),
+                samples=np.array(samples),
+                onnx=np.frombuffer(model.onnx, np.uint8),
+            )
         tmp.replace(path)
     except OSError as err:
         tmp.unlink(missing_ok=True)
@@ -141,6 +190,7 @@ def _train(
     ranks: list[str],
     suits: list[str],
     seed: int,
+    size: TrainingSize,
 ) -> tuple[IndexModel, int]:
     rng = np.random.default_rng(seed)
     rank_names = (*ranks, NONE)
@@ -151,7 +201,7 @@ def _train(
 
     def add(images: list[Image], rank: str, suit: str) -> None:
         for image in images:
-            features = window_features(image)
+            features = window_tensor(image)
             if features is not None:
                 rows.append(features)
                 rank_y.append(rank_names.index(rank))
@@ -159,13 +209,13 @@ def _train(
 
     look = CameraLook()
     for code in sorted(flats):
-        for _ in range(POSITIVES_PER_CARD):
-            add(camera_corners(flats[code], window, rng, look, cuts=CUTS), code[0], code[1])
+        for _ in range(size.positives_per_card):
+            add(camera_corners(flats[code], window, rng, look, cuts=size.cuts), code[0], code[1])
     codes = sorted(flats)
     some = flats[codes[0]]
     ch, cw = some.shape[:2]
     ww, wh = window[2] - window[0], window[3] - window[1]
-    for k in range(NEGATIVES):
+    for k in range(size.negatives):
         kind = k % 3
         if kind == 0:
             # Another part of a face: pips, a court picture, the far corner upside down.
@@ -180,7 +230,7 @@ def _train(
             fake = _back(rng, (cw, ch)) if kind == 1 else _chip(rng, (cw, ch))
             add(camera_corners(fake, window, rng, look), NONE, NONE)
     x = np.stack(rows)
-    model = _fit(x, np.array(rank_y), np.array(suit_y), rank_names, suit_names, rng)
+    model = _fit(x, np.array(rank_y), np.array(suit_y), rank_names, suit_names, seed, size.epochs)
     return model, len(rows)
 
 
@@ -227,48 +277,17 @@ def _fit(
     suit_y: Any,
     rank_names: tuple[str, ...],
     suit_names: tuple[str, ...],
-    rng: np.random.Generator,
+    seed: int,
+    epochs: int,
 ) -> IndexModel:
-    """Fit the two-headed network by Adam on the summed cross-entropy of both heads."""
-    n, d = x.shape
-    params = {
-        "w1": (rng.normal(0, np.sqrt(2 / d), (d, HIDDEN))).astype(np.float32),
-        "b1": np.zeros(HIDDEN, np.float32),
-        "wr": (rng.normal(0, np.sqrt(1 / HIDDEN), (HIDDEN, len(rank_names)))).astype(np.float32),
-        "br": np.zeros(len(rank_names), np.float32),
-        "ws": (rng.normal(0, np.sqrt(1 / HIDDEN), (HIDDEN, len(suit_names)))).astype(np.float32),
-        "bs": np.zeros(len(suit_names), np.float32),
-    }
-    m = {k: np.zeros_like(v) for k, v in params.items()}
-    v = {k: np.zeros_like(p) for k, p in params.items()}
-    r1, r2 = np.eye(len(rank_names), dtype=np.float32), np.eye(len(suit_names), dtype=np.float32)
-    step = 0
-    for epoch in range(EPOCHS):
-        lr = LEARNING_RATE * (0.5 * (1 + np.cos(np.pi * epoch / EPOCHS)) + 0.02)
-        order = rng.permutation(n)
-        for start in range(0, n, BATCH):
-            idx = order[start : start + BATCH]
-            xb = x[idx]
-            h = xb @ params["w1"] + params["b1"]
-            a = np.maximum(0.0, h)
-            pr = softmax(a @ params["wr"] + params["br"])
-            ps = softmax(a @ params["ws"] + params["bs"])
-            gr = (pr - r1[rank_y[idx]]) / len(idx)
-            gs = (ps - r2[suit_y[idx]]) / len(idx)
-            ga = (gr @ params["wr"].T + gs @ params["ws"].T) * (h > 0)
-            grads = {
-                "w1": xb.T @ ga + 1e-4 * params["w1"],
-                "b1": ga.sum(axis=0),
-                "wr": a.T @ gr + 1e-4 * params["wr"],
-                "br": gr.sum(axis=0),
-                "ws": a.T @ gs + 1e-4 * params["ws"],
-                "bs": gs.sum(axis=0),
-            }
-            step += 1
-            for k, g in grads.items():
-                m[k] = 0.9 * m[k] + 0.1 * g
-                v[k] = 0.999 * v[k] + 0.001 * g * g
-                mh = m[k] / (1 - 0.9**step)
-                vh = v[k] / (1 - 0.999**step)
-                params[k] = (params[k] - lr * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
-    return IndexModel(rank_names, suit_names, **params)
+    """Fit the network (`calibration.corner_net`) and wrap its ONNX export for onnxruntime."""
+    weights = corner_net.train(
+        x,
+        np.asarray(rank_y, np.int64),
+        np.asarray(suit_y, np.int64),
+        len(rank_names),
+        len(suit_names),
+        seed=seed,
+        recipe=corner_net.Recipe(epochs=epochs, batch=BATCH, learning_rate=LEARNING_RATE),
+    )
+    return IndexModel(rank_names, suit_names, corner_net.to_onnx(weights))

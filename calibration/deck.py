@@ -20,7 +20,7 @@ from calibration.corner_training import references_digest, train_index_model
 from calibration.errors import DeckCalibrationError
 from calibration.face_ink import PAPER_GROUND, Symbol, find_face_ink, same_layout, symbol
 from calibration.glyphs import Image, IndexInk, aspect, find_index, normalise, standardise
-from calibration.index_model import weights_digest
+from calibration.index_model import weights_digest, window_tensor
 from calibration.profile import DeckCalibration, DeckTemplates, IndexModelInfo
 from studio.cards import DECK, RANK_CHARS, SUIT_CHARS
 
@@ -29,9 +29,22 @@ CANON_SIZE = (200, 280)
 RANK_SIZE = (24, 32)
 SUIT_SIZE = (24, 24)
 _EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
-# Where an index may sit on any deck: the top-left 40% x 45% of the card.
-_SEARCH = (0.4, 0.45)
+# Where an index may sit on any deck: the top-left 45% x 60% of the card (a jumbo index
+# reaches about 45% down; its suit must end inside the search to be found).
+_SEARCH = (0.45, 0.6)
+LINE_SHARE = 0.7
+"""A straight dark run this long a share of the search region's width (or height) is a printed
+border line, not index ink: a tight index printed across the line would otherwise merge with it."""
 _INSET = 3
+SEARCH_TOPS = 4
+"""How many of the highest pieces of ink a reference's corner tries as the rank: a pip of a two
+or a court's frame may reach above a low-set index."""
+PLACE_TOLERANCE = 0.5
+"""How far (a share of the deck's median rank height) a card's located rank may sit from the
+other cards' before it is taken for a pip or a smudge rather than the index."""
+SEARCH_INK_PERCENTILE = 0.5
+"""The darkest share (percent) of the search region taken as the index's ink level: a small
+index covers under 2% of the region, so the corner window's 2% would measure the paper."""
 _SEEN_HEIGHTS = (90, 110, 130, 155, 180, 215, 260)
 LAYOUT_FIT = 0.7
 """Least correlation of a face's ink shape, either way up, with its own suit's crisp index
@@ -89,8 +102,8 @@ def locate_index(card: Image, name: str = "card") -> IndexInk:
     """Find the index on a flattened card; boxes are in card pixels. Raises if none is found."""
     cw, ch = CANON_SIZE
     x1, y1 = round(_SEARCH[0] * cw), round(_SEARCH[1] * ch)
-    region = card[_INSET:y1, _INSET:x1]
-    ink = find_index(region)
+    region = without_lines(card[_INSET:y1, _INSET:x1])
+    ink = find_index(region, tops=SEARCH_TOPS, ink_percentile=SEARCH_INK_PERCENTILE)
     if ink is None:
         raise DeckCalibrationError(f"{name}: no rank-over-suit index found in the top-left corner")
 
@@ -100,6 +113,34 @@ def locate_index(card: Image, name: str = "card") -> IndexInk:
     return IndexInk(
         ink.rank, ink.suit, shift(ink.rank_box), shift(ink.suit_box), ink.red, ink.sharpness
     )
+
+
+def without_lines(region: Image) -> Image:
+    """`region` with its straight border lines painted paper.
+
+    A line is a straight dark run along at least `LINE_SHARE` of a row or column of the region
+    (a morphological opening with a kernel that long keeps only such runs), so index ink next to
+    a court picture's frame is never taken for one. Only for finding the index on a flat
+    reference, where the card's border lines run along rows and columns exactly.
+    """
+    gray = cv2.cvtColor(region, cv2.COLOR_BGR2GRAY)
+    paper, ink = np.percentile(gray, (90, 2))
+    dark = (gray < (paper + ink) / 2).astype(np.uint8)
+    h, w = dark.shape
+    across = cv2.getStructuringElement(cv2.MORPH_RECT, (max(1, round(LINE_SHARE * w)), 1))
+    down = cv2.getStructuringElement(cv2.MORPH_RECT, (1, max(1, round(LINE_SHARE * h))))
+    lines = np.maximum(
+        cv2.morphologyEx(dark, cv2.MORPH_OPEN, across),
+        cv2.morphologyEx(dark, cv2.MORPH_OPEN, down),
+    )
+    if not lines.any():
+        return region
+    # A line's antialiased rim is a pixel either side of its dark core.
+    lines = cv2.dilate(lines, np.ones((3, 3), np.uint8)) > 0
+    out: Image = region.copy()
+    light = dark == 0
+    out[lines] = np.median(region[light], axis=0) if light.any() else 255
+    return out
 
 
 def _as_seen(flat: Image, name: str) -> list[IndexInk]:
@@ -184,11 +225,26 @@ def learn_deck(
     inks: dict[str, IndexInk] = {}
     seen: dict[str, list[IndexInk]] = {}
     flats: dict[str, Image] = {}
+    unlocated: dict[str, str] = {}
     for card in DECK:
         flat = flatten_card(cards[card.code], card.code)
         flats[card.code] = flat
-        inks[card.code] = locate_index(flat, card.code)
+        try:
+            inks[card.code] = locate_index(flat, card.code)
+        except DeckCalibrationError as err:
+            # The learned reader trains on every card through the deck's window; only the
+            # templates need each card's glyphs, and they are averaged over the cards found.
+            unlocated[card.code] = str(err)
+            continue
         seen[card.code] = [inks[card.code], *_as_seen(flat, card.code)]
+    for code in _misplaced(inks):
+        box = inks.pop(code).rank_box
+        seen.pop(code)
+        unlocated[code] = (
+            f"{code}: the rank-over-suit ink found at x {box[0]}, y {box[1]} ({box[2]}x{box[3]} px)"
+            " is not where the other cards print their index"
+        )
+    _check_located(inks, unlocated)
     cw, ch = CANON_SIZE
     boxes = [b for ink in inks.values() for b in (ink.rank_box, ink.suit_box)]
     x0 = min(b[0] for b in boxes)
@@ -206,29 +262,37 @@ def learn_deck(
     levels = len(_SEEN_HEIGHTS) + 1
     ranks = {
         r: [
-            np.mean([normalise(seen[r + s][k].rank, RANK_SIZE) for s in SUIT_CHARS], axis=0)
+            np.mean([normalise(seen[r + s][k].rank, RANK_SIZE) for s in SUIT_CHARS
+                     if r + s in seen], axis=0)
             for k in range(levels)
         ]
         for r in RANK_CHARS
-    }
+    }  # fmt: skip
     suits = {
         s: [
-            np.mean([normalise(seen[r + s][k].suit, SUIT_SIZE) for r in RANK_CHARS], axis=0)
+            np.mean([normalise(seen[r + s][k].suit, SUIT_SIZE) for r in RANK_CHARS
+                     if r + s in seen], axis=0)
             for k in range(levels)
         ]
         for s in SUIT_CHARS
-    }
+    }  # fmt: skip
     # Each level's typical index sharpness: a corner is compared with the levels nearest its own.
     level_sharpness = [
-        round(float(np.median([seen[c.code][k].sharpness for c in DECK])), 3) for k in range(levels)
+        round(float(np.median([v[k].sharpness for v in seen.values()])), 3) for k in range(levels)
     ]
-    red = [s for s in SUIT_CHARS if sum(inks[r + s].red for r in RANK_CHARS) > len(RANK_CHARS) / 2]
+    red = [
+        s
+        for s in SUIT_CHARS
+        if 2 * sum(inks[r + s].red for r in RANK_CHARS if r + s in inks)
+        > sum(r + s in inks for r in RANK_CHARS)
+    ]
     window_px = (
         round(window[0] * cw),
         round(window[1] * ch),
         round(window[2] * cw),
         round(window[3] * ch),
     )
+    _check_not_blank(flats, window_px, unlocated)
     model, samples = train_index_model(
         flats, window_px, list(RANK_CHARS), list(SUIT_CHARS), cache_dir=model_cache
     )
@@ -249,11 +313,11 @@ def learn_deck(
         level_sharpness=level_sharpness,
         red_suits=red,
         rank_aspect={
-            r: float(np.mean([aspect(inks[r + s].rank_box) for s in SUIT_CHARS]))
+            r: float(np.mean([aspect(inks[r + s].rank_box) for s in SUIT_CHARS if r + s in inks]))
             for r in RANK_CHARS
         },
         suit_aspect={
-            s: float(np.mean([aspect(inks[r + s].suit_box) for r in RANK_CHARS]))
+            s: float(np.mean([aspect(inks[r + s].suit_box) for r in RANK_CHARS if r + s in inks]))
             for s in SUIT_CHARS
         },
         cards_used=len(inks),
@@ -266,6 +330,59 @@ def learn_deck(
         model,
     )
     return deck, templates
+
+
+def _misplaced(inks: Mapping[str, IndexInk]) -> list[str]:
+    """Cards whose located rank is not where the deck's others are: a pip or a smudge, not an index.
+
+    Every card of a deck prints its index in the same place at the same size, so a rank box whose
+    top-left corner lies more than `PLACE_TOLERANCE` of the median rank height from the median
+    corner, or whose height is off the median by more than that share, was something else.
+    """
+    if len(inks) < 4:
+        return []
+    boxes = np.array([ink.rank_box for ink in inks.values()], np.float64)
+    x, y, _, h = np.median(boxes, axis=0)
+    return [
+        code
+        for code, ink in inks.items()
+        if max(abs(ink.rank_box[0] - x), abs(ink.rank_box[1] - y), abs(ink.rank_box[3] - h))
+        > PLACE_TOLERANCE * h
+    ]
+
+
+def _check_not_blank(
+    flats: Mapping[str, Image], window: tuple[int, int, int, int], unlocated: Mapping[str, str]
+) -> None:
+    """Refuse a deck with a card whose index was not found and whose index window is blank.
+
+    Such a card (a blank or washed-out photograph) would teach the learned reader that its code
+    looks like bare paper: it is named, with the window looked at in card pixels.
+    """
+    x0, y0, x1, y1 = window
+    for code in unlocated:
+        if window_tensor(flats[code][y0:y1, x0:x1]) is None:
+            raise DeckCalibrationError(
+                f"{code}: no ink in its index window (x {x0}-{x1}, y {y0}-{y1} of the "
+                f"{CANON_SIZE[0]}x{CANON_SIZE[1]} flattened card): {unlocated[code]}"
+            )
+
+
+def _check_located(inks: Mapping[str, IndexInk], unlocated: Mapping[str, str]) -> None:
+    """Refuse a deck only when a rank or a suit has no card whose index was found at all.
+
+    The templates of a rank (or suit) are the mean of its cards' glyphs: with none there is no
+    template. The error names the cards of that rank or suit and why each was not found.
+    """
+    for chars, pick in ((RANK_CHARS, 0), (SUIT_CHARS, 1)):
+        for ch in chars:
+            codes = [c.code for c in DECK if c.code[pick] == ch]
+            if not any(code in inks for code in codes):
+                reasons = "; ".join(unlocated[code] for code in codes if code in unlocated)
+                raise DeckCalibrationError(
+                    f"no card of {'rank' if pick == 0 else 'suit'} {ch} shows an index this "
+                    f"program can find: {reasons}"
+                )
 
 
 def face_layouts(

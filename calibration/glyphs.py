@@ -84,15 +84,19 @@ def _union(boxes: list[tuple[int, int, int, int, int, int]]) -> tuple[int, int, 
     return x0, y0, x1 - x0, y1 - y0
 
 
-def find_index(window: Image) -> IndexInk | None:
+def find_index(window: Image, *, tops: int = 1, ink_percentile: float = 2) -> IndexInk | None:
     """Find the rank (topmost ink, two parts for "10") and the suit just below it in `window`.
 
     `window` is a BGR crop of an upright card's top-left corner. Returns None when the corner is
     blank, too low in contrast, or holds no rank-over-suit arrangement. The glyphs are ink
     densities (0 paper .. 1 ink) cropped to each glyph's box, so blur keeps its shape information.
+    With `tops` > 1 the next-highest pieces of ink are tried as the rank too, nearest the corner
+    first: on a flat reference a pip or a court's frame may reach higher than the index.
+    `ink_percentile` is the share (percent) of darkest pixels whose level is taken as the ink's:
+    a search region much larger than its index needs a smaller one than a corner window.
     """
     gray = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY)
-    paper, ink = percentiles(gray, (90, 2))
+    paper, ink = percentiles(gray, (90, ink_percentile))
     if paper - ink < MIN_CONTRAST:
         return None
     mask = (gray < (paper + ink) / 2).astype(np.uint8)
@@ -100,19 +104,44 @@ def find_index(window: Image) -> IndexInk | None:
     if not parts:
         return None
     parts.sort(key=lambda b: (b[1], -b[4]))
-    top = parts[0]
+    # Of the highest pieces, the one nearest the corner is the likeliest rank.
+    for top in sorted(parts[:tops], key=lambda b: b[0] + b[1]):
+        found = _index_under(top, parts, labels, window, gray, paper, ink)
+        if found is not None:
+            return found
+    return None
+
+
+def _index_under(
+    top: tuple[int, int, int, int, int, int],
+    parts: list[tuple[int, int, int, int, int, int]],
+    labels: npt.NDArray[Any],
+    window: Image,
+    gray: Image,
+    paper: float,
+    ink: float,
+) -> IndexInk | None:
+    """The index whose rank is `top` (with its same-height neighbours) and the suit below it."""
     top_mid = top[1] + top[3] / 2
     rank_parts = [
         b
         for b in parts
-        if b[1] <= top_mid <= b[1] + b[3] and abs(b[3] - top[3]) <= 0.35 * top[3] + 1
+        if b[1] <= top_mid <= b[1] + b[3]
+        and abs(b[3] - top[3]) <= 0.35 * top[3] + 1
+        # The two digits of a "10" start level; a pip beside a low index does not.
+        and abs(b[1] - top[1]) <= 0.2 * top[3] + 1
     ]
     rank_box = _union(rank_parts)
     rx, ry, rw, rh = rank_box
+    # The suit is centred under the rank; a narrow rank (J, 1) may sit off the suit's centre
+    # by a little, hence the margin of a quarter of the rank's height.
+    margin = 0.25 * rh
     below = [
         b
         for b in parts
-        if b not in rank_parts and b[1] >= ry + rh - 0.15 * rh and rx <= b[0] + b[2] / 2 <= rx + rw
+        if b not in rank_parts
+        and b[1] >= ry + rh - 0.15 * rh
+        and rx - margin <= b[0] + b[2] / 2 <= rx + rw + margin
     ]
     if not below:
         return None

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from calibration.errors import ProfileError
-from calibration.index_model import IndexModel, weights_digest
+from calibration.index_model import MODEL_VERSION, IndexModel, weights_digest
 
 PROFILE_VERSION = 1
 """The profile format this code reads and writes; another version is refused, not guessed at."""
@@ -64,16 +64,18 @@ class Zone(_Model):
 class IndexModelInfo(_Model):
     """The learned index reader stored beside the deck (`calibration.index_model`).
 
-    `file` names its weights (numpy `.npz`, no pickles) in the profile directory; `sha256` is
-    the digest of the weights (`weights_digest`), checked on load; `references_sha256` the
-    digest of the references it was trained from; `ranks`/`suits` name the heads' outputs
-    (each ending with the "none" class); `samples` counts the rendered training windows.
+    `file` names its ONNX model in the profile directory; `sha256` is the digest of the model
+    (`weights_digest`), checked on load; `model_version` is the reader's input and output
+    layout (`calibration.index_model.MODEL_VERSION`): a model of another version is not used;
+    `references_sha256` the digest of the references it was trained from; `ranks`/`suits` name
+    the heads' outputs (each ending with the "none" class); `samples` counts the rendered
+    training windows.
     """
 
-    model_version: Literal[1] = 1
+    model_version: int = MODEL_VERSION
     # A bare file name in the profile's directory: a path from a copied profile.json must not
     # make `save_profile` write the weights anywhere else.
-    file: str = Field("index_model.npz", pattern=r"^[A-Za-z0-9_.-]+\.npz$")
+    file: str = Field("index_model.onnx", pattern=r"^[A-Za-z0-9_.-]+\.(onnx|npz)$")
     sha256: str
     references_sha256: str
     ranks: list[str]
@@ -183,14 +185,14 @@ def load_profile(directory: Path) -> tuple[CalibrationProfile, DeckTemplates | N
 
 def _read_model(directory: Path, info: IndexModelInfo | None) -> IndexModel | None:
     """The learned index reader named by `info`; None when the deck has none."""
-    if info is None:
+    if info is None or info.model_version != MODEL_VERSION:
+        # A model from before the network changed: the templates read the deck alone until
+        # `studio calibrate deck` trains the current one.
         return None
     path = directory / info.file
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-        model = IndexModel.from_arrays(tuple(info.ranks), tuple(info.suits), arrays)
-    except (OSError, ValueError, KeyError) as err:
+        model = IndexModel(tuple(info.ranks), tuple(info.suits), path.read_bytes())
+    except (OSError, ValueError) as err:
         raise ProfileError(f"index model {path} is missing or unreadable: {err}") from err
     if weights_digest(model) != info.sha256:
         raise ProfileError(f"index model {path} does not match its profile (digest differs)")
@@ -236,8 +238,7 @@ def save_profile(
                     raise ProfileError(f"cannot write template {name}.png in {folder}")
         info = profile.deck.index_model if profile.deck is not None else None
         if templates is not None and templates.model is not None and info is not None:
-            with open(folder / info.file, "wb") as out_file:
-                np.savez(out_file, **templates.model.arrays())
+            (folder / info.file).write_bytes(templates.model.onnx)
         tmp = folder / (PROFILE_FILE + ".tmp")
         tmp.write_text(profile.model_dump_json(indent=2) + "\n", encoding="utf-8")
         tmp.replace(folder / PROFILE_FILE)

@@ -7,16 +7,22 @@ so every property test runs without one (speed is measured in `bench/`).
 Every test session gets its own user cache directory (`XDG_CACHE_HOME`, inherited by the
 `studio` processes tests start): a learned deck cached there serves the whole session and never
 touches the user's own cache.
+
+Decks that tests calibrate train their learned index reader with the quick setting
+(`STUDIO_QUICK_TRAINING=1`, inherited by `studio` processes too); the built-in designs load
+the full models shipped in the package, and the bench trains with the full setting.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
 from postgres_support import Cluster, remove_cluster, start_cluster
 
+os.environ.setdefault("STUDIO_QUICK_TRAINING", "1")
 settings.register_profile("studio", deadline=None)
 settings.load_profile("studio")
 

@@ -13,7 +13,7 @@ from calibration.errors import DeckCalibrationError, ProfileError
 from calibration.profile import CalibrationProfile, load_profile, save_profile
 from drivers.camera.synthetic.designs import CLASSIC, DESIGNS, JUMBO
 from drivers.camera.synthetic.reference import render_reference, write_reference_deck
-from studio.cards import DECK
+from studio.cards import DECK, Card
 from studio.cli import main
 
 
@@ -135,3 +135,40 @@ def test_the_deck_learns_where_each_rank_prints_its_symbols(tmp_path: Path) -> N
     save_profile(tmp_path, CalibrationProfile(deck=deck), templates)
     loaded, _ = load_profile(tmp_path)
     assert loaded.deck is not None and loaded.deck.face_layouts == layouts
+
+
+def test_a_card_whose_index_cannot_be_located_still_calibrates(tmp_path: Path) -> None:
+    # A smudge over one card's index (ink touching the search's edge is never index ink) leaves
+    # that card out of the templates only; the learned reader still trains on its window.
+    refs = {c.code: render_reference(c, CLASSIC, "scan", i) for i, c in enumerate(DECK)}
+    card = refs["7H"].copy()
+    h, w = card.shape[:2]
+    cv2.rectangle(card, (0, 0), (w // 4, h // 5), (40, 40, 40), -1)
+    refs["7H"] = card
+    deck, templates = learn_deck(refs)
+    assert deck.cards_used == 51 and "7" in templates.ranks and "H" in templates.suits
+
+
+def test_a_rank_with_no_locatable_card_is_refused_by_name() -> None:
+    refs = {c.code: render_reference(c, CLASSIC, "scan", i) for i, c in enumerate(DECK)}
+    for suit in "CDHS":
+        refs["9" + suit] = cv2.rectangle(
+            refs["9" + suit].copy(), (0, 0), (200, 260), (250, 250, 250), -1
+        )
+    with pytest.raises(DeckCalibrationError, match=r"rank 9.*9C.*9S"):
+        learn_deck(refs)
+
+
+def test_an_index_printed_against_a_border_line_is_located_without_it() -> None:
+    from calibration.deck import flatten_card, locate_index
+
+    flat = flatten_card(render_reference(Card.parse("KD"), CLASSIC, "scan", 0))
+    plain = locate_index(flat, "KD")
+    x, y, _bw, bh = plain.rank_box
+    lined = flat.copy()
+    # A border line down the card, touching the rank's left edge, and one across above it.
+    cv2.line(lined, (x - 1, 0), (x - 1, lined.shape[0] - 1), (30, 30, 30), 2)
+    cv2.line(lined, (0, y - 1), (lined.shape[1] - 1, y - 1), (30, 30, 30), 2)
+    found = locate_index(lined, "KD")
+    assert found.suit_box[1] > found.rank_box[1]
+    assert abs(found.rank_box[1] - y) <= 2 and abs(found.rank_box[3] - bh) <= 3

@@ -16,6 +16,7 @@ import pytest
 from camera_support import deck_profile
 
 from calibration.deck import CANON_SIZE
+from calibration.profile import DeckTemplates
 from drivers.camera.classify import STRICT_SUITS, GlyphScore, IndexClassifier, judge
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.generator import SceneStyle, random_scene
@@ -125,11 +126,12 @@ def test_a_glyph_between_heart_and_diamond_is_no_diamond_until_it_clears_the_str
     assert any(0.2 <= lead < 0.3 for lead in seen) and max(seen) >= 0.3
 
 
-@pytest.mark.parametrize(("code", "blur"), [("KC", 1.7), ("5D", 1.9)])
-def test_a_soft_club_or_diamond_is_not_read_on_a_proposals_outline(code: str, blur: float) -> None:
-    # A small, motion-blurred king of spades on a proposal read as the king of clubs, the club
-    # leading by 0.051, and a small blurred jack of hearts as the jack of diamonds: on a
-    # proposal, a club or a diamond softer than a spade may be is not read from its index.
+@pytest.mark.parametrize("code", ["5D", "KD"])
+def test_a_soft_club_or_diamond_is_not_read_on_a_proposals_outline(code: str) -> None:
+    # A small blurred jack of hearts on a proposal read as the jack of diamonds (and a king of
+    # spades as the king of clubs): on a proposal, a club or a diamond softer than a spade may
+    # be is not read from its templates. (The classic deck's templates refuse every club this
+    # soft already, so the diamonds exercise the rule.)
     from calibration.deck import flatten_card
     from drivers.camera.recognizer import corner_window
     from drivers.camera.synthetic.designs import CLASSIC
@@ -138,12 +140,17 @@ def test_a_soft_club_or_diamond_is_not_read_on_a_proposals_outline(code: str, bl
 
     profile, templates = deck_profile("classic")
     assert profile.deck is not None
-    classifier = IndexClassifier(profile.deck, templates)
+    classifier = IndexClassifier(profile.deck, DeckTemplates(templates.ranks, templates.suits))
     flat = flatten_card(render_reference(Card.parse(code), CLASSIC))
-    window = corner_window(cv2.GaussianBlur(flat, (0, 0), blur), profile.deck.index_window)
-    found = classifier.scores(window)
-    assert found is not None and found[2] < 5.6 and judge(*found).code == code
-    firm = classifier.read(window)
-    proposed = classifier.read(window, guessed=True)
-    assert firm is not None and firm.code == code
-    assert proposed is not None and proposed.code is None
+    soft = []
+    for blur in np.arange(1.0, 2.6, 0.1):
+        window = corner_window(cv2.GaussianBlur(flat, (0, 0), blur), profile.deck.index_window)
+        found = classifier.scores(window)
+        if found is not None and found[2] < 5.6 and judge(*found).code == code:
+            soft.append(window)
+    assert soft  # blurs at which the templates read the corner, softer than a spade may be
+    for window in soft:
+        firm = classifier.read(window)
+        proposed = classifier.read(window, guessed=True)
+        assert firm is not None and firm.code == code
+        assert proposed is not None and proposed.code is None

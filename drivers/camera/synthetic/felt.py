@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from calibration.deck import learn_deck
+from calibration.glyphs import Image
 from calibration.profile import CalibrationProfile, DeckTemplates, TableCalibration, Zone
 from calibration.zones import layout_zones, zone_centre
 from drivers.camera.errors import CameraConnectionError
@@ -204,6 +205,14 @@ class FeltLayout:
         return float(np.linalg.norm(ends[1] - ends[0]))
 
 
+def felt_references(design: Design) -> dict[str, Image]:
+    """The 52 scans of `design` the simulated table learns its deck from, keyed by code."""
+    return {
+        c.code: render_reference(c, design, "scan", i, height=TEXTURE_HEIGHT)
+        for i, c in enumerate(DECK)
+    }
+
+
 def felt_profile(
     layout: FeltLayout, *, model_cache: Path | None = None
 ) -> tuple[CalibrationProfile, DeckTemplates]:
@@ -214,11 +223,7 @@ def felt_profile(
     resolution its cards are drawn at; the table and zones are the layout's own, so zone names
     in readings are the layout's names.
     """
-    refs = {
-        c.code: render_reference(c, layout.design, "scan", i, height=TEXTURE_HEIGHT)
-        for i, c in enumerate(DECK)
-    }
-    deck, templates = learn_deck(refs, model_cache=model_cache)
+    deck, templates = learn_deck(felt_references(layout.design), model_cache=model_cache)
     profile = CalibrationProfile(table=layout.calibration(), zones=list(layout.zones), deck=deck)
     return profile, templates
 

@@ -1,0 +1,184 @@
+"""The index reader's network: defined and trained with JAX and optax, exported to ONNX.
+
+A small convolutional network reads one index window (`calibration.index_model.window_tensor`)
+into a rank (13 ranks or "none") and a suit (4 suits or "none"). Three 3x3 convolutions with
+max pooling see the strokes of the index wherever the outline put it in the window; one dense
+layer feeds both heads. Training uses JAX for gradients and optax's AdamW with a cosine
+schedule; the trained weights are written as an ONNX graph (`onnx.helper`), which
+`calibration.index_model.IndexModel` runs with onnxruntime. JAX is imported only here, so a
+table that only reads (the recognizer) never loads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from calibration.index_model import CHANNELS, INPUT_SIZE
+
+Array = npt.NDArray[np.float32]
+
+WIDTHS = (12, 24, 48)
+"""Output channels of the three convolutions."""
+HIDDEN = 96
+"""Units of the dense layer both heads read."""
+OPSET = 17
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """How long and how hard to train: the real setting, or a quick one for tests."""
+
+    epochs: int = 14
+    batch: int = 128
+    learning_rate: float = 3e-3
+    weight_decay: float = 1e-4
+
+
+def _init(rng: np.random.Generator, ranks: int, suits: int) -> dict[str, Array]:
+    """He-initialised weights, in ONNX's layouts (OIHW kernels, (in, out) dense matrices)."""
+    params: dict[str, Array] = {}
+    cin = CHANNELS
+    for k, cout in enumerate(WIDTHS):
+        fan = cin * 9
+        params[f"c{k}w"] = rng.normal(0, np.sqrt(2 / fan), (cout, cin, 3, 3)).astype(np.float32)
+        params[f"c{k}b"] = np.zeros(cout, np.float32)
+        cin = cout
+    w, h = INPUT_SIZE
+    flat = cin * (h // 8) * (w // 8)
+    params["dw"] = rng.normal(0, np.sqrt(2 / flat), (flat, HIDDEN)).astype(np.float32)
+    params["db"] = np.zeros(HIDDEN, np.float32)
+    for name, n in (("r", ranks), ("s", suits)):
+        params[f"{name}w"] = rng.normal(0, np.sqrt(1 / HIDDEN), (HIDDEN, n)).astype(np.float32)
+        params[f"{name}b"] = np.zeros(n, np.float32)
+    return params
+
+
+def _forward(jnp: Any, lax: Any) -> Callable[[dict[str, Any], Any], tuple[Any, Any]]:
+    """The network as a JAX function of (params, NCHW batch) -> (rank logits, suit logits)."""
+
+    def forward(params: dict[str, Any], x: Any) -> tuple[Any, Any]:
+        for k in range(len(WIDTHS)):
+            x = lax.conv_general_dilated(
+                x,
+                params[f"c{k}w"],
+                (1, 1),
+                ((1, 1), (1, 1)),
+                dimension_numbers=("NCHW", "OIHW", "NCHW"),
+            )
+            x = jnp.maximum(x + params[f"c{k}b"][None, :, None, None], 0.0)
+            x = lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+        x = x.reshape(x.shape[0], -1)
+        x = jnp.maximum(x @ params["dw"] + params["db"], 0.0)
+        return x @ params["rw"] + params["rb"], x @ params["sw"] + params["sb"]
+
+    return forward
+
+
+def train(
+    x: Array,
+    rank_y: npt.NDArray[np.int64],
+    suit_y: npt.NDArray[np.int64],
+    ranks: int,
+    suits: int,
+    *,
+    seed: int,
+    recipe: Recipe = Recipe(),
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Array]:
+    """Fit the network on windows `x` (N, CHANNELS, H, W) and their class indices.
+
+    Seeded: the same data and seed give the same weights. `progress(done, total)` is called
+    after each epoch. Returns the weights as float32 arrays named as `to_onnx` expects.
+    """
+    import jax
+    import jax.numpy as jnp
+    import optax
+
+    rng = np.random.default_rng(seed)
+    params = {k: jnp.asarray(v) for k, v in _init(rng, ranks, suits).items()}
+    steps_per_epoch = max(1, -(-len(x) // recipe.batch))
+    schedule = optax.cosine_decay_schedule(
+        recipe.learning_rate, recipe.epochs * steps_per_epoch, alpha=0.02
+    )
+    optimiser = optax.adamw(schedule, weight_decay=recipe.weight_decay)
+    state = optimiser.init(params)
+    forward = _forward(jnp, jax.lax)
+
+    def loss(p: dict[str, Any], xb: Any, ry: Any, sy: Any) -> Any:
+        lr, ls = forward(p, xb)
+        return (
+            optax.softmax_cross_entropy_with_integer_labels(lr, ry).mean()
+            + optax.softmax_cross_entropy_with_integer_labels(ls, sy).mean()
+        )
+
+    @jax.jit
+    def step(p: dict[str, Any], s: Any, xb: Any, ry: Any, sy: Any) -> tuple[Any, Any]:
+        grads = jax.grad(loss)(p, xb, ry, sy)
+        updates, s = optimiser.update(grads, s, p)
+        return optax.apply_updates(p, updates), s
+
+    n = len(x)
+    for epoch in range(recipe.epochs):
+        order = rng.permutation(n)
+        # Whole batches only: one compiled step shape (a ragged tail would compile again).
+        for start in range(0, n - recipe.batch + 1, recipe.batch):
+            idx = order[start : start + recipe.batch]
+            params, state = step(params, state, x[idx], rank_y[idx], suit_y[idx])
+        if progress is not None:
+            progress(epoch + 1, recipe.epochs)
+    return {k: np.asarray(v, np.float32) for k, v in params.items()}
+
+
+def to_onnx(params: dict[str, Array], *, doc: str = "") -> bytes:
+    """The trained network as a serialised ONNX model: input `window`, outputs `rank`, `suit`.
+
+    Both outputs are probabilities (softmax in the graph), batch dimension free.
+    """
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    nodes = []
+    inits = [numpy_helper.from_array(v, name=k) for k, v in sorted(params.items())]
+    x = "window"
+    for k in range(len(WIDTHS)):
+        nodes += [
+            helper.make_node("Conv", [x, f"c{k}w", f"c{k}b"], [f"conv{k}"], pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", [f"conv{k}"], [f"relu{k}"]),
+            helper.make_node(
+                "MaxPool", [f"relu{k}"], [f"pool{k}"], kernel_shape=[2, 2], strides=[2, 2]
+            ),
+        ]
+        x = f"pool{k}"
+    nodes += [
+        helper.make_node("Flatten", [x], ["flat"], axis=1),
+        helper.make_node("Gemm", ["flat", "dw", "db"], ["dense"]),
+        helper.make_node("Relu", ["dense"], ["hidden"]),
+        helper.make_node("Gemm", ["hidden", "rw", "rb"], ["rank_logits"]),
+        helper.make_node("Gemm", ["hidden", "sw", "sb"], ["suit_logits"]),
+        helper.make_node("Softmax", ["rank_logits"], ["rank"], axis=1),
+        helper.make_node("Softmax", ["suit_logits"], ["suit"], axis=1),
+    ]
+    w, h = INPUT_SIZE
+    graph = helper.make_graph(
+        nodes,
+        "index_reader",
+        [helper.make_tensor_value_info("window", TensorProto.FLOAT, ["n", CHANNELS, h, w])],
+        [
+            helper.make_tensor_value_info("rank", TensorProto.FLOAT, ["n", params["rb"].size]),
+            helper.make_tensor_value_info("suit", TensorProto.FLOAT, ["n", params["sb"].size]),
+        ],
+        inits,
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="studio-table"
+    )
+    model.ir_version = 8
+    model.doc_string = doc
+    onnx.checker.check_model(model)
+    out: bytes = model.SerializeToString()
+    return out
