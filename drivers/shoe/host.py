@@ -97,6 +97,10 @@ class HostProtocol(Protocol):
         """The reading of frame `receipt` is durable: return the acknowledgement to send, if any."""
         ...
 
+    def rewind(self) -> None:
+        """The consumer could not keep what was delivered after the last `commit`: take it again."""
+        ...
+
 
 KEEP_FRAMES = 16
 """How many raw frames or lines a host keeps for incident reports."""
@@ -139,6 +143,9 @@ class BarcodeHost:
     def commit(self, receipt: Receipt) -> bytes:
         """A barcode reader takes no acknowledgements."""
         return b""
+
+    def rewind(self) -> None:
+        """A barcode reader never sends a line again: nothing to rewind (the table says so)."""
 
 
 class FramedHost:
@@ -267,6 +274,17 @@ class FramedHost:
         if self.expected is not None and _ahead(receipt.seq, self.expected) >= 0:
             return b""  # Never delivered: acknowledging it would discard it unseen.
         return self._acknowledge(receipt.seq)
+
+    def rewind(self) -> None:
+        """Forget the deliveries after the last commit: the shoe's resends of them are new again.
+
+        With `hold_acks` a delivered frame that its consumer could not put on record (a journal
+        that cannot be written) is still held by the shoe, which sends it again; without this
+        the resend would be taken as a duplicate and the card lost.
+        """
+        if self._committed is not None and self.session is not None:
+            self.expected = (self._committed + 1) & 0xFFFF
+            self._nak = None
 
     def _acknowledge(self, seq: int) -> bytes:
         self._committed = seq

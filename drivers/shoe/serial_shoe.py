@@ -144,6 +144,15 @@ class SerialShoe:
         if self.trace:
             self._log.debug("tx %s", reply.hex(" "))
 
+    def rewind(self) -> None:
+        """The consumer could not put the deliveries since its last `commit` on record.
+
+        A framed shoe still holds those frames and sends them again; they are delivered anew
+        (see `FramedHost.rewind`). A barcode line cannot: its lines are gone.
+        """
+        with self._lock:
+            self.protocol.rewind()
+
     def health(self) -> ShoeHealth:
         """Return a snapshot of the connection state and the protocol's counters."""
         with self._lock:

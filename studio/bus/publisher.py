@@ -39,10 +39,12 @@ from studio.bus.wire import (
     check_table,
     event_frames,
     heartbeat_frames,
+    notice_frames,
     to_event,
 )
 from studio.closing import Closing
 from studio.errors import AudienceError, BusError, InputError
+from studio.messages.notices import Checkpoint, JournalAlarm
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +56,7 @@ RESTRICTED_DOMAIN = "restricted"
 
 _pipe_ids = count()
 _STOP = b"stop"
+_NOTICE = b"notice"
 
 
 def _following(seq: int, last: int) -> int:
@@ -227,6 +230,30 @@ class EventPublisher(Closing):
             audience = b"p" if wire.audience == "public" else b"r"
             self._pipe.send_multipart([flags, topic, payload, str(wire.seq).encode(), audience])
 
+    def publish_notice(self, notice: JournalAlarm | Checkpoint) -> None:
+        """Send `notice` on the restricted stream only (a notice may name what the journal holds).
+
+        It takes no sequence number: its position is the last event the stream carried. Without
+        a restricted stream it is only logged. Raises InputError for another table's notice,
+        BusError when the publisher is closed.
+        """
+        if notice.table != self.table:
+            raise InputError(f"notice of table {notice.table!r} offered to table {self.table!r}")
+        if "restricted" not in self._sockets:
+            log.info("no restricted stream for the %s notice", notice.kind)
+            return
+        if self._loop is not None:
+            self._check_owner()
+            frames = notice_frames(notice, self._positions["restricted"])
+            self._sockets["restricted"].send_multipart(frames)
+            self._last_sent["restricted"] = time.monotonic()
+            return
+        with self._lock:
+            if self._closed or self._pipe is None:
+                raise BusError("the publisher is closed")
+            topic, payload, _ = notice_frames(notice, 0)
+            self._pipe.send_multipart([_NOTICE, topic, payload, b"", b"r"])
+
     def publish_all(self, events: Sequence[EnvelopeLike]) -> None:
         """Publish one input's events, routed as `publish` routes them, the public stream first.
 
@@ -326,6 +353,11 @@ class EventPublisher(Closing):
                 return True
             if flags == _STOP:
                 return False
+            if flags == _NOTICE:
+                position = str(self._positions["restricted"]).encode()
+                self._sockets["restricted"].send_multipart([topic, payload, position])
+                last_sent["restricted"] = time.monotonic()
+                continue
             seq = int(seq_text)
             streams: tuple[StreamName, ...] = ("public", "restricted")
             for stream in streams:

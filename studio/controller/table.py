@@ -19,6 +19,7 @@ from studio.controller.commands import TableCommands
 from studio.controller.state import Stray, next_deal, open_window, resume_blockers
 from studio.games.model import Face
 from studio.messages import (
+    AlarmRaised,
     CardDrawn,
     CardSeen,
     Command,
@@ -76,6 +77,10 @@ class TableController(TableCommands):
                 self._device_status(inp)
             case Command():
                 self._command(inp)
+            case AlarmRaised():
+                # The shell's own faults (journal, software, clock): a manager must see them
+                # before anything goes on; a resume clears them (see docs/operations.md).
+                self._fault(inp.cause, detail=inp.detail)
             case Tick() | Restarted():
                 pass
         out, self._out = self._out, []

@@ -48,6 +48,8 @@ from studio.messages.events import (
 )
 from studio.messages.inputs import (
     INPUT_TYPES,
+    AlarmCause,
+    AlarmRaised,
     CardDrawn,
     CardSeen,
     Command,
@@ -73,6 +75,8 @@ __all__ = [
     "POSITIONS",
     "PUBLIC_NOTICE",
     "SCHEMA_VERSION",
+    "AlarmCause",
+    "AlarmRaised",
     "Audience",
     "BettingClosed",
     "BettingLightChanged",

@@ -43,6 +43,7 @@ IncidentKind = Literal[
     "manager_called",
     "deal_timeout",
     "controller_restarted",
+    "journal_unwritable",
 ]
 """Why a round was paused."""
 

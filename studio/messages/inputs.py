@@ -142,6 +142,22 @@ class Tick(_Input):
     kind: Literal["tick"] = "tick"
 
 
+AlarmCause = Literal["journal_unwritable"]
+"""What the table's shell found wrong outside the game itself: each is an incident kind."""
+
+
+class AlarmRaised(_Input):
+    """The table's shell found a fault the manager must see: the table pauses until a resume.
+
+    `journal_unwritable`: the journal failed a write and has just taken writes again; `detail`
+    says what failed, for how long, and how many inputs were refused meanwhile.
+    """
+
+    kind: Literal["alarm_raised"] = "alarm_raised"
+    cause: AlarmCause
+    detail: str = ""
+
+
 class Restarted(_Input):
     """The runtime recovered from its journal and restarted; a round in progress gets paused."""
 
@@ -149,7 +165,7 @@ class Restarted(_Input):
 
 
 Input = Annotated[
-    CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted,
+    CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted | AlarmRaised,
     Field(discriminator="kind"),
 ]
 """Any input, told apart by its `kind`."""
@@ -161,17 +177,17 @@ INPUT_TYPES: tuple[type[BaseModel], ...] = (
     Command,
     Tick,
     Restarted,
+    AlarmRaised,
 )
 """Every input model, in schema order."""
 
-_ADAPTER: TypeAdapter[CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted] = (
-    TypeAdapter(Input)
-)
+AnyInput = CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted | AlarmRaised
+"""The union `Input` discriminates, for annotations."""
+
+_ADAPTER: TypeAdapter[AnyInput] = TypeAdapter(Input)
 
 
-def parse_input(
-    data: str | bytes,
-) -> CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted:
+def parse_input(data: str | bytes) -> AnyInput:
     """Read one input from its JSON form.
 
     Raises `InputError` with one line naming the problem for malformed JSON, an unknown `kind`,

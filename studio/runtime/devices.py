@@ -167,6 +167,10 @@ class ShoeDevice(Closing):
         """`delivery` is on record (journalled, or not an input): the shoe may forget its frame."""
         self.reader.commit(delivery)
 
+    def rewind(self) -> None:
+        """The deliveries not committed are not on record: a framed shoe's resends count again."""
+        self.reader.rewind()
+
     def deal(self, card: Card) -> None:
         """Have the simulated shoe draw `card`; raises ConfigurationError for a real shoe."""
         if self.simulator is None:

@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from drivers.shoe.adapter import to_input
+from drivers.shoe.host import receipt_of
 from drivers.shoe.readings import Delivery, ShoeReset
 from studio.bus import CommandChannel, EventPublisher, ReplayService
 from studio.bus.commands import CommandDecision, CommandRequest
@@ -43,11 +44,13 @@ from studio.errors import ConfigurationError, JournalError, StudioError
 from studio.journal import Journal, RecordedTable, recover
 from studio.journal.recorder import StoredEvent, bind_settings, event_json
 from studio.messages import CardDrawn, Envelope, Input, Tick
+from studio.messages.notices import Checkpoint, JournalAlarm
 from studio.messages.view import TableView
 from studio.runtime.announce import RunFile, run_dir, write_run_file
 from studio.runtime.camera import CameraDevice, open_camera
 from studio.runtime.dealer import SimulatedDealer
 from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
+from studio.runtime.journal_guard import RETRY_SECONDS, CardGate, JournalGuard
 from studio.runtime.keys import TableKeys, ensure_keys
 from studio.runtime.source import JournalSource
 from studio.simulation.table import card_faces
@@ -158,6 +161,9 @@ class TableRuntime:
         self._run_file: Path | None = None
         self.keys: TableKeys | None = None
         self.events_published = 0
+        self.journal_guard = JournalGuard(self.settings.table)
+        self._gate = CardGate()
+        self._journal_retry: asyncio.TimerHandle | None = None
 
     # -- what the dealer and the replay source read ---------------------------------------------
 
@@ -177,6 +183,11 @@ class TableRuntime:
         """How many card_drawn inputs this run has applied."""
         return self._cards_drawn
 
+    @property
+    def journal_writable(self) -> bool:
+        """False while a journal failure makes the table refuse every input (see journal_guard)."""
+        return not self.journal_guard.faulted
+
     async def card_drawn_after(self, count: int) -> None:
         """Return once this run has applied more than `count` card_drawn inputs (loop only)."""
         while self._cards_drawn <= count:
@@ -187,18 +198,27 @@ class TableRuntime:
     def submit(self, inp: Input) -> list[Envelope]:
         """Journal `inp`, apply it, publish its events and re-arm the clock; return the events.
 
-        Runs in the loop's thread only. A journal that cannot be written stops the table: an
-        input that is not on record must not be applied, and no later one may be either.
+        Runs in the loop's thread only. An input that is not on record must not be applied, and
+        no later one may be either: while the journal cannot be written every input is refused
+        with a `JournalError` (see `studio.runtime.journal_guard`).
         """
         if self._table is None or self._controller is None:
             raise StudioError("the table is not running")
         if self._failure is not None:
-            raise StudioError("the table has stopped after a journal failure")
+            raise StudioError("the table has stopped after a failure")
+        if self.journal_guard.faulted:
+            raise JournalError(self.journal_guard.refused())
+        assert self._table is not None
         try:
             stored = self._table.apply(inp)
         except JournalError as err:
-            self._fail(err)
+            self._journal_failed(err)
             raise
+        return self._applied(inp, stored)
+
+    def _applied(self, inp: Input, stored: list[StoredEvent]) -> list[Envelope]:
+        """Publish and store the events of `inp`, which is on record; return them."""
+        assert self._table is not None and self._controller is not None
         if isinstance(inp, CardDrawn):
             self._cards_drawn += 1
             self._card_applied.set()
@@ -213,8 +233,9 @@ class TableRuntime:
             try:
                 self._table.store(stored)
             except JournalError as err:
-                self._fail(err)
-                raise
+                # The input is on record, so it stands; its events are stored when the journal
+                # takes writes again (or rebuilt by recovery), and the next input is refused.
+                self._journal_failed(err, stored)
         self._view = self._controller.view()
         self._arm_clock()
         return [event.envelope for event in stored]
@@ -266,10 +287,45 @@ class TableRuntime:
             except StudioError:
                 return
 
-    def _fail(self, err: BaseException) -> None:
-        log.error("table stopping: %s", err)
-        self._failure = err
-        self.stop()
+    def _notify(self, notice: JournalAlarm | Checkpoint) -> None:
+        """Send a notice on the restricted stream (it is not journalled: see its model)."""
+        if self._publisher is None:
+            return
+        try:
+            self._publisher.publish_notice(notice)
+        except StudioError:
+            log.exception("the %s notice was not published", notice.kind)
+
+    def _journal_failed(self, err: JournalError, pending: list[StoredEvent] | None = None) -> None:
+        """Latch the journal's fault, say so on the restricted stream, and retry later."""
+        alarm = self.journal_guard.tripped(err, datetime.now(UTC), pending)
+        if alarm is not None:
+            self._notify(alarm)
+        if self._tick is not None:
+            self._tick.cancel()
+            self._tick = None
+        if self._journal_retry is None and not self._stopping:
+            loop = asyncio.get_running_loop()
+            self._journal_retry = loop.call_later(RETRY_SECONDS, self._retry_journal)
+
+    def _retry_journal(self) -> None:
+        """Try the journal again: store what waits, then journal the fault itself (it pauses)."""
+        self._journal_retry = None
+        guard = self.journal_guard
+        if not guard.faulted or self._table is None or self._stopping:
+            return
+        pending = guard.take_pending()
+        now = datetime.now(UTC)
+        alarm = guard.alarm_input(now)
+        try:
+            if pending:
+                self._table.store(pending)
+            stored = self._table.apply(alarm)
+        except JournalError as err:
+            self._journal_failed(err, pending if guard.faulted and pending else None)
+            return
+        self._notify(guard.cleared(now))
+        self._applied(alarm, stored)
 
     def _arm_clock(self) -> None:
         """Schedule a tick at the controller's earliest timer deadline (none while paused)."""
@@ -278,7 +334,7 @@ class TableRuntime:
             self._tick = None
         deadlines = [t.deadline for t in self.view().timers if t.deadline is not None]
         # A paused table's timers are frozen (no deadline): nothing to tick for.
-        if not deadlines or self._stopping:
+        if not deadlines or self._stopping or self.journal_guard.faulted:
             return
         deadline = min(deadlines)
         delay = (deadline - datetime.now(UTC)).total_seconds() + TIMER_MARGIN
@@ -299,6 +355,15 @@ class TableRuntime:
                 delivery: Delivery = deliveries.get_nowait()
             except queue.Empty:
                 return
+            receipt = receipt_of(delivery.item)
+            verdict = self._gate.verdict(receipt)
+            if verdict != "apply" and self._shoe is not None:
+                # A frame queued before a refusal rewound the reader (see CardGate).
+                if verdict == "duplicate":
+                    self._shoe.commit(delivery)
+                else:
+                    self._shoe.rewind()
+                continue
             first, self._shoe_heard = not self._shoe_heard, True
             inp = to_input(delivery)
             if first and isinstance(delivery.item, ShoeReset):
@@ -309,10 +374,17 @@ class TableRuntime:
             if inp is not None:
                 try:
                     self.submit(inp)
-                except StudioError:
-                    return  # Not on record: the shoe keeps the frame and sends it again.
+                except StudioError as err:
+                    # Not on record: never acknowledged, so a framed shoe keeps the frame and
+                    # sends it again; a barcode line's card is gone (the alarm says so).
+                    if receipt is None and isinstance(inp, CardDrawn):
+                        log.warning("a barcode card was lost to the refusal: %s", err)
+                    if self._shoe is not None:
+                        self._shoe.rewind()
+                    continue
             if self._shoe is not None:
                 self._shoe.commit(delivery)
+            self._gate.committed(receipt)
 
     # -- commands (called in the command channel's thread) -----------------------------------------
 
@@ -330,7 +402,10 @@ class TableRuntime:
         async def apply() -> CommandDecision:
             if self._table is None:
                 return CommandDecision(False, "the table is stopping")
-            events = self.submit(request.as_input(datetime.now(UTC)))
+            try:
+                events = self.submit(request.as_input(datetime.now(UTC)))
+            except JournalError as err:
+                return CommandDecision(False, str(err))
             for event in events:
                 if event.type == "command_rejected":
                     return CommandDecision(False, str(event.body.get("reason")))
@@ -372,7 +447,9 @@ class TableRuntime:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
             await self._shutdown()
-        return 1 if self._failure is not None else 0
+        if self.journal_guard.faulted:
+            log.error("the table stopped with its journal not writable")
+        return 1 if self._failure is not None or self.journal_guard.faulted else 0
 
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
         config = self.config
@@ -528,6 +605,9 @@ class TableRuntime:
         if self._tick is not None:
             self._tick.cancel()
             self._tick = None
+        if self._journal_retry is not None:
+            self._journal_retry.cancel()
+            self._journal_retry = None
         if self._publisher is not None:
             # The loop's thread owns the publisher's sockets, so it closes them (they linger
             # until what was published has left, as the I/O thread's close did).
