@@ -153,10 +153,15 @@ class CameraConfig(_Section):
 
 
 class JournalConfig(_Section):
-    """Where the journal lives, and whether events fsync too (inputs always do)."""
+    """Where the journal lives, and whether events fsync too (inputs always do).
+
+    A signed checkpoint of the journal's end goes out on the restricted stream every
+    `checkpoint_events` events and at every round's end (`studio.journal.anchors`).
+    """
 
     path: str = "{data}/journals/{table}-{game}.journal"
     durable_events: bool = False
+    checkpoint_events: int = Field(default=100, ge=1)
 
 
 class BusConfig(_Section):

@@ -48,7 +48,10 @@ class JournalAlarm(_Notice):
 class Checkpoint(_Notice):
     """A signed statement of the journal's end: `records` records, the last one hashing to `head`.
 
-    `last_seq` is the last event's sequence number; `reason` is "round_end" or "interval".
+    `last_seq` is the last event's sequence number and `events_head` the events-only chain's
+    value there (`studio.journal.chain.event_link` over every event's JSON in sequence order:
+    what a consumer that stored every event computes too); `reason` is "round_end" or
+    "interval".
     `key` is the table's Ed25519 public key (hex) and `signature` (hex) signs
     `Checkpoint.signed_text()` (see `studio.journal.anchors`).
     """
@@ -57,6 +60,7 @@ class Checkpoint(_Notice):
     records: int = Field(ge=0)
     head: str = Field(pattern=r"^[0-9a-f]{64}$")
     last_seq: int = Field(ge=0)
+    events_head: str = Field(pattern=r"^[0-9a-f]{64}$")
     reason: Literal["round_end", "interval"]
     key: str = Field(pattern=r"^[0-9a-f]{64}$")
     signature: str = Field(pattern=r"^[0-9a-f]{128}$")
@@ -66,7 +70,7 @@ class Checkpoint(_Notice):
         stamp = self.ts.isoformat()
         return (
             f"studio-checkpoint/1|{self.table}|{self.records}|{self.head}|{self.last_seq}|"
-            f"{self.reason}|{stamp}|{self.key}"
+            f"{self.events_head}|{self.reason}|{stamp}|{self.key}"
         ).encode()
 
 

@@ -31,6 +31,7 @@ import signal
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from drivers.shoe.adapter import to_input
 from drivers.shoe.host import receipt_of
@@ -42,6 +43,7 @@ from studio.config import RuntimeConfig
 from studio.controller import TableController
 from studio.errors import ConfigurationError, JournalError, StudioError
 from studio.journal import Journal, RecordedTable, recover
+from studio.journal.anchors import CheckpointSigner
 from studio.journal.recorder import StoredEvent, bind_settings, event_json
 from studio.messages import CardDrawn, Envelope, Input, Tick
 from studio.messages.notices import Checkpoint, JournalAlarm
@@ -164,6 +166,8 @@ class TableRuntime:
         self.journal_guard = JournalGuard(self.settings.table)
         self._gate = CardGate()
         self._journal_retry: asyncio.TimerHandle | None = None
+        self._signer: CheckpointSigner | None = None
+        self._since_checkpoint = 0
 
     # -- what the dealer and the replay source read ---------------------------------------------
 
@@ -236,6 +240,8 @@ class TableRuntime:
                 # The input is on record, so it stands; its events are stored when the journal
                 # takes writes again (or rebuilt by recovery), and the next input is refused.
                 self._journal_failed(err, stored)
+            else:
+                self._anchor(stored)
         self._view = self._controller.view()
         self._arm_clock()
         return [event.envelope for event in stored]
@@ -295,6 +301,20 @@ class TableRuntime:
             self._publisher.publish_notice(notice)
         except StudioError:
             log.exception("the %s notice was not published", notice.kind)
+
+    def _anchor(self, events: list[StoredEvent]) -> None:
+        """Publish a signed checkpoint at a round's end or every `checkpoint_events` events."""
+        if self._signer is None or self._journal is None or not events:
+            return
+        self._since_checkpoint += len(events)
+        ended = any(e.envelope.type in ("round_result", "round_voided") for e in events)
+        if not ended and self._since_checkpoint < self.config.journal.checkpoint_events:
+            return
+        self._since_checkpoint = 0
+        reason: Literal["round_end", "interval"] = "round_end" if ended else "interval"
+        self._notify(
+            self._signer.checkpoint(self.settings.table, self._journal, datetime.now(UTC), reason)
+        )
 
     def _journal_failed(self, err: JournalError, pending: list[StoredEvent] | None = None) -> None:
         """Latch the journal's fault, say so on the restricted stream, and retry later."""
@@ -469,6 +489,9 @@ class TableRuntime:
         report = recover(self._journal, self._controller, datetime.now(UTC))
         log.info("%s: %s", path, report.summary())
         self._table = RecordedTable(self._journal, self._controller)
+        self._signer = CheckpointSigner.load_or_create(self.keys.directory)
+        # The events-only chain is read once now, not at the first round's end.
+        self._signer.events.advance(self._journal)
         self._view = self._controller.view()
         # The restart's own events are the first this process publishes; everything before was
         # on the previous process's streams (or is fetched from replay by subscribers).
