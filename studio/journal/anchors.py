@@ -116,8 +116,12 @@ class CheckpointSigner:
             key=self.public_hex,
             signature="0" * 128,
         )
-        signature = self._key.sign(unsigned.signed_text()).hex()
-        return unsigned.model_copy(update={"signature": signature})
+        return self.sign(unsigned)
+
+    def sign(self, checkpoint: Checkpoint) -> Checkpoint:
+        """`checkpoint` with this key as its `key` and its signature made."""
+        keyed = checkpoint.model_copy(update={"key": self.public_hex})
+        return keyed.model_copy(update={"signature": self._key.sign(keyed.signed_text()).hex()})
 
 
 def signature_ok(checkpoint: Checkpoint, trusted: str | None = None) -> bool:
