@@ -55,6 +55,11 @@ fps = 5.0
 [journal]
 path = "{data}/journals/{table}-{game}.journal"
 durable_events = false
+checkpoint_events = 100
+
+[integrity]
+manifest = ""
+check_hours = 24.0
 
 [bus]
 public = "tcp://127.0.0.1:7710"
@@ -164,6 +169,18 @@ class JournalConfig(_Section):
     checkpoint_events: int = Field(default=100, ge=1)
 
 
+class IntegrityConfig(_Section):
+    """The certified manifest the table checks itself against (`studio integrity manifest`).
+
+    `manifest` "" means no check. With one, the table hashes its installed packages and its
+    effective configuration at start, on a shift manager's `check_integrity`, and every
+    `check_hours`; a difference pauses the table until a manager resumes it.
+    """
+
+    manifest: str = ""
+    check_hours: float = Field(default=24.0, gt=0)
+
+
 class BusConfig(_Section):
     """The table's ZeroMQ endpoints (tcp on loopback or ipc), key directory and heartbeat.
 
@@ -204,6 +221,7 @@ class RuntimeConfig(_Section):
     shoe: ShoeConfig = ShoeConfig()
     camera: CameraConfig = CameraConfig()
     journal: JournalConfig = JournalConfig()
+    integrity: IntegrityConfig = IntegrityConfig()
     bus: BusConfig = BusConfig()
     dealer: DealerConfig = DealerConfig()
 

@@ -58,6 +58,7 @@ COMMAND_ROLES: Mapping[str, frozenset[Role]] = {
     "correct_card": frozenset({"shift_manager"}),
     "discard_last_card": frozenset({"shift_manager"}),
     "void": frozenset({"shift_manager"}),
+    "check_integrity": frozenset({"shift_manager"}),
 }
 """Which roles may send each action (the controller's own check agrees: a test holds them equal)."""
 

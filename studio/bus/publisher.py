@@ -44,7 +44,7 @@ from studio.bus.wire import (
 )
 from studio.closing import Closing
 from studio.errors import AudienceError, BusError, InputError
-from studio.messages.notices import Checkpoint, JournalAlarm
+from studio.messages.notices import AnyNotice
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +230,7 @@ class EventPublisher(Closing):
             audience = b"p" if wire.audience == "public" else b"r"
             self._pipe.send_multipart([flags, topic, payload, str(wire.seq).encode(), audience])
 
-    def publish_notice(self, notice: JournalAlarm | Checkpoint) -> None:
+    def publish_notice(self, notice: AnyNotice) -> None:
         """Send `notice` on the restricted stream only (a notice may name what the journal holds).
 
         It takes no sequence number: its position is the last event the stream carried. Without

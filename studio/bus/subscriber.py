@@ -26,7 +26,7 @@ from studio.bus.security import secure_client
 from studio.bus.wire import WireEvent, check_table, parse_frames, topic_prefix
 from studio.closing import Closing
 from studio.errors import BusError, InputError
-from studio.messages.notices import Checkpoint, JournalAlarm
+from studio.messages.notices import AnyNotice
 
 log = logging.getLogger(__name__)
 
@@ -78,9 +78,7 @@ class Subscriber(Closing):
         self._delivered = dict(self._last)
         self._pending: collections.deque[WireEvent] = collections.deque()
         # Notices are not replayed: a consumer that does not take them keeps the newest only.
-        self._notices: collections.deque[JournalAlarm | Checkpoint] = collections.deque(
-            maxlen=NOTICES_KEPT
-        )
+        self._notices: collections.deque[AnyNotice] = collections.deque(maxlen=NOTICES_KEPT)
         self._replayed = 0
         self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
         self._replay: dict[str, ReplayClient] = {}
@@ -119,7 +117,7 @@ class Subscriber(Closing):
         """How many events came from the replay service rather than the stream (a health figure)."""
         return self._replayed
 
-    def notices(self) -> list[JournalAlarm | Checkpoint]:
+    def notices(self) -> list[AnyNotice]:
         """The notices (journal alarms, checkpoints) received since the last call, in order.
 
         Notices ride the stream only (a lost one is not fetched again); only a restricted

@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from studio.errors import InputError
 from studio.messages import Envelope
-from studio.messages.notices import Checkpoint, JournalAlarm, parse_notice
+from studio.messages.notices import AnyNotice, parse_notice
 
 HEARTBEAT = "heartbeat"
 """The type part of a heartbeat's topic; no event type is called that."""
@@ -144,7 +144,7 @@ def heartbeat_frames(table: str, last_seq: int, now: datetime | None = None) -> 
     return [f"{table}.{HEARTBEAT}".encode(), payload, str(last_seq).encode()]
 
 
-def notice_frames(notice: JournalAlarm | Checkpoint, last_seq: int) -> list[bytes]:
+def notice_frames(notice: AnyNotice, last_seq: int) -> list[bytes]:
     """The three frames of `notice`, sent after the stream's event `last_seq`."""
     payload = notice.model_dump_json().encode()
     return [f"{notice.table}.{NOTICE}".encode(), payload, str(last_seq).encode()]
@@ -160,7 +160,7 @@ class StreamMessage:
     table: str
     position: int
     event: WireEvent | None
-    notice: JournalAlarm | Checkpoint | None = None
+    notice: AnyNotice | None = None
 
 
 def parse_frames(frames: list[bytes]) -> StreamMessage:

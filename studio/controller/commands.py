@@ -39,6 +39,7 @@ ROLES: dict[str, frozenset[str]] = {
     "cancel_rescan": MANAGER,
     "acknowledge_device": MANAGER,
     "void": MANAGER,
+    "check_integrity": MANAGER,
 }
 """Who may give each command."""
 
@@ -64,6 +65,8 @@ class TableCommands(TableCamera):
             "cancel_rescan": self._check_cancel_rescan,
             "acknowledge_device": self._check_acknowledge,
             "void": self._check_void,
+            # Carried out by the runtime (it hashes the files); here it is only put on record.
+            "check_integrity": lambda _: None,
         }
         self._applies: dict[str, Callable[[Command], None]] = {
             "start_round": lambda _: self._open_round(),
@@ -76,6 +79,7 @@ class TableCommands(TableCamera):
             "cancel_rescan": self._apply_cancel_rescan,
             "acknowledge_device": self._apply_acknowledge,
             "void": self._apply_void,
+            "check_integrity": lambda _: None,
         }
 
     def check(self, command: Command) -> str | None:

@@ -26,6 +26,7 @@ from studio.messages import (
     DeviceStatus,
     Envelope,
     Input,
+    IntegrityChecked,
     Restarted,
     TableSettings,
     Tick,
@@ -79,8 +80,13 @@ class TableController(TableCommands):
                 self._command(inp)
             case AlarmRaised():
                 # The shell's own faults (journal, software, clock): a manager must see them
-                # before anything goes on; a resume clears them (see docs/operations.md).
+                # before anything goes on; a resume clears them (see docs/integrity.md).
                 self._fault(inp.cause, detail=inp.detail)
+            case IntegrityChecked():
+                if inp.differences:
+                    # Software or configuration not as certified: no round opens until a
+                    # manager has looked (resume) - the regulators' R11.
+                    self._fault("integrity_mismatch", detail="; ".join(inp.differences[:10]))
             case Tick() | Restarted():
                 pass
         out, self._out = self._out, []

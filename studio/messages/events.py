@@ -44,6 +44,7 @@ IncidentKind = Literal[
     "deal_timeout",
     "controller_restarted",
     "journal_unwritable",
+    "integrity_mismatch",
 ]
 """Why a round was paused."""
 

@@ -39,6 +39,7 @@ CommandName = Literal[
     "acknowledge_device",
     "void",
     "new_deck",
+    "check_integrity",
 ]
 """Every command the controller knows."""
 
@@ -158,6 +159,22 @@ class AlarmRaised(_Input):
     detail: str = ""
 
 
+class IntegrityChecked(_Input):
+    """The table hashed its installed software and configuration against its manifest.
+
+    `why` is "start", "command" (a shift manager asked) or "schedule" (every 24 hours);
+    `manifest` the SHA-256 of the manifest file; `hashes` every file's SHA-256 as found now
+    (package-relative path, and `config:` + the configuration's path); `differences` one line
+    per file that is changed, missing or not in the manifest (empty: everything matched).
+    """
+
+    kind: Literal["integrity_checked"] = "integrity_checked"
+    why: Literal["start", "command", "schedule"]
+    manifest: str
+    hashes: dict[str, str]
+    differences: list[str] = Field(default_factory=list)
+
+
 class Restarted(_Input):
     """The runtime recovered from its journal and restarted; a round in progress gets paused."""
 
@@ -165,7 +182,14 @@ class Restarted(_Input):
 
 
 Input = Annotated[
-    CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted | AlarmRaised,
+    CardDrawn
+    | CardSeen
+    | DeviceStatus
+    | Command
+    | Tick
+    | Restarted
+    | AlarmRaised
+    | IntegrityChecked,
     Field(discriminator="kind"),
 ]
 """Any input, told apart by its `kind`."""
@@ -178,10 +202,20 @@ INPUT_TYPES: tuple[type[BaseModel], ...] = (
     Tick,
     Restarted,
     AlarmRaised,
+    IntegrityChecked,
 )
 """Every input model, in schema order."""
 
-AnyInput = CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted | AlarmRaised
+AnyInput = (
+    CardDrawn
+    | CardSeen
+    | DeviceStatus
+    | Command
+    | Tick
+    | Restarted
+    | AlarmRaised
+    | IntegrityChecked
+)
 """The union `Input` discriminates, for annotations."""
 
 _ADAPTER: TypeAdapter[AnyInput] = TypeAdapter(Input)

@@ -6,6 +6,8 @@ A notice has neither: it says something the journal cannot hold, or holds only l
 - `JournalAlarm`: the journal cannot be written (so this alarm is not journalled: `journalled`
   is always False), or can be again. The table refuses every input meanwhile; once the journal
   takes writes again, the fault is journalled as an `AlarmRaised` input and pauses the table.
+- `IntegrityReport`: a software and configuration check's outcome (the `IntegrityChecked`
+  input it journalled holds every hash).
 - `Checkpoint`: the journal's chain head, record count and time, signed with the table's
   Ed25519 key (`studio.journal.anchors`). A consumer that keeps checkpoints can later prove
   that records were cut off the end of the journal, which the chain alone cannot show.
@@ -74,13 +76,33 @@ class Checkpoint(_Notice):
         ).encode()
 
 
-Notice = Annotated[JournalAlarm | Checkpoint, Field(discriminator="kind")]
+class IntegrityReport(_Notice):
+    """The outcome of a software and configuration check (the hashes are journalled with it).
+
+    `why`, `manifest` (the manifest file's SHA-256) and `differences` are those of the
+    journalled `IntegrityChecked` input; `digest` is the SHA-256 over every file's path and
+    hash in path order, `files` how many were hashed.
+    """
+
+    kind: Literal["integrity_report"] = "integrity_report"
+    why: Literal["start", "command", "schedule"]
+    manifest: str
+    digest: str
+    files: int = Field(ge=0)
+    differences: list[str]
+    journalled: Literal[True] = True
+
+
+Notice = Annotated[JournalAlarm | Checkpoint | IntegrityReport, Field(discriminator="kind")]
 """Any notice, told apart by its `kind`."""
 
-_ADAPTER: TypeAdapter[JournalAlarm | Checkpoint] = TypeAdapter(Notice)
+AnyNotice = JournalAlarm | Checkpoint | IntegrityReport
+"""The union `Notice` discriminates, for annotations."""
+
+_ADAPTER: TypeAdapter[AnyNotice] = TypeAdapter(Notice)
 
 
-def parse_notice(data: str | bytes) -> JournalAlarm | Checkpoint:
+def parse_notice(data: str | bytes) -> AnyNotice:
     """Read one notice from its JSON form; raises `InputError` in one line when it is not one."""
     try:
         return _ADAPTER.validate_json(data)

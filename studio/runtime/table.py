@@ -29,7 +29,7 @@ import os
 import queue
 import signal
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -45,13 +45,14 @@ from studio.errors import ConfigurationError, JournalError, StudioError
 from studio.journal import Journal, RecordedTable, recover
 from studio.journal.anchors import CheckpointSigner
 from studio.journal.recorder import StoredEvent, bind_settings, event_json
-from studio.messages import CardDrawn, Envelope, Input, Tick
-from studio.messages.notices import Checkpoint, JournalAlarm
+from studio.messages import CardDrawn, Envelope, Input, IntegrityChecked, Tick
+from studio.messages.notices import AnyNotice
 from studio.messages.view import TableView
 from studio.runtime.announce import RunFile, run_dir, write_run_file
 from studio.runtime.camera import CameraDevice, open_camera
 from studio.runtime.dealer import SimulatedDealer
 from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
+from studio.runtime.integrity import IntegrityChecker, IntegritySchedule, Why, report
 from studio.runtime.journal_guard import RETRY_SECONDS, CardGate, JournalGuard
 from studio.runtime.keys import TableKeys, ensure_keys
 from studio.runtime.source import JournalSource
@@ -167,6 +168,9 @@ class TableRuntime:
         self._gate = CardGate()
         self._journal_retry: asyncio.TimerHandle | None = None
         self._signer: CheckpointSigner | None = None
+        self._integrity: IntegrityChecker | None = None
+        self._integrity_schedule = IntegritySchedule(timedelta(hours=config.integrity.check_hours))
+        self._integrity_timer: asyncio.TimerHandle | None = None
         self._since_checkpoint = 0
 
     # -- what the dealer and the replay source read ---------------------------------------------
@@ -268,6 +272,8 @@ class TableRuntime:
 
     def _follow(self, event: Envelope) -> None:
         """Let the devices that watch the table see one event (the felt, the camera's zones)."""
+        if event.type == "command_accepted" and event.body.get("command") == "check_integrity":
+            self._check_integrity("command")
         if self._camera is not None and event.type == "round_opened":
             self._camera.new_round()
         if self._dealer is not None:
@@ -293,7 +299,7 @@ class TableRuntime:
             except StudioError:
                 return
 
-    def _notify(self, notice: JournalAlarm | Checkpoint) -> None:
+    def _notify(self, notice: AnyNotice) -> None:
         """Send a notice on the restricted stream (it is not journalled: see its model)."""
         if self._publisher is None:
             return
@@ -315,6 +321,55 @@ class TableRuntime:
         self._notify(
             self._signer.checkpoint(self.settings.table, self._journal, datetime.now(UTC), reason)
         )
+
+    def _check_integrity(self, why: Why) -> None:
+        """Hash the installation off the loop; journal and publish the result when it is done."""
+        checker, loop = self._integrity, self._loop
+        if checker is None or loop is None or self._stopping:
+            return
+        future = loop.run_in_executor(None, checker.check, why, datetime.now(UTC))
+        future.add_done_callback(lambda done: self._integrity_done(checker, why, done))
+
+    def _integrity_done(
+        self, checker: IntegrityChecker, why: Why, done: asyncio.Future[IntegrityChecked]
+    ) -> None:
+        if self._stopping or done.cancelled():
+            return
+        try:
+            checked = done.result()
+        except StudioError as err:
+            # A file that cannot be read cannot be vouched for: that is a difference too.
+            checked = IntegrityChecked(
+                ts=datetime.now(UTC),
+                why=why,
+                manifest=checker.manifest_sha256,
+                hashes={},
+                differences=[str(err)],
+            )
+        self._record_integrity(checked)
+
+    def _record_integrity(self, checked: IntegrityChecked) -> None:
+        """Journal a check's hashes (a difference pauses), publish its report, re-arm the clock."""
+        self._integrity_schedule.checked(checked.ts)
+        try:
+            self.submit(checked)
+        except StudioError as err:
+            log.error("the integrity check of %s was not journalled: %s", checked.ts, err)
+        else:
+            self._notify(report(self.settings.table, checked))
+            if checked.differences:
+                log.error("software or configuration differs: %s", "; ".join(checked.differences))
+        if self._integrity_timer is not None:
+            self._integrity_timer.cancel()
+        due = self._integrity_schedule.next_due()
+        if due is not None and self._loop is not None and not self._stopping:
+            delay = max(0.0, (due - datetime.now(UTC)).total_seconds())
+            self._integrity_timer = self._loop.call_later(delay, self._integrity_tick)
+
+    def _integrity_tick(self) -> None:
+        self._integrity_timer = None
+        if self._integrity_schedule.due(datetime.now(UTC)):
+            self._check_integrity("schedule")
 
     def _journal_failed(self, err: JournalError, pending: list[StoredEvent] | None = None) -> None:
         """Latch the journal's fault, say so on the restricted stream, and retry later."""
@@ -422,6 +477,8 @@ class TableRuntime:
         async def apply() -> CommandDecision:
             if self._table is None:
                 return CommandDecision(False, "the table is stopping")
+            if request.action == "check_integrity" and self._integrity is None:
+                return CommandDecision(False, "no manifest to check: set [integrity] manifest")
             try:
                 events = self.submit(request.as_input(datetime.now(UTC)))
             except JournalError as err:
@@ -508,6 +565,10 @@ class TableRuntime:
             loop=loop,
         )
         self._publish([StoredEvent(e, event_json(e)) for e in report.restarted])
+        if config.integrity.manifest:
+            # Checked before a card is dealt: a mismatch pauses the table at once.
+            self._integrity = IntegrityChecker(config.expand(config.integrity.manifest), config)
+            self._record_integrity(self._integrity.check("start", datetime.now(UTC)))
         self._replay = ReplayService(
             bus.replay,
             open_source=lambda: JournalSource(path, self.view, self._published_seq),
@@ -631,6 +692,9 @@ class TableRuntime:
         if self._journal_retry is not None:
             self._journal_retry.cancel()
             self._journal_retry = None
+        if self._integrity_timer is not None:
+            self._integrity_timer.cancel()
+            self._integrity_timer = None
         if self._publisher is not None:
             # The loop's thread owns the publisher's sockets, so it closes them (they linger
             # until what was published has left, as the I/O thread's close did).
