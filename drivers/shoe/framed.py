@@ -114,7 +114,11 @@ class FrameCodec:
         for byte in data:
             if byte == STX:
                 if self._in_frame:
-                    out.append(FrameError("frame cut short by a new start byte", bytes(self._raw)))
+                    out.append(
+                        FrameError(
+                            "frame cut short by a new start byte", bytes(self._raw), "cut_short"
+                        )
+                    )
                 elif self._garbage_count:
                     out.append(self._garbage_error())
                 self._start()
@@ -137,7 +141,9 @@ class FrameCodec:
                     self._body.append(byte)
                 if len(self._body) > _MAX_BODY:
                     out.append(
-                        FrameError("frame longer than the longest message", bytes(self._raw))
+                        FrameError(
+                            "frame longer than the longest message", bytes(self._raw), "too_long"
+                        )
                     )
                     self._in_frame = False
         return out
@@ -149,7 +155,9 @@ class FrameCodec:
         self._raw[:] = bytes((STX,))
 
     def _garbage_error(self) -> FrameError:
-        error = FrameError(f"{self._garbage_count} bytes outside any frame", bytes(self._garbage))
+        error = FrameError(
+            f"{self._garbage_count} bytes outside any frame", bytes(self._garbage), "outside_frame"
+        )
         self._garbage.clear()
         self._garbage_count = 0
         return error
@@ -157,18 +165,18 @@ class FrameCodec:
     def _finish(self) -> Frame | FrameError:
         body, raw = bytes(self._body), bytes(self._raw)
         if self._escaped or len(body) < _HEAD.size + 2:
-            return FrameError("frame too short", raw)
+            return FrameError("frame too short", raw, "too_short")
         length, session, seq, kind = _HEAD.unpack_from(body)
         if length != len(body) - _HEAD.size - 2:
-            return FrameError("frame length byte disagrees with the frame", raw)
+            return FrameError("frame length byte disagrees with the frame", raw, "bad_length")
         (crc,) = struct.unpack_from(">H", body, len(body) - 2)
         if crc != crc16_ccitt(body[:-2]):
-            return FrameError("CRC mismatch", raw)
+            return FrameError("CRC mismatch", raw, "crc")
         try:
             frame_type = FrameType(kind)
         except ValueError:
-            return FrameError(f"unknown message type 0x{kind:02x}", raw)
+            return FrameError(f"unknown message type 0x{kind:02x}", raw, "unknown_type")
         payload = body[_HEAD.size : -2]
         if not _valid_payload(frame_type, payload):
-            return FrameError(f"malformed {frame_type.name} payload", raw)
+            return FrameError(f"malformed {frame_type.name} payload", raw, "bad_payload")
         return Frame(session, seq, frame_type, payload)

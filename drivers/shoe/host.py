@@ -20,6 +20,7 @@ duplicate it is.
 
 from __future__ import annotations
 
+import logging
 import math
 import struct
 from collections.abc import Callable
@@ -50,6 +51,8 @@ from drivers.shoe.readings import (
 )
 from studio.cards import Card
 
+log = logging.getLogger(__name__)
+
 HEARTBEAT_INTERVAL = 0.2
 """Seconds between a smart shoe's heartbeats."""
 SILENCE_LIMIT = 3 * HEARTBEAT_INTERVAL
@@ -73,6 +76,8 @@ class HostCounters:
     naks: int = 0
     last_heartbeat: float | None = None
     last_frames: list[bytes] = field(default_factory=list)
+    damaged: dict[str, int] = field(default_factory=dict)
+    """Damaged frames by kind (`drivers.errors.DamageKind`)."""
 
 
 class HostProtocol(Protocol):
@@ -199,6 +204,7 @@ class FramedHost:
         replies = bytearray()
         for decoded in self.codec.feed(data):
             if isinstance(decoded, FrameError):
+                self._damaged(decoded.kind, decoded.raw)
                 if decoded.raw.startswith(b"\x02"):
                     self.counters.crc_errors += 1
                 self.counters.protocol_errors += 1
@@ -232,7 +238,10 @@ class FramedHost:
         raw = encode_frame(frame)
         if frame.type not in EVENT_TYPES:
             self.counters.protocol_errors += 1
-            items.append(FrameError(f"unexpected {frame.type.name} from the shoe", raw))
+            self._damaged("unexpected_type", raw)
+            items.append(
+                FrameError(f"unexpected {frame.type.name} from the shoe", raw, "unexpected_type")
+            )
             return b""
         if frame.session != self.session:
             if frame.type is not FrameType.RESET:
@@ -274,6 +283,14 @@ class FramedHost:
         if self.expected is not None and _ahead(receipt.seq, self.expected) >= 0:
             return b""  # Never delivered: acknowledging it would discard it unseen.
         return self._acknowledge(receipt.seq)
+
+    def _damaged(self, kind: str, raw: bytes) -> None:
+        # Retransmission repairs a damaged frame, so nothing else would show a failing cable
+        # until it costs a card: count each kind, and say it in the debug log.
+        self.counters.damaged[kind] = self.counters.damaged.get(kind, 0) + 1
+        log.debug(
+            "damaged frame (%s, %d so far): %s", kind, self.counters.damaged[kind], raw.hex(" ")
+        )
 
     def rewind(self) -> None:
         """Forget the deliveries after the last commit: the shoe's resends of them are new again.

@@ -155,3 +155,5 @@ class ShoeHealth:
     reconnects: int
     faults: int
     last_frames: tuple[bytes, ...] = field(default=())
+    damaged: tuple[tuple[str, int], ...] = field(default=())
+    """Damaged frames by kind, e.g. (("crc", 3),): a failing cable shows before it costs a card."""

@@ -170,6 +170,7 @@ class SerialShoe:
                 reconnects=self.reconnects,
                 faults=self.faults,
                 last_frames=tuple(counters.last_frames),
+                damaged=tuple(sorted(counters.damaged.items())),
             )
 
     def _deliver(self, item: ShoeReading | DriverError | HostItem) -> None:

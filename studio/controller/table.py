@@ -233,4 +233,4 @@ class TableController(TableCommands):
             cards = (card.code,) if card is not None else ()
             self._fault("card_out_of_turn", cards=cards, device="shoe", raw=inp.raw, detail=detail)
             return
-        self._seat_card(rnd, deal, card, inp.raw)
+        self._seat_card(rnd, deal, card, inp.raw, detail=inp.detail)

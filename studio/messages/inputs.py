@@ -72,12 +72,14 @@ class CardDrawn(_Input):
     """The shoe read a card as it was drawn.
 
     `card` is the canonical code, or None when the shoe could not read it (an unreadable card is a
-    reading, not a missing input). `raw` keeps the device's own frame for incident reports.
+    reading, not a missing input). `raw` keeps the device's own frame for incident reports;
+    `detail` says why an unreadable card was not read (the driver's words), for the incident.
     """
 
     kind: Literal["card_drawn"] = "card_drawn"
     card: str | None
     raw: str = ""
+    detail: str = ""
 
     @field_validator("card")
     @classmethod
