@@ -61,6 +61,11 @@ checkpoint_events = 100
 manifest = ""
 check_hours = 24.0
 
+[clock]
+step_bound_ms = 100.0
+require_sync = false
+check_seconds = 1.0
+
 [bus]
 public = "tcp://127.0.0.1:7710"
 restricted = "tcp://127.0.0.1:7711"
@@ -181,6 +186,20 @@ class IntegrityConfig(_Section):
     check_hours: float = Field(default=24.0, gt=0)
 
 
+class ClockConfig(_Section):
+    """The watch on the table's clock (`studio.runtime.clock`).
+
+    A wall-clock step beyond `step_bound_ms` against the monotonic clock pauses the table; so
+    does, with `require_sync`, the kernel reporting the clock unsynchronised (off by default:
+    containers and development machines often run without a time daemon). Both clocks are
+    compared every `check_seconds` by the runtime's clock.
+    """
+
+    step_bound_ms: float = Field(default=100.0, gt=0)
+    require_sync: bool = False
+    check_seconds: float = Field(default=1.0, gt=0)
+
+
 class BusConfig(_Section):
     """The table's ZeroMQ endpoints (tcp on loopback or ipc), key directory and heartbeat.
 
@@ -222,6 +241,7 @@ class RuntimeConfig(_Section):
     camera: CameraConfig = CameraConfig()
     journal: JournalConfig = JournalConfig()
     integrity: IntegrityConfig = IntegrityConfig()
+    clock: ClockConfig = ClockConfig()
     bus: BusConfig = BusConfig()
     dealer: DealerConfig = DealerConfig()
 

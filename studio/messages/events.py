@@ -45,6 +45,8 @@ IncidentKind = Literal[
     "controller_restarted",
     "journal_unwritable",
     "integrity_mismatch",
+    "clock_step",
+    "clock_unsynchronised",
 ]
 """Why a round was paused."""
 

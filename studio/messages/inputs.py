@@ -61,6 +61,9 @@ class _Input(BaseModel):
 
     ts: AwareDatetime
     schema_version: int = SCHEMA_VERSION
+    mono: float | None = None
+    """The runtime's monotonic clock (seconds) when it journalled the input; None where no
+    runtime did (a simulation, a test). A wall-clock step shows against it."""
 
     @field_validator("ts")
     @classmethod
@@ -145,7 +148,7 @@ class Tick(_Input):
     kind: Literal["tick"] = "tick"
 
 
-AlarmCause = Literal["journal_unwritable"]
+AlarmCause = Literal["journal_unwritable", "clock_step", "clock_unsynchronised"]
 """What the table's shell found wrong outside the game itself: each is an incident kind."""
 
 
@@ -154,6 +157,8 @@ class AlarmRaised(_Input):
 
     `journal_unwritable`: the journal failed a write and has just taken writes again; `detail`
     says what failed, for how long, and how many inputs were refused meanwhile.
+    `clock_step`: the wall clock stepped against the monotonic one beyond the bound.
+    `clock_unsynchronised`: the kernel reports the clock unsynchronised (no time daemon).
     """
 
     kind: Literal["alarm_raised"] = "alarm_raised"

@@ -29,7 +29,7 @@ import os
 import queue
 import signal
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -45,11 +45,20 @@ from studio.errors import ConfigurationError, JournalError, StudioError
 from studio.journal import Journal, RecordedTable, recover
 from studio.journal.anchors import CheckpointSigner
 from studio.journal.recorder import StoredEvent, bind_settings, event_json
-from studio.messages import CardDrawn, Envelope, Input, IntegrityChecked, Tick
+from studio.messages import (
+    AlarmCause,
+    AlarmRaised,
+    CardDrawn,
+    Envelope,
+    Input,
+    IntegrityChecked,
+    Tick,
+)
 from studio.messages.notices import AnyNotice
 from studio.messages.view import TableView
 from studio.runtime.announce import RunFile, run_dir, write_run_file
 from studio.runtime.camera import CameraDevice, open_camera
+from studio.runtime.clock import Clock, ClockWatch, SystemClock, kernel_synchronised
 from studio.runtime.dealer import SimulatedDealer
 from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
 from studio.runtime.integrity import IntegrityChecker, IntegritySchedule, Why, report
@@ -132,8 +141,13 @@ class TableRuntime:
         rounds: int | None = None,
         duration: float | None = None,
         announce: bool = True,
+        clock: Clock | None = None,
     ) -> None:
         self.config = config
+        self.clock: Clock = clock or SystemClock()
+        self.clock_watch = ClockWatch(config.clock.step_bound_ms / 1000)
+        self._clock_timer: asyncio.TimerHandle | None = None
+        self._unsynchronised = False
         self.settings = config.table
         self._rounds = rounds
         self._duration = duration
@@ -217,6 +231,8 @@ class TableRuntime:
         if self.journal_guard.faulted:
             raise JournalError(self.journal_guard.refused())
         assert self._table is not None
+        if inp.mono is None:
+            inp = inp.model_copy(update={"mono": self.clock.monotonic()})
         try:
             stored = self._table.apply(inp)
         except JournalError as err:
@@ -319,7 +335,7 @@ class TableRuntime:
         self._since_checkpoint = 0
         reason: Literal["round_end", "interval"] = "round_end" if ended else "interval"
         self._notify(
-            self._signer.checkpoint(self.settings.table, self._journal, datetime.now(UTC), reason)
+            self._signer.checkpoint(self.settings.table, self._journal, self.clock.now(), reason)
         )
 
     def _check_integrity(self, why: Why) -> None:
@@ -327,7 +343,7 @@ class TableRuntime:
         checker, loop = self._integrity, self._loop
         if checker is None or loop is None or self._stopping:
             return
-        future = loop.run_in_executor(None, checker.check, why, datetime.now(UTC))
+        future = loop.run_in_executor(None, checker.check, why, self.clock.now())
         future.add_done_callback(lambda done: self._integrity_done(checker, why, done))
 
     def _integrity_done(
@@ -340,7 +356,7 @@ class TableRuntime:
         except StudioError as err:
             # A file that cannot be read cannot be vouched for: that is a difference too.
             checked = IntegrityChecked(
-                ts=datetime.now(UTC),
+                ts=self.clock.now(),
                 why=why,
                 manifest=checker.manifest_sha256,
                 hashes={},
@@ -363,17 +379,52 @@ class TableRuntime:
             self._integrity_timer.cancel()
         due = self._integrity_schedule.next_due()
         if due is not None and self._loop is not None and not self._stopping:
-            delay = max(0.0, (due - datetime.now(UTC)).total_seconds())
+            delay = max(0.0, (due - self.clock.now()).total_seconds())
             self._integrity_timer = self._loop.call_later(delay, self._integrity_tick)
 
     def _integrity_tick(self) -> None:
         self._integrity_timer = None
-        if self._integrity_schedule.due(datetime.now(UTC)):
+        if self._integrity_schedule.due(self.clock.now()):
             self._check_integrity("schedule")
+
+    def _watch_clock(self) -> None:
+        """Compare the wall clock with the monotonic one (and ask the kernel); re-arm."""
+        self._clock_timer = None
+        step = self.clock_watch.observe(self.clock.now(), self.clock.monotonic())
+        if step is not None:
+            self._alarm(
+                "clock_step",
+                f"the wall clock stepped {step.seconds * 1000:+.0f} ms against the monotonic "
+                f"clock (bound {self.config.clock.step_bound_ms:g} ms): it read "
+                f"{self.clock.now().isoformat()} where {step.expected.isoformat()} was due",
+                step.expected,
+            )
+        if self.config.clock.require_sync:
+            unsynchronised = kernel_synchronised() is False
+            if unsynchronised and not self._unsynchronised:
+                self._alarm(
+                    "clock_unsynchronised",
+                    "the kernel reports the clock unsynchronised (adjtimex: TIME_ERROR): "
+                    "no time daemon disciplines it",
+                    self.clock.now(),
+                )
+            self._unsynchronised = unsynchronised
+        if self._loop is not None and not self._stopping:
+            self._clock_timer = self._loop.call_later(
+                self.config.clock.check_seconds, self._watch_clock
+            )
+
+    def _alarm(self, cause: AlarmCause, detail: str, at: datetime) -> None:
+        """Journal an alarm of the shell (it pauses the table), or log it if refused."""
+        log.error("%s: %s", cause, detail)
+        try:
+            self.submit(AlarmRaised(ts=at, cause=cause, detail=detail))
+        except StudioError as err:
+            log.error("the %s alarm was not journalled: %s", cause, err)
 
     def _journal_failed(self, err: JournalError, pending: list[StoredEvent] | None = None) -> None:
         """Latch the journal's fault, say so on the restricted stream, and retry later."""
-        alarm = self.journal_guard.tripped(err, datetime.now(UTC), pending)
+        alarm = self.journal_guard.tripped(err, self.clock.now(), pending)
         if alarm is not None:
             self._notify(alarm)
         if self._tick is not None:
@@ -390,7 +441,7 @@ class TableRuntime:
         if not guard.faulted or self._table is None or self._stopping:
             return
         pending = guard.take_pending()
-        now = datetime.now(UTC)
+        now = self.clock.now()
         alarm = guard.alarm_input(now)
         try:
             if pending:
@@ -412,13 +463,13 @@ class TableRuntime:
         if not deadlines or self._stopping or self.journal_guard.faulted:
             return
         deadline = min(deadlines)
-        delay = (deadline - datetime.now(UTC)).total_seconds() + TIMER_MARGIN
+        delay = (deadline - self.clock.now()).total_seconds() + TIMER_MARGIN
         self._tick = asyncio.get_running_loop().call_later(max(0.0, delay), self._on_tick)
 
     def _on_tick(self) -> None:
         self._tick = None
         with contextlib.suppress(StudioError):
-            self.submit(Tick(ts=datetime.now(UTC)))
+            self.submit(Tick(ts=self.clock.now()))
 
     def _on_delivery(self) -> None:
         """Apply every delivery the shoe reader has queued (called in the loop's thread)."""
@@ -480,7 +531,7 @@ class TableRuntime:
             if request.action == "check_integrity" and self._integrity is None:
                 return CommandDecision(False, "no manifest to check: set [integrity] manifest")
             try:
-                events = self.submit(request.as_input(datetime.now(UTC)))
+                events = self.submit(request.as_input(self.clock.now()))
             except JournalError as err:
                 return CommandDecision(False, str(err))
             for event in events:
@@ -543,7 +594,7 @@ class TableRuntime:
         self._journal = Journal(path, durable_events=config.journal.durable_events)
         settings = bind_settings(self._journal, self.settings)
         self._controller = TableController(settings)
-        report = recover(self._journal, self._controller, datetime.now(UTC))
+        report = recover(self._journal, self._controller, self.clock.now())
         log.info("%s: %s", path, report.summary())
         self._table = RecordedTable(self._journal, self._controller)
         self._signer = CheckpointSigner.load_or_create(self.keys.directory)
@@ -568,7 +619,7 @@ class TableRuntime:
         if config.integrity.manifest:
             # Checked before a card is dealt: a mismatch pauses the table at once.
             self._integrity = IntegrityChecker(config.expand(config.integrity.manifest), config)
-            self._record_integrity(self._integrity.check("start", datetime.now(UTC)))
+            self._record_integrity(self._integrity.check("start", self.clock.now()))
         self._replay = ReplayService(
             bus.replay,
             open_source=lambda: JournalSource(path, self.view, self._published_seq),
@@ -598,6 +649,7 @@ class TableRuntime:
             )
             self._dealer_task = loop.create_task(self._dealer.run())
         self._arm_clock()
+        self._watch_clock()
         self._run_file = self._write_run_file()
         if self._announce:
             self._print_where(report.summary())
@@ -695,6 +747,9 @@ class TableRuntime:
         if self._integrity_timer is not None:
             self._integrity_timer.cancel()
             self._integrity_timer = None
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+            self._clock_timer = None
         if self._publisher is not None:
             # The loop's thread owns the publisher's sockets, so it closes them (they linger
             # until what was published has left, as the I/O thread's close did).
