@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from drivers.shoe.identity import UsbPin
 from studio.bus import defaults as bus_defaults
 from studio.errors import ConfigurationError
 from studio.messages import SCHEMA_VERSION, TableSettings
@@ -118,6 +119,19 @@ class ShoeConfig(_Section):
     pty: str = "{data}/run/{table}-shoe"
     baudrate: int = Field(default=9600, gt=0)
     log: str | None = None
+    usb_vendor: int | None = Field(default=None, ge=0, le=0xFFFF)
+    usb_product: int | None = Field(default=None, ge=0, le=0xFFFF)
+    usb_serial: str | None = None
+
+    def usb_pin(self) -> UsbPin | None:
+        """The USB identity the shoe is pinned to (`usb_*`), or None when none is set.
+
+        Any other device on the line is a device fault and is never read (`studio shoe list`
+        shows each port's identity).
+        """
+        if self.usb_vendor is None and self.usb_product is None and self.usb_serial is None:
+            return None
+        return UsbPin(self.usb_vendor, self.usb_product, self.usb_serial)
 
     @model_validator(mode="after")
     def _url_for_serial(self) -> ShoeConfig:

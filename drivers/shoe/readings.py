@@ -98,11 +98,17 @@ class FaultReason(Enum):
     DISCONNECTED = "disconnected"
     SILENT = "silent"
     FRAMES_LOST = "frames_lost"
+    WRONG_DEVICE = "wrong_device"
+    """Another device than the pinned shoe is on the line: it is not read."""
 
 
 @dataclass(frozen=True, slots=True)
 class ShoeFault:
-    """The shoe is lost (`DISCONNECTED`, `SILENT`) or gave up frames the host never got."""
+    """The shoe is lost, or the device on the line is not the pinned shoe.
+
+    `DISCONNECTED`, `SILENT`: lost; `FRAMES_LOST`: it gave up frames the host never got;
+    `WRONG_DEVICE`: another device than the pinned shoe is on the line (it is not read).
+    """
 
     reason: FaultReason
     detail: str = ""

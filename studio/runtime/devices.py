@@ -27,6 +27,7 @@ from typing import TextIO
 from drivers.errors import DriverError
 from drivers.shoe import SerialShoe, SimulatedShoe
 from drivers.shoe.host import ProtocolOptions, frame_receipt
+from drivers.shoe.identity import usb_verifier
 from drivers.shoe.readings import Delivery, Receipt
 from studio.cards import Card
 from studio.closing import Closing
@@ -153,6 +154,7 @@ class ShoeDevice(Closing):
                 options=ProtocolOptions(hold_acks=True, resume_after=resume_after),
                 deliveries=deliveries,
                 baudrate=shoe.baudrate,
+                verify=None if (pin := shoe.usb_pin()) is None else usb_verifier(pin),
             )
         except (DriverError, OSError) as err:
             self._close_simulator()
