@@ -122,6 +122,8 @@ class ShoeConfig(_Section):
     usb_vendor: int | None = Field(default=None, ge=0, le=0xFFFF)
     usb_product: int | None = Field(default=None, ge=0, le=0xFFFF)
     usb_serial: str | None = None
+    identity: str | None = None
+    """For the framed protocol: the identity the shoe must report in its RESET frame."""
 
     def usb_pin(self) -> UsbPin | None:
         """The USB identity the shoe is pinned to (`usb_*`), or None when none is set.

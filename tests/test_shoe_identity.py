@@ -9,10 +9,13 @@ import time
 from pathlib import Path
 
 from serial.tools.list_ports_common import ListPortInfo
-from test_e2e_support import table_rig
+from test_e2e_support import TableRig, table_rig
 
+from drivers.errors import FrameError
+from drivers.shoe.framed import Frame, FrameCodec, FrameType, encode_frame, reset_payload
+from drivers.shoe.host import FramedHost
 from drivers.shoe.identity import PortIdentity, UsbPin, pin_problem, ports, usb_verifier
-from drivers.shoe.readings import CardRead, FaultReason, ShoeFault
+from drivers.shoe.readings import CardRead, FaultReason, ShoeFault, ShoeReset
 from drivers.shoe.serial_shoe import SerialShoe
 from drivers.shoe.simulator import SimulatedShoe
 
@@ -117,3 +120,58 @@ def test_ports_lists_what_pyserial_finds() -> None:
     listed = ports([ListPortInfo("/dev/ttyS9"), ListPortInfo("/dev/ttyS1")])
     assert [p.device for p in listed] == ["/dev/ttyS1", "/dev/ttyS9"]
     assert listed[0].describe() == "/dev/ttyS1: no USB identity (n/a)"
+
+
+def test_a_reset_frame_carries_the_shoes_identity() -> None:
+    host = FramedHost()
+    frame = encode_frame(Frame(7, 1, FrameType.RESET, reset_payload(3, "ACME 9000 SN 42")))
+    items, _ = host.feed(frame, 0.0)
+    assert items == [ShoeReset(1, 7, "ACME 9000 SN 42")]
+    # Firmware that names nothing still speaks the protocol: its session is unidentified.
+    items, _ = FramedHost().feed(encode_frame(Frame(8, 1, FrameType.RESET, bytes((3,)))), 0.0)
+    assert items == [ShoeReset(1, 8, None)]
+    bad = encode_frame(Frame(9, 1, FrameType.RESET, bytes((3, 4)) + b"a\x00bc"))
+    assert isinstance(FrameCodec().feed(bad)[0], FrameError)
+
+
+def _status_until_incident(rig: TableRig) -> dict[str, object]:
+    env = rig.env
+    manager = str(rig.keys_dir / "shift-manager.key_secret")
+    deadline = time.monotonic() + 15
+    view: dict[str, object] = {}
+    while time.monotonic() < deadline:
+        status = subprocess.run(
+            [sys.executable, "-m", "studio.cli", "status", "--json", "--key", manager],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        view = json.loads(status.stdout)
+        if view.get("incidents") or view.get("game_number"):
+            break
+        time.sleep(0.2)
+    return view
+
+
+def test_a_framed_shoe_naming_another_identity_is_no_source_of_cards(tmp_path: Path) -> None:
+    extra = '[camera]\nbackend = "none"\n[shoe]\nidentity = "ACME 9000 SN 42"\n'
+    (tmp_path / "wrong").mkdir()
+    with table_rig(tmp_path / "wrong", extra=extra) as rig:
+        rig.start()
+        view = _status_until_incident(rig)
+        incidents = view["incidents"]
+        assert isinstance(incidents, list) and incidents, view
+        assert incidents[0]["kind"] == "device_fault"
+        assert incidents[0]["detail"] == (
+            "wrong_device: the shoe on the line says it is 'studio simulated shoe', "
+            "not the pinned 'ACME 9000 SN 42'"
+        )
+        assert view["game_number"] is None  # no round opened, no card taken
+    right = '[camera]\nbackend = "none"\n[shoe]\nidentity = "studio simulated shoe"\n'
+    (tmp_path / "right").mkdir()
+    with table_rig(tmp_path / "right", extra=right) as rig:
+        rig.start()
+        view = _status_until_incident(rig)
+        assert view["incidents"] == [] and view["game_number"] is not None, view

@@ -25,6 +25,8 @@ MAX_PAYLOAD = 40
 """Longest payload accepted; the longest real one is a card with a 16-byte tag."""
 MAX_TAG = 16
 """Longest RFID tag id, in bytes."""
+MAX_IDENTITY = 32
+"""Longest identity a shoe may report in its RESET frame, in bytes."""
 _HEAD = struct.Struct(">BHHB")
 _MAX_BODY = _HEAD.size + 2 + MAX_PAYLOAD
 _KEEP_GARBAGE = 64
@@ -46,7 +48,9 @@ class FrameType(IntEnum):
     NAK = 0x31
     """sequence number (2 bytes): resend from this frame on."""
     RESET = 0x40
-    """firmware version byte: the shoe restarted and numbers its events afresh from this one."""
+    """firmware version byte, then optionally the shoe's identity (a length byte 1..32 and that
+    many bytes of printable ASCII: maker, model, serial number): the shoe restarted and numbers
+    its events afresh from this one."""
 
 
 EVENT_TYPES = frozenset(
@@ -71,11 +75,33 @@ def _valid_payload(kind: FrameType, payload: bytes) -> bool:
         return size >= 3 and 1 <= payload[0] <= MAX_TAG and size == payload[0] + 2
     if kind is FrameType.CARD_UNREADABLE:
         return size >= 1 and payload[0] <= MAX_TAG and size == payload[0] + 1
-    if kind in (FrameType.STATUS, FrameType.RESET):
+    if kind is FrameType.RESET:
+        return size == 1 or (
+            size >= 3
+            and 1 <= payload[1] <= MAX_IDENTITY
+            and size == payload[1] + 2
+            and all(32 <= b < 127 for b in payload[2:])
+        )
+    if kind is FrameType.STATUS:
         return size == 1
     if kind is FrameType.HEARTBEAT:
         return size == 5
     return size == 2  # ACK, NAK
+
+
+def reset_identity(payload: bytes) -> str | None:
+    """The identity a (valid) RESET payload reports, or None when it reports none."""
+    return payload[2:].decode("ascii") if len(payload) > 2 else None
+
+
+def reset_payload(version: int, identity: str = "") -> bytes:
+    """A RESET payload: the firmware `version` and, if not empty, the shoe's `identity`."""
+    data = identity.encode("ascii")
+    if not data:
+        return bytes((version,))
+    if len(data) > MAX_IDENTITY:
+        raise FrameError(f"a shoe identity is at most {MAX_IDENTITY} bytes")
+    return bytes((version, len(data))) + data
 
 
 def encode_frame(frame: Frame) -> bytes:

@@ -36,7 +36,14 @@ from drivers.errors import (
 )
 from drivers.shoe.barcode import BarcodeCodec
 from drivers.shoe.deck import BarcodeTable, DeckRegistration
-from drivers.shoe.framed import EVENT_TYPES, Frame, FrameCodec, FrameType, encode_frame
+from drivers.shoe.framed import (
+    EVENT_TYPES,
+    Frame,
+    FrameCodec,
+    FrameType,
+    encode_frame,
+    reset_identity,
+)
 from drivers.shoe.readings import (
     CardRead,
     CardUnreadable,
@@ -265,7 +272,7 @@ class FramedHost:
             if self._reset_reported == frame.session:
                 return self._acknowledge(frame.seq)  # Nothing to deliver, nothing to wait for.
             self._reset_reported = frame.session
-            items.append(ShoeReset(frame.seq, frame.session))
+            items.append(ShoeReset(frame.seq, frame.session, reset_identity(frame.payload)))
         else:
             items.append(self._reading(frame, raw))
         return b"" if self.hold_acks else self._acknowledge(frame.seq)

@@ -86,10 +86,13 @@ class ShoeReset:
 
     `session` is set when the shoe's RESET frame said so (that frame waits for its receipt);
     None when the host found the new session from a heartbeat (no frame to acknowledge).
+    `identity` is what the shoe's RESET frame says it is (None: it said nothing, or there was
+    no RESET frame).
     """
 
     seq: int
     session: int | None = None
+    identity: str | None = None
 
 
 class FaultReason(Enum):

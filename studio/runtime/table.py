@@ -49,6 +49,7 @@ from studio.messages import (
     AlarmCause,
     AlarmRaised,
     CardDrawn,
+    DeviceStatus,
     Envelope,
     Input,
     IntegrityChecked,
@@ -64,6 +65,7 @@ from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
 from studio.runtime.integrity import IntegrityChecker, IntegritySchedule, Why, report
 from studio.runtime.journal_guard import RETRY_SECONDS, CardGate, JournalGuard
 from studio.runtime.keys import TableKeys, ensure_keys
+from studio.runtime.shoe_identity import IdentityGate
 from studio.runtime.source import JournalSource
 from studio.simulation.table import card_faces
 
@@ -180,6 +182,7 @@ class TableRuntime:
         self.events_published = 0
         self.journal_guard = JournalGuard(self.settings.table)
         self._gate = CardGate()
+        self._identity = IdentityGate(config.shoe.identity)
         self._journal_retry: asyncio.TimerHandle | None = None
         self._signer: CheckpointSigner | None = None
         self._integrity: IntegrityChecker | None = None
@@ -482,6 +485,12 @@ class TableRuntime:
             except queue.Empty:
                 return
             receipt = receipt_of(delivery.item)
+            self._identity.saw(delivery.item)
+            problem = self._identity.problem(receipt)
+            if problem is not None:
+                # Not the pinned shoe: never a card, never acknowledged; a fault says why.
+                self._wrong_shoe(problem, delivery)
+                continue
             verdict = self._gate.verdict(receipt)
             if verdict != "apply" and self._shoe is not None:
                 # A frame queued before a refusal rewound the reader (see CardGate).
@@ -511,6 +520,16 @@ class TableRuntime:
             if self._shoe is not None:
                 self._shoe.commit(delivery)
             self._gate.committed(receipt)
+
+    def _wrong_shoe(self, problem: str, delivery: Delivery) -> None:
+        if self._view is not None and self._view.devices.get("shoe") == "fault":
+            return
+        log.error("%s", problem)
+        fault = DeviceStatus(
+            ts=delivery.ts, device="shoe", status="fault", detail=f"wrong_device: {problem}"
+        )
+        with contextlib.suppress(StudioError):
+            self.submit(fault)
 
     # -- commands (called in the command channel's thread) -----------------------------------------
 
