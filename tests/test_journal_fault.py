@@ -18,15 +18,19 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from test_e2e_support import TableRig, table_rig
 
+from drivers.shoe.readings import Receipt
 from studio.bus import Subscriber
+from studio.errors import JournalError
 from studio.journal import Journal
 from studio.messages import AlarmRaised, parse_input
 from studio.messages.notices import JournalAlarm
+from studio.runtime.journal_guard import CardGate, JournalGuard
 
 NO_CAMERA = '[camera]\nbackend = "none"\n'
 """The journal is what is tested: the synthetic camera's start-up learning is not needed."""
@@ -216,3 +220,30 @@ def test_a_full_filesystem_pauses_the_table_and_a_stop_meanwhile_exits_1(
         err = proc.stderr.read()
         assert code == 1, err
         assert "journal" in err and "Traceback" not in err
+
+
+def test_the_guard_says_the_fault_once_and_stamps_its_alarm_when_it_began() -> None:
+    guard = JournalGuard("T01")
+    t0 = datetime(2026, 12, 1, 8, tzinfo=UTC)
+    first = guard.tripped(JournalError("disk full"), t0)
+    assert first is not None and first.state == "unwritable" and first.since == t0
+    assert guard.tripped(JournalError("disk full"), t0 + timedelta(seconds=1)) is None
+    assert "not writable (disk full)" in guard.refused()
+    alarm = guard.alarm_input(t0 + timedelta(seconds=60))
+    # The pause freezes the timers where they stood when nothing more could be recorded.
+    assert alarm.ts == t0 and "for 60.0 s" in alarm.detail and "1 input(s)" in alarm.detail
+    back = guard.cleared(t0 + timedelta(seconds=60))
+    assert back.state == "writable" and not guard.faulted
+    assert (guard.counters.failures, guard.counters.refused, guard.counters.recovered) == (1, 1, 1)
+
+
+def test_the_card_gate_takes_each_frame_once_and_in_order() -> None:
+    gate = CardGate()
+    assert gate.verdict(Receipt(5, 10)) == "apply"
+    gate.committed(Receipt(5, 10))
+    assert gate.verdict(Receipt(5, 10)) == "duplicate"
+    assert gate.verdict(Receipt(5, 9)) == "duplicate"
+    assert gate.verdict(Receipt(5, 12)) == "early"  # 11 was refused: it comes again first
+    assert gate.verdict(Receipt(5, 11)) == "apply"
+    assert gate.verdict(Receipt(6, 1)) == "apply"  # a new session starts afresh
+    assert gate.verdict(None) == "apply"  # a barcode line has no frames to order

@@ -106,7 +106,9 @@ class JournalGuard:
             f"{fault.since.isoformat()} ({fault.detail}); {fault.refused} input(s) were refused "
             "meanwhile (a framed shoe sends its cards again; a barcode line's are lost)"
         )
-        return AlarmRaised(ts=now, cause="journal_unwritable", detail=detail)
+        # Stamped when the fault began: the table pauses with its timers as they stood then, so
+        # no betting or decision window closes on time that passed with nothing on record.
+        return AlarmRaised(ts=fault.since, cause="journal_unwritable", detail=detail)
 
     def cleared(self, now: datetime) -> JournalAlarm:
         """The journal took a write at `now`: clear the latch; return the notice that says so."""
