@@ -208,7 +208,7 @@ class ClockConfig(_Section):
     A wall-clock step beyond `step_bound_ms` against the monotonic clock pauses the table; so
     does, with `require_sync`, the kernel reporting the clock unsynchronised (off by default:
     containers and development machines often run without a time daemon). Both clocks are
-    compared every `check_seconds` by the runtime's clock.
+    compared before every input and every `check_seconds`.
     """
 
     step_bound_ms: float = Field(default=100.0, gt=0)

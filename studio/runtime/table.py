@@ -234,6 +234,7 @@ class TableRuntime:
         if self.journal_guard.faulted:
             raise JournalError(self.journal_guard.refused())
         assert self._table is not None
+        self._check_step()
         if inp.mono is None:
             inp = inp.model_copy(update={"mono": self.clock.monotonic()})
         try:
@@ -393,15 +394,7 @@ class TableRuntime:
     def _watch_clock(self) -> None:
         """Compare the wall clock with the monotonic one (and ask the kernel); re-arm."""
         self._clock_timer = None
-        step = self.clock_watch.observe(self.clock.now(), self.clock.monotonic())
-        if step is not None:
-            self._alarm(
-                "clock_step",
-                f"the wall clock stepped {step.seconds * 1000:+.0f} ms against the monotonic "
-                f"clock (bound {self.config.clock.step_bound_ms:g} ms): it read "
-                f"{self.clock.now().isoformat()} where {step.expected.isoformat()} was due",
-                step.expected,
-            )
+        self._check_step()
         if self.config.clock.require_sync:
             unsynchronised = kernel_synchronised() is False
             if unsynchronised and not self._unsynchronised:
@@ -415,6 +408,22 @@ class TableRuntime:
         if self._loop is not None and not self._stopping:
             self._clock_timer = self._loop.call_later(
                 self.config.clock.check_seconds, self._watch_clock
+            )
+
+    def _check_step(self) -> None:
+        """Journal a wall-clock step (stamped when the clock should have read) if one happened.
+
+        Called before every input too: an input stamped by a stepped clock must not move the
+        timers before the pause does.
+        """
+        step = self.clock_watch.observe(self.clock.now(), self.clock.monotonic())
+        if step is not None:
+            self._alarm(
+                "clock_step",
+                f"the wall clock stepped {step.seconds * 1000:+.0f} ms against the monotonic "
+                f"clock (bound {self.config.clock.step_bound_ms:g} ms): it read "
+                f"{self.clock.now().isoformat()} where {step.expected.isoformat()} was due",
+                step.expected,
             )
 
     def _alarm(self, cause: AlarmCause, detail: str, at: datetime) -> None:
