@@ -82,7 +82,7 @@ def test_a_clock_step_pauses_the_table_and_a_manager_resumes(tmp_path: Path) -> 
         clock.offset += timedelta(seconds=30)  # the wall clock jumps half a minute ahead
         await until(lambda: table.view().paused)
         seen["incidents"] = [i.kind for i in table.view().incidents]
-        seen["steps"] = table.clock_watch.steps
+        seen["steps"] = table.safeguards.clock_watch.steps
         resumed = table.submit(
             Command(ts=clock.now(), actor="m1", role="shift_manager", command="resume")
         )

@@ -29,9 +29,7 @@ import os
 import queue
 import signal
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Literal
 
 from drivers.shoe.adapter import to_input
 from drivers.shoe.host import receipt_of
@@ -43,28 +41,24 @@ from studio.config import RuntimeConfig
 from studio.controller import TableController
 from studio.errors import ConfigurationError, JournalError, StudioError
 from studio.journal import Journal, RecordedTable, recover
-from studio.journal.anchors import CheckpointSigner
 from studio.journal.recorder import StoredEvent, bind_settings, event_json
 from studio.messages import (
-    AlarmCause,
-    AlarmRaised,
     CardDrawn,
     DeviceStatus,
     Envelope,
     Input,
-    IntegrityChecked,
     Tick,
 )
 from studio.messages.notices import AnyNotice
 from studio.messages.view import TableView
 from studio.runtime.announce import RunFile, run_dir, write_run_file
 from studio.runtime.camera import CameraDevice, open_camera
-from studio.runtime.clock import Clock, ClockWatch, SystemClock, kernel_synchronised
+from studio.runtime.clock import Clock, SystemClock
 from studio.runtime.dealer import SimulatedDealer
 from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
-from studio.runtime.integrity import IntegrityChecker, IntegritySchedule, Why, report
 from studio.runtime.journal_guard import RETRY_SECONDS, CardGate, JournalGuard
 from studio.runtime.keys import TableKeys, ensure_keys
+from studio.runtime.safeguards import Safeguards
 from studio.runtime.shoe_identity import IdentityGate
 from studio.runtime.source import JournalSource
 from studio.simulation.table import card_faces
@@ -147,9 +141,7 @@ class TableRuntime:
     ) -> None:
         self.config = config
         self.clock: Clock = clock or SystemClock()
-        self.clock_watch = ClockWatch(config.clock.step_bound_ms / 1000)
-        self._clock_timer: asyncio.TimerHandle | None = None
-        self._unsynchronised = False
+        self.safeguards = Safeguards(self, config)
         self.settings = config.table
         self._rounds = rounds
         self._duration = duration
@@ -184,11 +176,6 @@ class TableRuntime:
         self._gate = CardGate()
         self._identity = IdentityGate(config.shoe.identity)
         self._journal_retry: asyncio.TimerHandle | None = None
-        self._signer: CheckpointSigner | None = None
-        self._integrity: IntegrityChecker | None = None
-        self._integrity_schedule = IntegritySchedule(timedelta(hours=config.integrity.check_hours))
-        self._integrity_timer: asyncio.TimerHandle | None = None
-        self._since_checkpoint = 0
 
     # -- what the dealer and the replay source read ---------------------------------------------
 
@@ -234,7 +221,7 @@ class TableRuntime:
         if self.journal_guard.faulted:
             raise JournalError(self.journal_guard.refused())
         assert self._table is not None
-        self._check_step()
+        self.safeguards.before_input()
         if inp.mono is None:
             inp = inp.model_copy(update={"mono": self.clock.monotonic()})
         try:
@@ -265,7 +252,7 @@ class TableRuntime:
                 # takes writes again (or rebuilt by recovery), and the next input is refused.
                 self._journal_failed(err, stored)
             else:
-                self._anchor(stored)
+                self.safeguards.stored(stored)
         self._view = self._controller.view()
         self._arm_clock()
         return [event.envelope for event in stored]
@@ -292,8 +279,7 @@ class TableRuntime:
 
     def _follow(self, event: Envelope) -> None:
         """Let the devices that watch the table see one event (the felt, the camera's zones)."""
-        if event.type == "command_accepted" and event.body.get("command") == "check_integrity":
-            self._check_integrity("command")
+        self.safeguards.follow(event)
         if self._camera is not None and event.type == "round_opened":
             self._camera.new_round()
         if self._dealer is not None:
@@ -319,7 +305,7 @@ class TableRuntime:
             except StudioError:
                 return
 
-    def _notify(self, notice: AnyNotice) -> None:
+    def notify(self, notice: AnyNotice) -> None:
         """Send a notice on the restricted stream (it is not journalled: see its model)."""
         if self._publisher is None:
             return
@@ -328,117 +314,11 @@ class TableRuntime:
         except StudioError:
             log.exception("the %s notice was not published", notice.kind)
 
-    def _anchor(self, events: list[StoredEvent]) -> None:
-        """Publish a signed checkpoint at a round's end or every `checkpoint_events` events."""
-        if self._signer is None or self._journal is None or not events:
-            return
-        self._since_checkpoint += len(events)
-        ended = any(e.envelope.type in ("round_result", "round_voided") for e in events)
-        if not ended and self._since_checkpoint < self.config.journal.checkpoint_events:
-            return
-        self._since_checkpoint = 0
-        reason: Literal["round_end", "interval"] = "round_end" if ended else "interval"
-        self._notify(
-            self._signer.checkpoint(self.settings.table, self._journal, self.clock.now(), reason)
-        )
-
-    def _check_integrity(self, why: Why) -> None:
-        """Hash the installation off the loop; journal and publish the result when it is done."""
-        checker, loop = self._integrity, self._loop
-        if checker is None or loop is None or self._stopping:
-            return
-        future = loop.run_in_executor(None, checker.check, why, self.clock.now())
-        future.add_done_callback(lambda done: self._integrity_done(checker, why, done))
-
-    def _integrity_done(
-        self, checker: IntegrityChecker, why: Why, done: asyncio.Future[IntegrityChecked]
-    ) -> None:
-        if self._stopping or done.cancelled():
-            return
-        try:
-            checked = done.result()
-        except StudioError as err:
-            # A file that cannot be read cannot be vouched for: that is a difference too.
-            checked = IntegrityChecked(
-                ts=self.clock.now(),
-                why=why,
-                manifest=checker.manifest_sha256,
-                hashes={},
-                differences=[str(err)],
-            )
-        self._record_integrity(checked)
-
-    def _record_integrity(self, checked: IntegrityChecked) -> None:
-        """Journal a check's hashes (a difference pauses), publish its report, re-arm the clock."""
-        self._integrity_schedule.checked(checked.ts)
-        try:
-            self.submit(checked)
-        except StudioError as err:
-            log.error("the integrity check of %s was not journalled: %s", checked.ts, err)
-        else:
-            self._notify(report(self.settings.table, checked))
-            if checked.differences:
-                log.error("software or configuration differs: %s", "; ".join(checked.differences))
-        if self._integrity_timer is not None:
-            self._integrity_timer.cancel()
-        due = self._integrity_schedule.next_due()
-        if due is not None and self._loop is not None and not self._stopping:
-            delay = max(0.0, (due - self.clock.now()).total_seconds())
-            self._integrity_timer = self._loop.call_later(delay, self._integrity_tick)
-
-    def _integrity_tick(self) -> None:
-        self._integrity_timer = None
-        if self._integrity_schedule.due(self.clock.now()):
-            self._check_integrity("schedule")
-
-    def _watch_clock(self) -> None:
-        """Compare the wall clock with the monotonic one (and ask the kernel); re-arm."""
-        self._clock_timer = None
-        self._check_step()
-        if self.config.clock.require_sync:
-            unsynchronised = kernel_synchronised() is False
-            if unsynchronised and not self._unsynchronised:
-                self._alarm(
-                    "clock_unsynchronised",
-                    "the kernel reports the clock unsynchronised (adjtimex: TIME_ERROR): "
-                    "no time daemon disciplines it",
-                    self.clock.now(),
-                )
-            self._unsynchronised = unsynchronised
-        if self._loop is not None and not self._stopping:
-            self._clock_timer = self._loop.call_later(
-                self.config.clock.check_seconds, self._watch_clock
-            )
-
-    def _check_step(self) -> None:
-        """Journal a wall-clock step (stamped when the clock should have read) if one happened.
-
-        Called before every input too: an input stamped by a stepped clock must not move the
-        timers before the pause does.
-        """
-        step = self.clock_watch.observe(self.clock.now(), self.clock.monotonic())
-        if step is not None:
-            self._alarm(
-                "clock_step",
-                f"the wall clock stepped {step.seconds * 1000:+.0f} ms against the monotonic "
-                f"clock (bound {self.config.clock.step_bound_ms:g} ms): it read "
-                f"{self.clock.now().isoformat()} where {step.expected.isoformat()} was due",
-                step.expected,
-            )
-
-    def _alarm(self, cause: AlarmCause, detail: str, at: datetime) -> None:
-        """Journal an alarm of the shell (it pauses the table), or log it if refused."""
-        log.error("%s: %s", cause, detail)
-        try:
-            self.submit(AlarmRaised(ts=at, cause=cause, detail=detail))
-        except StudioError as err:
-            log.error("the %s alarm was not journalled: %s", cause, err)
-
     def _journal_failed(self, err: JournalError, pending: list[StoredEvent] | None = None) -> None:
         """Latch the journal's fault, say so on the restricted stream, and retry later."""
         alarm = self.journal_guard.tripped(err, self.clock.now(), pending)
         if alarm is not None:
-            self._notify(alarm)
+            self.notify(alarm)
         if self._tick is not None:
             self._tick.cancel()
             self._tick = None
@@ -462,7 +342,7 @@ class TableRuntime:
         except JournalError as err:
             self._journal_failed(err, pending if guard.faulted and pending else None)
             return
-        self._notify(guard.cleared(now))
+        self.notify(guard.cleared(now))
         self._applied(alarm, stored)
 
     def _arm_clock(self) -> None:
@@ -556,7 +436,7 @@ class TableRuntime:
         async def apply() -> CommandDecision:
             if self._table is None:
                 return CommandDecision(False, "the table is stopping")
-            if request.action == "check_integrity" and self._integrity is None:
+            if request.action == "check_integrity" and not self.safeguards.checks_integrity:
                 return CommandDecision(False, "no manifest to check: set [integrity] manifest")
             try:
                 events = self.submit(request.as_input(self.clock.now()))
@@ -625,9 +505,6 @@ class TableRuntime:
         report = recover(self._journal, self._controller, self.clock.now())
         log.info("%s: %s", path, report.summary())
         self._table = RecordedTable(self._journal, self._controller)
-        self._signer = CheckpointSigner.load_or_create(self.keys.directory)
-        # The events-only chain is read once now, not at the first round's end.
-        self._signer.events.advance(self._journal)
         self._view = self._controller.view()
         # The restart's own events are the first this process publishes; everything before was
         # on the previous process's streams (or is fetched from replay by subscribers).
@@ -644,10 +521,8 @@ class TableRuntime:
             loop=loop,
         )
         self._publish([StoredEvent(e, event_json(e)) for e in report.restarted])
-        if config.integrity.manifest:
-            # Checked before a card is dealt: a mismatch pauses the table at once.
-            self._integrity = IntegrityChecker(config.expand(config.integrity.manifest), config)
-            self._record_integrity(self._integrity.check("start", self.clock.now()))
+        # Signing key, software check (before any card: a mismatch pauses at once), clock watch.
+        self.safeguards.start(loop, self._journal, self.keys.directory)
         self._replay = ReplayService(
             bus.replay,
             open_source=lambda: JournalSource(path, self.view, self._published_seq),
@@ -677,7 +552,6 @@ class TableRuntime:
             )
             self._dealer_task = loop.create_task(self._dealer.run())
         self._arm_clock()
-        self._watch_clock()
         self._run_file = self._write_run_file()
         if self._announce:
             self._print_where(report.summary())
@@ -772,12 +646,7 @@ class TableRuntime:
         if self._journal_retry is not None:
             self._journal_retry.cancel()
             self._journal_retry = None
-        if self._integrity_timer is not None:
-            self._integrity_timer.cancel()
-            self._integrity_timer = None
-        if self._clock_timer is not None:
-            self._clock_timer.cancel()
-            self._clock_timer = None
+        self.safeguards.stop()
         if self._publisher is not None:
             # The loop's thread owns the publisher's sockets, so it closes them (they linger
             # until what was published has left, as the I/O thread's close did).
