@@ -29,12 +29,11 @@ from studio.games.judgement import (
     decision_paths,
     decision_stake,
     eligible,
-    paytable_resolution,
+    jackpot_review,
     seated_cards,
 )
 from studio.games.model import GameRules
 from studio.games.money import floor_cents, money_json, money_text, whole_cents
-from studio.hands import evaluate
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,11 +378,6 @@ def settle_void(
     stakes = round_stakes(rules, bets, path)
     cards = dict(cards or {})
     seated_cards(rules, cards, partial=True)
-    review = False
-    table = rules.paytables.get("jackpot")
-    seats = rules.seats.get("player", ())
-    mine = [cards[p] for p in seats if p in cards]
-    if table is not None and "jackpot" in stakes and mine and len(mine) == len(seats):
-        review = paytable_resolution(table, evaluate(mine)).outcome == "win"
+    review = "jackpot" in stakes and jackpot_review(rules, cards)
     refunds = {name: BetResult(stake, "refund", stake) for name, stake in stakes.items()}
     return Settlement(rules.game, rules.variant, path, refunds, None, True, review)
