@@ -56,11 +56,13 @@ def apply(b: Bench, op: str, codes: list[str], drawn: list[str]) -> None:
             b.wait(6.0)
         case "restart":
             b.restart()
+        case "newdeck":
+            b.cmd("new_deck", role="dealer")
 
 
 def named_action(blocker: str) -> str:
     """The command (or the dealer's act) a blocker names; fails the test if it names none."""
-    for action in ("acknowledge_device", "cancel_rescan", "discard", "correct"):
+    for action in ("acknowledge_device", "cancel_rescan", "new_deck", "discard", "correct"):
         if action in blocker:
             return action
     raise AssertionError(f"the blocker {blocker!r} names no action that clears it")
@@ -96,6 +98,47 @@ def test_every_paused_table_has_a_way_back_to_running(ops: list[str], seed: int)
     b.wait(10.0)
     drawn: list[str] = []
     for op in ops:
+        apply(b, op, codes, drawn)
+        if b.snap()["paused"]:
+            fork = Bench(b.settings)
+            for inp in b.inputs:
+                fork.feed(inp)
+            leave_pause(fork)
+            assert not fork.snap()["paused"]
+            assert fork.snap()["incidents"] == []
+
+
+DECK_OPS = st.lists(
+    st.sampled_from(
+        [
+            "start",
+            "deal",
+            "deal",
+            "newdeck",
+            "wait",
+            "wait",
+            "fault",
+            "duplicate",
+            "call",
+            "restart",
+        ]
+    ),
+    max_size=16,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops=DECK_OPS, seed=st.integers(0, 2**16))
+def test_a_table_that_needs_a_fresh_deck_per_round_always_has_a_way_back(
+    ops: list[str], seed: int
+) -> None:
+    codes = [c.code for c in DECK]
+    random.Random(seed).shuffle(codes)
+    b = bench(CONFIGS[0], device_silence_seconds=300.0, new_deck_every_round=True)
+    drawn: list[str] = []
+    for op in ops:
+        if op == "deal" and not codes:
+            continue
         apply(b, op, codes, drawn)
         if b.snap()["paused"]:
             fork = Bench(b.settings)

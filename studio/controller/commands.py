@@ -16,7 +16,7 @@ from typing import get_args
 
 from studio.cards import Card
 from studio.controller.confirmation import confirm_timer, recheck
-from studio.controller.dealing import open_round, proceed, void
+from studio.controller.dealing import change_deck, open_round, proceed, void
 from studio.controller.events import announce_kept, emit, emit_card, publish_correction
 from studio.controller.incidents import fault, heard, set_health
 from studio.controller.state import Stray, TableState, rescan_blocker, resume_blockers
@@ -28,7 +28,6 @@ from studio.messages import (
     CommandAccepted,
     CommandName,
     CommandRejected,
-    DeckChanged,
     RescanFinished,
     Role,
     RoundResumed,
@@ -93,9 +92,12 @@ def _check_call(st: TableState, _: Command) -> str | None:
 
 
 def _check_new_deck(st: TableState, _: Command) -> str | None:
+    rnd = st.active
+    if rnd is not None and rnd.deck_reused is not None and not rnd.seats:
+        return None  # the round waits for a fresh deck and nothing is dealt from the old one
     if st.paused:
         return _PAUSED
-    if st.active is not None:
+    if rnd is not None:
         return "the deck changes only between rounds"
     return None
 
@@ -261,7 +263,7 @@ COMMANDS: Mapping[CommandName, CommandSpec] = {
         FLOOR, _check_start, lambda st, _: open_round(st), record_after=True
     ),
     "call_manager": CommandSpec(FLOOR, _check_call, _apply_call),
-    "new_deck": CommandSpec(FLOOR, _check_new_deck, lambda st, _: emit(st, DeckChanged())),
+    "new_deck": CommandSpec(FLOOR, _check_new_deck, lambda st, _: change_deck(st)),
     # Resolving a pause is the shift manager's alone (docs/games.md: faults latch until they act).
     "resume": CommandSpec(MANAGER, _check_resume, lambda st, _: resume(st)),
     "correct_card": CommandSpec(

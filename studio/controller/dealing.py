@@ -23,10 +23,12 @@ from studio.games import jackpot_review, judge
 from studio.games.model import DealCard, DecisionWindow
 from studio.games.windows import OfferedWindow, offer, void_refunds
 from studio.messages import (
+    BetLimits,
     BettingClosed,
     BettingLightChanged,
     DecisionWindowClosed,
     DecisionWindowOpened,
+    DeckChanged,
     Device,
     RoundOpened,
     RoundResult,
@@ -44,13 +46,11 @@ AUTOSTART = TimerName("autostart")
 def open_round(st: TableState) -> None:
     """Open a new round: its game number, `round_opened`, the green light and betting timers."""
     cfg = st.settings
-    base = f"{cfg.table}-{from_micros(st.clock):%Y%m%d-%H%M%S}"
-    if base == st.last_second:
-        st.same_second += 1
-        number = f"{base}-{st.same_second}"
-    else:
-        st.last_second, st.same_second, number = base, 1, base
-    st.round = Round(game_number=number, started=st.clock)
+    number = st.game_numbers.next(f"{cfg.table}-{from_micros(st.clock):%Y%m%d-%H%M%S}")
+    st.round = Round(game_number=number, started=st.clock, deck=st.deck)
+    if cfg.new_deck_every_round:
+        st.round.deck_reused = _not_fresh(st)
+    st.deck_dealt = number
     cancel(st, AUTOSTART)
     yellow = micros(cfg.betting_seconds - cfg.yellow_seconds)
     close = micros(cfg.betting_seconds)
@@ -63,12 +63,42 @@ def open_round(st: TableState) -> None:
             procedure=st.rules.options.get("procedure"),
             yellow_at=from_micros(st.clock + yellow),
             closes_at=from_micros(st.clock + close),
+            limits=BetLimits.of_rules(st.rules),
+            deck=st.deck,
         ),
     )
     emit(st, BettingLightChanged(light="green", closes_at=from_micros(st.clock + close)))
     if cfg.yellow_seconds > 0:
         set_timer(st, YELLOW, yellow)
     set_timer(st, CLOSE, close)
+    if st.round.deck_reused is not None:
+        # The game shuffles after every round: a round on a deck already dealt (or on no
+        # announced deck) could repeat cards players have seen. Betting stops until it has one.
+        fault(st, "deck_reused", detail=f"{st.round.deck_reused}: shuffle, then new_deck")
+
+
+def _not_fresh(st: TableState) -> str | None:
+    """Why the round opening now has no fresh deck, or None when it has one."""
+    if st.deck is None:
+        return "no deck was announced before this round"
+    if st.deck_dealt is not None:
+        return f"deck {st.deck} was already dealt in round {st.deck_dealt}"
+    return None
+
+
+def change_deck(st: TableState) -> None:
+    """The dealer announced a new shuffled deck: give it an id and announce it.
+
+    A round paused because it opened without a fresh deck takes the new one (nothing has been
+    dealt from it yet, see `studio.controller.commands`).
+    """
+    deck = st.deck_ids.next(f"{st.settings.table}-deck-{from_micros(st.clock):%Y%m%d-%H%M%S}")
+    st.deck, st.deck_dealt = deck, None
+    rnd = st.active
+    if rnd is not None:
+        rnd.deck, rnd.deck_reused = deck, None
+        st.deck_dealt = rnd.game_number
+    emit(st, DeckChanged(deck=deck))
 
 
 def turn_yellow(st: TableState) -> None:

@@ -98,6 +98,8 @@ class Round:
     `drawn` lists what lies on the table in drawing order (a Seat's position or a Stray), so
     the last card can be taken back. `burned` holds discarded cards: drawing one again is a
     duplicate. `rescan` lists the positions still to be re-read in a re-scan (None: none).
+    `deck` is the id of the deck the round is dealt from; `deck_reused` says why that deck is
+    not a fresh one, while the table requires one per round (None: it is fresh, or not required).
     """
 
     game_number: str
@@ -111,6 +113,8 @@ class Round:
     last_window_step: int = -1
     sightings: dict[str, tuple[str, str | None, str]] = field(default_factory=dict)
     rescan: list[str] | None = None
+    deck: str | None = None
+    deck_reused: str | None = None
 
     @property
     def in_progress(self) -> bool:
@@ -195,12 +199,30 @@ class CardSource(Protocol):
 
 
 @dataclass(slots=True)
+class Numbering:
+    """Ids made from a time to the second, unique: a suffix counts ids that share a second."""
+
+    last: str = ""
+    count: int = 0
+
+    def next(self, base: str) -> str:
+        """`base`, or `base-N` when `base` was already given (N = 2, 3, ...)."""
+        if base == self.last:
+            self.count += 1
+            return f"{base}-{self.count}"
+        self.last, self.count = base, 1
+        return base
+
+
+@dataclass(slots=True)
 class TableState:
     """Everything the controller knows between two inputs, and the events of the current one.
 
     `timers` maps a timer to its deadline; while `paused`, `frozen` maps it to the time it
     had left instead (docs/games.md: a paused round resumes where it stopped). `devices` is each
-    monitored device's health: "ok", "fault" or "silent". `out` collects the envelopes the
+    monitored device's health: "ok", "fault" or "silent". `deck` is the id of the deck the
+    dealer last announced (None: none yet) and `deck_dealt` the game number of the round that
+    opened on it (None: it is fresh). `out` collects the envelopes the
     input being handled causes, stamped `ts`.
     """
 
@@ -216,8 +238,10 @@ class TableState:
     timers: dict[TimerName, Micros] = field(default_factory=dict)
     frozen: dict[TimerName, Micros] = field(default_factory=dict)
     devices: dict[str, str] = field(default_factory=dict)
-    last_second: str = ""
-    same_second: int = 0
+    game_numbers: Numbering = field(default_factory=Numbering)
+    deck_ids: Numbering = field(default_factory=Numbering)
+    deck: str | None = None
+    deck_dealt: str | None = None
     out: list[Envelope] = field(default_factory=list)
     ts: datetime = datetime.min
 
@@ -287,6 +311,8 @@ def resume_blockers(state: TableState) -> list[str]:
     rnd = state.active
     if rnd is None:
         return reasons
+    if rnd.deck_reused is not None:
+        reasons.append(f"{rnd.deck_reused}: shuffle, then new_deck")
     if rnd.rescan is not None:
         reasons.append(rescan_blocker(rnd.rescan))
     held: dict[Card, str] = {}

@@ -39,6 +39,7 @@ def table_view(st: TableState) -> TableView:
         now=from_micros(st.now) if st.now is not None else None,
         phase=rnd.phase if rnd is not None else "idle",
         game_number=shown.game_number if shown is not None else None,
+        deck=rnd.deck if rnd is not None else st.deck,
         light=rnd.light if rnd is not None else None,
         cards=tuple(
             CardView(
