@@ -24,8 +24,10 @@ from studio.controller.dealing import DEAL, deal_timeout, proceed, seat_card, wh
 from studio.controller.events import emit, publish_correction
 from studio.controller.incidents import fault, heard
 from studio.controller.state import (
+    NOTHING,
     Round,
     Seat,
+    Sighting,
     Stray,
     TableState,
     described,
@@ -44,8 +46,6 @@ from studio.messages import (
     RescanFinished,
     RescanStarted,
 )
-
-_NOTHING = ("none", None, "")
 
 
 def turning(st: TableState, rnd: Round) -> tuple[str, ...]:
@@ -78,7 +78,7 @@ class CameraSource:
         rnd = st.active
         if rnd is None:
             return  # between rounds the dealer clears the table: nothing to check
-        rnd.sightings[inp.zone] = (inp.face, inp.card, inp.raw)
+        rnd.sightings[inp.zone] = Sighting(inp.face, inp.card, inp.raw)
         if st.paused:
             # The manager is handling the table: what the camera sees counts at resume
             # (re-check of seated cards, a card lying where none was dealt blocks the resume).
@@ -131,7 +131,7 @@ class CameraSource:
             seat = rnd.seats[position]
             if seat.revealed:
                 continue
-            face, code, raw = rnd.sightings.get(position, _NOTHING)
+            face, code, raw = rnd.sightings.get(position, NOTHING)
             if face != "up" or (code is None and seat.card is None):
                 rnd.phase = "revealing"
                 if DEAL not in st.timers:
@@ -157,7 +157,7 @@ class CameraSource:
         step = st.rules.script[rnd.step]
         seconds = st.settings.deal_timeout_seconds
         if isinstance(step, DealCard):
-            face, _, raw = rnd.sightings.get(step.position, _NOTHING)
+            face, _, raw = rnd.sightings.get(step.position, NOTHING)
             if face == "none":
                 deal_timeout(st)
                 return
@@ -172,7 +172,7 @@ class CameraSource:
                 return
             position = waiting[0]
             seat = rnd.seats[position]
-            face, _, raw = rnd.sightings.get(position, _NOTHING)
+            face, _, raw = rnd.sightings.get(position, NOTHING)
             if face == "up":
                 seat.pending = False  # seen turned, never read: unreadable now
                 detail = f"{position} was turned and the camera cannot read it"
@@ -208,7 +208,7 @@ class CameraSource:
         emit(st, RescanStarted(positions=list(rnd.seats)), "restricted")
         problems: list[str] = []
         for seat in list(rnd.seats.values()):
-            face, code, _ = rnd.sightings.get(seat.position, _NOTHING)
+            face, code, _ = rnd.sightings.get(seat.position, NOTHING)
             recorded = seat.card
             card = Card.parse(code) if code is not None else None
             fills = (
@@ -250,7 +250,7 @@ class CameraSource:
         """
         seat.confirmed = False
         cancel(st, confirm_timer(seat.position))
-        unreadable = rnd.sightings.get(seat.position, _NOTHING)[:2] == ("up", None)
+        unreadable = rnd.sightings.get(seat.position, NOTHING)[:2] == ("up", None)
         if unreadable or seat.position in turning(st, rnd):
             seat.confirmed = True
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from studio.controller.dealing import proceed
 from studio.controller.incidents import fault
 from studio.controller.state import (
+    NOTHING,
     Round,
     Seat,
     TableState,
@@ -66,7 +67,7 @@ def camera_timed_out(st: TableState, timer: TimerName) -> None:
         return
     if seat.card is None and not seat.pending:
         return
-    face, code, raw = rnd.sightings.get(position, ("none", None, ""))
+    face, code, raw = rnd.sightings.get(position, NOTHING)
     seen = described(face, code)
     fault(
         st,

@@ -7,7 +7,7 @@ acts (`studio.controller.commands`).
 from __future__ import annotations
 
 from studio.controller.events import emit
-from studio.controller.state import Incident, TableState, TimerName, micros
+from studio.controller.state import Health, Incident, TableState, TimerName, micros
 from studio.controller.timers import freeze, set_timer
 from studio.messages import (
     DeviceHealthChanged,
@@ -47,7 +47,7 @@ def heard(st: TableState, device: str) -> None:
         set_health(st, device, "ok", "answering again")
 
 
-def set_health(st: TableState, device: str, status: str, detail: str) -> None:
+def set_health(st: TableState, device: str, status: Health, detail: str) -> None:
     """Record and publish (restricted) a device's health."""
     st.devices[device] = status
     emit(st, DeviceHealthChanged(device=device, status=status, detail=detail), "restricted")

@@ -13,7 +13,7 @@ from studio.controller.confirmation import await_camera, confirm_timer, judge_si
 from studio.controller.dealing import deal_timeout, proceed, seat_card, why_no_card
 from studio.controller.events import emit, publish_correction
 from studio.controller.incidents import fault, heard
-from studio.controller.state import Round, Seat, Stray, TableState, next_deal
+from studio.controller.state import Round, Seat, Sighting, Stray, TableState, next_deal
 from studio.controller.timers import cancel
 from studio.games.model import Reveal
 from studio.messages import (
@@ -67,7 +67,7 @@ class ShoeSource:
         rnd = st.active
         if rnd is None:
             return
-        rnd.sightings[inp.zone] = (inp.face, inp.card, inp.raw)
+        rnd.sightings[inp.zone] = Sighting(inp.face, inp.card, inp.raw)
         seat = rnd.seats.get(inp.zone)
         if st.paused or rnd.rescan is not None or seat is None or seat.card is None:
             return

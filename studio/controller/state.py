@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from studio.cards import Card
 from studio.games.model import DealCard, DecisionWindow, Face, GameRules, Reveal
@@ -21,6 +21,31 @@ Micros = int
 """A time or a duration in microseconds (Unix epoch for times): exact and deterministic."""
 
 SECOND: Micros = 1_000_000
+
+Phase = Literal["betting", "dealing", "window", "confirming", "revealing", "done"]
+"""Where a round is (see `Round`)."""
+
+Light = Literal["green", "yellow", "red"]
+"""The betting light."""
+
+Health = Literal["ok", "fault", "silent"]
+"""A monitored device's health."""
+
+
+class Sighting(NamedTuple):
+    """What the camera last saw in a zone.
+
+    `face` is "up", "down" or "none"; `code` the card it read (None: none, or unreadable);
+    `raw` its report, for an incident.
+    """
+
+    face: str
+    code: str | None
+    raw: str
+
+
+NOTHING = Sighting("none", None, "")
+"""A zone the camera has reported nothing for."""
 
 
 def micros(seconds: float) -> Micros:
@@ -104,14 +129,14 @@ class Round:
 
     game_number: str
     started: Micros
-    phase: str = "betting"
-    light: str = "green"
+    phase: Phase = "betting"
+    light: Light = "green"
     step: int = 0
     seats: dict[str, Seat] = field(default_factory=dict)
     drawn: list[str | Stray] = field(default_factory=list)
     burned: set[Card] = field(default_factory=set)
     last_window_step: int = -1
-    sightings: dict[str, tuple[str, str | None, str]] = field(default_factory=dict)
+    sightings: dict[str, Sighting] = field(default_factory=dict)
     rescan: list[str] | None = None
     deck: str | None = None
     deck_reused: str | None = None
@@ -237,7 +262,7 @@ class TableState:
     incident_count: int = 0
     timers: dict[TimerName, Micros] = field(default_factory=dict)
     frozen: dict[TimerName, Micros] = field(default_factory=dict)
-    devices: dict[str, str] = field(default_factory=dict)
+    devices: dict[str, Health] = field(default_factory=dict)
     game_numbers: Numbering = field(default_factory=Numbering)
     deck_ids: Numbering = field(default_factory=Numbering)
     deck: str | None = None
