@@ -71,7 +71,7 @@ def named_action(blocker: str) -> str:
 def leave_pause(b: Bench) -> None:
     """Follow the first blocker's action until the resume goes through."""
     for _ in range(_EXIT_STEPS):
-        blockers = b.snap()["resume_blockers"]
+        blockers = b.view().resume_blockers
         if not blockers:
             out = b.cmd("resume")
             assert "round_resumed" in [e.type for e in out], out
@@ -85,7 +85,7 @@ def leave_pause(b: Bench) -> None:
             assert "must stay" in out[0].body["reason"], out
             assert b.cmd("void")[0].type == "command_accepted"
             return
-    raise AssertionError(f"still paused: {b.snap()['resume_blockers']}")
+    raise AssertionError(f"still paused: {b.view().resume_blockers}")
 
 
 @settings(max_examples=60, deadline=None)
@@ -99,13 +99,13 @@ def test_every_paused_table_has_a_way_back_to_running(ops: list[str], seed: int)
     drawn: list[str] = []
     for op in ops:
         apply(b, op, codes, drawn)
-        if b.snap()["paused"]:
+        if b.view().paused:
             fork = Bench(b.settings)
             for inp in b.inputs:
                 fork.feed(inp)
             leave_pause(fork)
-            assert not fork.snap()["paused"]
-            assert fork.snap()["incidents"] == []
+            assert not fork.view().paused
+            assert fork.view().incidents == ()
 
 
 DECK_OPS = st.lists(
@@ -140,10 +140,10 @@ def test_a_table_that_needs_a_fresh_deck_per_round_always_has_a_way_back(
         if op == "deal" and not codes:
             continue
         apply(b, op, codes, drawn)
-        if b.snap()["paused"]:
+        if b.view().paused:
             fork = Bench(b.settings)
             for inp in b.inputs:
                 fork.feed(inp)
             leave_pause(fork)
-            assert not fork.snap()["paused"]
-            assert fork.snap()["incidents"] == []
+            assert not fork.view().paused
+            assert fork.view().incidents == ()
