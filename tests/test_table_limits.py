@@ -175,3 +175,23 @@ def test_studio_settle_limit_argument() -> None:
     assert bad.returncode == 2 and "--limit takes BET=MIN:MAX" in bad.stderr
     unknown = _settle(*ROYAL, "--bet", "ante=5", "--limit", "blind=1:2")
     assert unknown.returncode == 2 and "unknown bet 'blind'" in unknown.stderr
+
+
+def test_studio_schema_describes_limits_and_decks() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "studio.cli", "schema"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    schema = json.loads(run.stdout)
+    opened = schema["events"]["round_opened"]
+    assert {"limits", "deck"} <= set(opened["properties"])
+    assert {"limits", "deck"} <= set(opened["required"])  # the table always writes them
+    assert "deck" in schema["events"]["deck_changed"]["required"]
+    assert {"limits", "new_deck_every_round"} <= set(schema["settings"]["properties"])
+    assert "deck" in schema["table_view"]["properties"]
+    kinds = json.dumps(schema["events"]["incident_reported"])
+    assert "deck_reused" in kinds
