@@ -65,7 +65,7 @@ from studio.messages.inputs import (
 )
 from studio.messages.names import POSITIONS, CardCode, Position
 from studio.messages.schema import json_schema
-from studio.messages.settings import TableSettings
+from studio.messages.settings import BetLimits, TableSettings
 from studio.messages.stream import EVENT_ENVELOPES, Heartbeat, check_event
 
 __all__ = [
@@ -79,6 +79,7 @@ __all__ = [
     "AlarmCause",
     "AlarmRaised",
     "Audience",
+    "BetLimits",
     "BettingClosed",
     "BettingLightChanged",
     "CardCode",
