@@ -62,22 +62,6 @@ TIMER_MARGIN = 0.0005
 """Seconds past a timer's deadline that its tick is sent, so the deadline has surely passed."""
 
 
-def _last_public_seq(journal: Journal, last_seq: int) -> int:
-    """The sequence number of the journal's last public event up to `last_seq` (0 if none)."""
-    window = 64
-    while True:
-        start = max(1, last_seq - window + 1)
-        found = 0
-        for record in journal.events_from(start):
-            if record.seq > last_seq:
-                break
-            if '"audience":"public"' in record.body:
-                found = record.seq
-        if found or start == 1:
-            return found
-        window *= 4
-
-
 class JournalLock:
     """An exclusive advisory lock on `<journal>.lock` for as long as a table runs on the journal.
 
@@ -404,7 +388,7 @@ class TableRuntime:
             security=security,
             heartbeat_interval=bus.heartbeat_seconds,
             last_seq=before,
-            last_public_seq=_last_public_seq(self._journal, before),
+            last_public_seq=self._journal.last_event_seq_of("public", before),
             loop=loop,
         )
         self._publish([StoredEvent(e, event_json(e)) for e in report.restarted])
