@@ -262,18 +262,18 @@ def test_a_shoe_fed_by_its_draw_hook_deals_the_dealers_cards_and_keeps_its_line_
             return None
         return orders.pop(0)
 
-    with SimulatedShoe(f"pty:{path}", "framed", cards=3, interval=0.0, draw=draw) as sim:
-        with SerialShoe(str(path), "framed") as reader:
-            sim.start()
-            time.sleep(1.5)  # nothing drawn yet: past the host's heartbeat limit
-            orders.extend(hand)
-            ready.set()
-            got: list[Card] = []
-            while len(got) < 3:
-                delivery = reader.read(timeout=10)
-                assert delivery is not None
-                assert not isinstance(delivery.item, ShoeFault), delivery.item
-                if isinstance(delivery.item, CardRead):
-                    got.append(delivery.item.card)
-            assert sim.wait(10) and sim.error is None
+    sim = SimulatedShoe(f"pty:{path}", "framed", cards=3, interval=0.0, draw=draw)
+    with sim, SerialShoe(str(path), "framed") as reader:
+        sim.start()
+        time.sleep(1.5)  # nothing drawn yet: past the host's heartbeat limit
+        orders.extend(hand)
+        ready.set()
+        got: list[Card] = []
+        while len(got) < 3:
+            delivery = reader.read(timeout=10)
+            assert delivery is not None
+            assert not isinstance(delivery.item, ShoeFault), delivery.item
+            if isinstance(delivery.item, CardRead):
+                got.append(delivery.item.card)
+        assert sim.wait(10) and sim.error is None
     assert got == hand
