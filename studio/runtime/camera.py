@@ -38,7 +38,7 @@ from drivers.camera.synthetic.felt import Felt, FeltLayout, FeltSource, felt_pro
 from studio.closing import Closing
 from studio.config import RuntimeConfig, cache_dir
 from studio.errors import ConfigurationError
-from studio.messages import Input
+from studio.messages import Envelope, Input
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +235,11 @@ class CameraDevice(Closing):
     def new_round(self) -> None:
         """A round opened: every zone's content counts afresh."""
         self.reader.new_round()
+
+    def on_event(self, event: Envelope) -> None:
+        """Follow the table's events as a listener: a round's opening starts the zones afresh."""
+        if event.type == "round_opened":
+            self.new_round()
 
     def close(self) -> None:
         """Stop the reader and close the source; idempotent."""

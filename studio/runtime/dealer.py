@@ -252,6 +252,10 @@ class SimulatedDealer:
 
     # -- the felt (synthetic camera) -------------------------------------------------------------
 
+    def on_event(self, event: Envelope) -> None:
+        """Follow the table's events as a listener (see `observe`)."""
+        self.observe(event)
+
     def observe(self, event: Envelope) -> None:
         """Follow one of the table's events on the felt: lay, replace, turn or collect cards."""
         felt = self._felt
