@@ -133,6 +133,8 @@ class EventPublisher(Closing):
         # No loop given: a loop of its own on its own thread, from its start the sockets' owner.
         self._loop: asyncio.AbstractEventLoop = loop or asyncio.new_event_loop()
         self._thread: threading.Thread | None = None
+        self._attached = threading.Event()
+        self._attach_error: BaseException | None = None
         if loop is None:
             self._thread = threading.Thread(
                 target=self._host, args=(self._loop,), name=f"publisher-{table}", daemon=True
@@ -167,17 +169,24 @@ class EventPublisher(Closing):
         if self._thread is None:
             self._attach(self._loop)
             return
-        attached = threading.Event()
-        self._loop.call_soon(attached.set)
         self._thread.start()
-        attached.wait()
+        self._attached.wait()
+        if self._attach_error is not None:
+            self._thread.join()
+            raise BusError(f"the publisher's loop did not start: {self._attach_error}")
 
     def _host(self, loop: asyncio.AbstractEventLoop) -> None:
         """Run the publisher's own loop until `close()` stops it, then release the sockets."""
         asyncio.set_event_loop(loop)
         self._owner = threading.get_ident()
-        self._attach(loop)
         try:
+            try:
+                self._attach(loop)
+            except BaseException as err:  # said to the constructor, which is waiting for it
+                self._attach_error = err
+                return
+            finally:
+                self._attached.set()
             loop.run_forever()
         finally:
             self._teardown()
