@@ -19,6 +19,7 @@ from test_controller_kit import CONFIGS, T0, Bench, bench
 from studio.cards import DECK
 from studio.messages.view import TableView, TimerView
 from studio.simulation.staff import (
+    AnnounceDeck,
     DiscardCard,
     DrawCard,
     LookAt,
@@ -73,6 +74,8 @@ def carry_out(b: Bench, action: StaffAction, deck: Deck) -> None:
     match action:
         case OpenRound():
             _accepted(b.cmd("start_round", role="dealer"), action)
+        case AnnounceDeck():
+            _accepted(b.cmd("new_deck", role="dealer"), action)
         case DrawCard():
             b.draw(deck.draw())
         case RedrawCard(code=code):
@@ -118,6 +121,7 @@ def disturb(b: Bench, what: str, deck: Deck) -> None:
     disturbances=DISTURBANCES,
     seed=st.integers(0, 2**16),
     steps=st.integers(0, 30),
+    shuffles=st.booleans(),
 )
 def test_the_staff_only_proposes_what_the_controller_accepts(
     config: dict[str, object],
@@ -125,10 +129,12 @@ def test_the_staff_only_proposes_what_the_controller_accepts(
     disturbances: list[str],
     seed: int,
     steps: int,
+    shuffles: bool,
 ) -> None:
-    b = bench(config, device_silence_seconds=300.0)
+    # `shuffles`: the table checks that every round opens on a freshly announced deck.
+    b = bench(config, device_silence_seconds=300.0, new_deck_every_round=shuffles)
     deck = Deck(seed)
-    staff = StaffConfig(camera=False, manager=manager)
+    staff = StaffConfig(camera=False, manager=manager, new_deck_every_round=shuffles)
     rounds_before = 0
     for what in ["none", *disturbances]:
         # Somewhere into the play, then a disturbance, then the staff alone again.
@@ -140,6 +146,9 @@ def test_the_staff_only_proposes_what_the_controller_accepts(
             carry_out(b, next_action(b.view(), staff), deck)
         # Following the policy, the table has come back and opened at least one more round.
         assert len(b.of_type("round_opened")) > rounds_before, b.view()
+    # A dealer who announces each shuffle never has a round open on a dealt deck.
+    reused = [e for e in b.of_type("round_paused") if e.body["kind"] == "deck_reused"]
+    assert not reused
 
 
 STAFF = StaffConfig(camera=False)
@@ -176,6 +185,16 @@ def test_the_policy_answers_a_view_as_a_person_would(
         assert action == RepairDevices(("shoe",))
     else:
         assert action == DiscardCard()
+
+
+def test_a_dealer_who_shuffles_after_every_round_announces_the_deck_first() -> None:
+    shuffling = StaffConfig(camera=False, new_deck_every_round=True)
+    assert next_action(_view(deck=None), shuffling) == AnnounceDeck()
+    assert next_action(_view(deck="T01-deck-1", deck_dealt="G1"), shuffling) == AnnounceDeck()
+    assert next_action(_view(deck="T01-deck-2", deck_dealt=None), shuffling) == OpenRound()
+    assert next_action(_view(deck=None), STAFF) == OpenRound()
+    blocked = _view(paused=True, resume_blockers=("deck T01-deck-1 ...: shuffle, then new_deck",))
+    assert next_action(blocked, STAFF) == AnnounceDeck()
 
 
 def test_the_earliest_deadline_is_waited_for_first() -> None:

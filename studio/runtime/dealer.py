@@ -29,6 +29,7 @@ from studio.config import DealerConfig
 from studio.messages import CardSeen, Command, CommandName, Envelope, Input
 from studio.messages.view import TableView
 from studio.simulation.staff import (
+    AnnounceDeck,
     DiscardCard,
     DrawCard,
     LookAt,
@@ -87,7 +88,8 @@ class SimulatedDealer:
     `camera` enables sightings; `felt` is the synthetic camera's felt the dealer lays cards on
     (it follows the table's events through `observe`), and `confirm_seconds` the table's
     camera confirmation time. `camera_only` (a table whose card source is the camera) lays each
-    card on the felt by hand instead of drawing it into the shoe.
+    card on the felt by hand instead of drawing it into the shoe. `new_deck_every_round` (the
+    table's setting): the dealer announces each round's freshly shuffled deck (`new_deck`).
     """
 
     def __init__(
@@ -104,6 +106,7 @@ class SimulatedDealer:
         felt: Felt | None = None,
         confirm_seconds: float = 2.0,
         camera_only: bool = False,
+        new_deck_every_round: bool = False,
     ) -> None:
         self._table = table
         self._deal = deal
@@ -127,7 +130,12 @@ class SimulatedDealer:
         self._straightened: set[tuple[str | None, str, str]] = set()
         self._camera_only = camera_only
         self._laid: tuple[str | None, str] | None = None
-        self._staff = StaffConfig(camera=camera, camera_only=camera_only, manager=config.manager)
+        self._staff = StaffConfig(
+            camera=camera,
+            camera_only=camera_only,
+            manager=config.manager,
+            new_deck_every_round=new_deck_every_round,
+        )
         if felt is not None:
             self._lay_recovered(table.view())
 
@@ -171,7 +179,10 @@ class SimulatedDealer:
                     # An unreadable record is filled by the re-scan: the card lying there is one
                     # the dealer has not dealt yet (the simulated shoe never says which it misread).
                     self._feed(Card.parse(code) if code is not None else self._next_card(snap))
-            case RepairDevices() | DiscardCard() | TakeAway() | Resume() | Void():
+            case AnnounceDeck() if not snap.paused:
+                if self._waited(self._gap):
+                    self._command("new_deck")
+            case RepairDevices() | AnnounceDeck() | DiscardCard() | TakeAway() | Resume() | Void():
                 self._manage(action)
             case LookAt(positions=positions):
                 self._look(snap, positions)
@@ -325,6 +336,8 @@ class SimulatedDealer:
                 # The simulated technician has the device working again at once (a restarted
                 # shoe never reports it itself); the shift manager vouches for it.
                 self._command("acknowledge_device", manager=True)
+            case AnnounceDeck():
+                self._command("new_deck")
             case DiscardCard():
                 self._command("discard_last_card", manager=True)
             case TakeAway() if self._felt is not None:

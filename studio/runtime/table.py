@@ -355,6 +355,7 @@ class TableRuntime:
                 felt=parts.camera.felt if parts.camera is not None else None,
                 confirm_seconds=settings.camera_confirm_seconds,
                 camera_only=settings.card_source == "camera",
+                new_deck_every_round=settings.new_deck_every_round,
             )
             self.add_listener(self._dealer)
             self._dealer_task = loop.create_task(self._dealer.run())

@@ -8,11 +8,12 @@ they carry an action out (a simulated shoe or a pty, a tick or the runtime's clo
 device reported or vouched for) and when (pacing), never in what the staff decides.
 
 The order is the staff's priorities: a re-scan the manager asked for is fed first; a paused
-table goes to the shift manager (a broken device is repaired, then cards that block a resume
-are discarded or taken away, then the round resumes; it is voided when nothing else clears it or
-the manager's answer is to void); the camera looks at every card still awaiting confirmation;
-then the dealer opens a round, lets the betting time and decision windows run out, turns the
-cards a camera-only table waits to see, and draws the next card.
+table goes to the shift manager (a broken device is repaired, a round opened without a fresh
+deck gets one, cards that block a resume are discarded or taken away, then the round resumes;
+it is voided when nothing else clears it or the manager's answer is to void); the camera looks
+at every card still awaiting confirmation; then the dealer announces a freshly shuffled deck
+where the table checks for one, opens a round, lets the betting time and decision windows run
+out, turns the cards a camera-only table waits to see, and draws the next card.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ ManagerAnswer = Literal["resume", "void", "none"]
 
 DISCARD_BLOCKER = "discard"
 """Resume blockers that a discard clears say so (`studio.controller.state.resume_blockers`)."""
+DECK_BLOCKER = "new_deck"
+"""A round opened on a deck already dealt waits for the dealer's freshly shuffled one."""
 TAKE_AWAY_BLOCKER = "take it away"
 """Camera-only: a card lying where none was dealt blocks a resume until the dealer takes it."""
 
@@ -38,17 +41,24 @@ class StaffConfig:
     """Who is at the table.
 
     `camera` reports sightings; `camera_only` (a table whose card source is the camera) has the
-    dealer lay cards by hand; `manager` answers pauses.
+    dealer lay cards by hand; `manager` answers pauses; `new_deck_every_round` (the table's
+    setting of that name) has the dealer announce each round's freshly shuffled deck.
     """
 
     camera: bool
     camera_only: bool = False
     manager: ManagerAnswer = "resume"
+    new_deck_every_round: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class OpenRound:
     """The dealer opens the next round (`start_round`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnnounceDeck:
+    """The dealer announces the deck just shuffled (`new_deck`): each round needs a fresh one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +139,7 @@ class Wait:
 
 StaffAction = (
     OpenRound
+    | AnnounceDeck
     | DrawCard
     | RedrawCard
     | LookAt
@@ -160,6 +171,9 @@ def next_action(view: TableView, staff: StaffConfig) -> StaffAction:
         if waiting:
             return LookAt(waiting)
     if view.phase == "idle":
+        if staff.new_deck_every_round and (view.deck is None or view.deck_dealt is not None):
+            # The dealer shuffles after every round and says so before the next opens.
+            return AnnounceDeck()
         return OpenRound()
     if view.phase in ("betting", "window"):
         deadlines = [t.deadline for t in view.timers if t.deadline is not None]
@@ -182,6 +196,8 @@ def _manage(view: TableView, staff: StaffConfig) -> StaffAction:
     if staff.manager == "void" and view.phase != "idle":
         return Void()
     blockers = view.resume_blockers
+    if any(DECK_BLOCKER in b for b in blockers):
+        return AnnounceDeck()
     if any(DISCARD_BLOCKER in b for b in blockers):
         return DiscardCard()
     if staff.camera_only and any(TAKE_AWAY_BLOCKER in b for b in blockers):

@@ -39,6 +39,7 @@ from studio.messages.view import TableView, TimerKind
 from studio.simulation.devices import SimulatedCamera, SimulatedClock, SimulatedShoe
 from studio.simulation.faults import INCIDENT_OF, NO_FAULTS, FaultRates
 from studio.simulation.staff import (
+    AnnounceDeck,
     DiscardCard,
     DrawCard,
     LookAt,
@@ -114,6 +115,7 @@ class SimulatedTable:
     reproducible; `manager` is the shift manager's answer to every pause. `camera_only` (a
     camera-only table, `card_source = "camera"`): the dealer lays the shoe's cards by hand and
     only the camera reports them, face-down cards when turned at their reveal.
+    `new_deck_every_round` (the table's setting): the dealer announces each round's deck.
     """
 
     def __init__(
@@ -128,6 +130,7 @@ class SimulatedTable:
         camera: bool,
         faces: dict[str, str],
         camera_only: bool = False,
+        new_deck_every_round: bool = False,
     ) -> None:
         self._table = table
         self._view = view
@@ -142,7 +145,12 @@ class SimulatedTable:
         self._laid: dict[str, str] = {}
         self._rolled: set[tuple[str | None, int]] = set()
         self._answering: tuple[str | None, int] | None = None
-        self._staff = StaffConfig(camera=camera, camera_only=self._camera_only, manager=manager)
+        self._staff = StaffConfig(
+            camera=camera,
+            camera_only=self._camera_only,
+            manager=manager,
+            new_deck_every_round=new_deck_every_round,
+        )
         self.summary = SimulationSummary()
 
     # -- publishing ---------------------------------------------------------------------------
@@ -219,6 +227,8 @@ class SimulatedTable:
                 for device in devices:
                     now = self._clock.now
                     self.submit(DeviceStatus(ts=now, device=device, status="ok", detail="repaired"))
+            case AnnounceDeck():
+                self._command("new_deck", manager=False)
             case DiscardCard():
                 self._command("discard_last_card", manager=True)
             case TakeAway():
