@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from drivers.camera.backends import CameraBackendName
 from studio.bus import defaults as bus_defaults
 from studio.errors import ConfigurationError
 from studio.messages import SCHEMA_VERSION, TableSettings
@@ -130,7 +131,7 @@ class CameraConfig(_Section):
     device fault. `url` and `profile` belong to "capture" only, `design` to "synthetic" only.
     """
 
-    backend: Literal["none", "simulated", "synthetic", "capture"] = "none"
+    backend: CameraBackendName = "none"
     fps: float = Field(default=5.0, gt=0, le=60)
     stall_seconds: float = Field(default=2.0, gt=0)
     url: str | None = None
@@ -280,11 +281,15 @@ def build_config(data: dict[str, Any]) -> RuntimeConfig:
 
 
 def load_config(
-    path: str | os.PathLike[str] | None = None, *, game: str | None = None
+    path: str | os.PathLike[str] | None = None,
+    *,
+    game: str | None = None,
+    camera: str | None = None,
 ) -> RuntimeConfig:
     """The configuration in the TOML file at `path` (None: the embedded defaults).
 
-    `game` overrides `table.game` (the `--game` option). Raises `ConfigurationError` when the
+    `game` overrides `table.game` (the `--game` option), `camera` overrides `camera.backend`
+    (the `--camera` option). Raises `ConfigurationError` when the
     file cannot be read, is not TOML, or does not validate.
     """
     data: dict[str, Any] = {}
@@ -300,4 +305,9 @@ def load_config(
         if not isinstance(table, dict):
             raise ConfigurationError("config table: must be a TOML table")
         table["game"] = game
+    if camera is not None:
+        section = data.setdefault("camera", {})
+        if not isinstance(section, dict):
+            raise ConfigurationError("config camera: must be a TOML table")
+        section["backend"] = camera
     return build_config(data)
