@@ -8,7 +8,6 @@ the runtime's camera builders and the frame sources' URL schemes are all taken f
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,14 +36,6 @@ CAMERA_BACKENDS: dict[str, CameraBackend] = {
     ),
 }
 """Every camera backend by its `camera.backend` name."""
-
-if TYPE_CHECKING:
-    CameraBackendName = str
-else:
-    # Built from the registry so the configuration's allowed values (and its JSON schema's
-    # enum) cannot drift from it; type checkers see a plain string.
-    CameraBackendName = Literal[tuple(CAMERA_BACKENDS)]
-
 
 def source_schemes() -> dict[str, str]:
     """Every frame-source URL scheme, mapped to the backend that reads through it."""
