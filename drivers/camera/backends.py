@@ -37,6 +37,7 @@ CAMERA_BACKENDS: dict[str, CameraBackend] = {
 }
 """Every camera backend by its `camera.backend` name."""
 
+
 def source_schemes() -> dict[str, str]:
     """Every frame-source URL scheme, mapped to the backend that reads through it."""
     return {s: name for name, b in CAMERA_BACKENDS.items() for s in b.schemes}
