@@ -116,8 +116,8 @@ class Safeguards:
 
     # -- the software self-check -----------------------------------------------------------------
 
-    def follow(self, event: Envelope) -> None:
-        """A shift manager's accepted `check_integrity` starts a check."""
+    def on_event(self, event: Envelope) -> None:
+        """A shift manager's accepted `check_integrity` starts a check (an `EventListener`)."""
         if event.type == "command_accepted" and event.body.get("command") == "check_integrity":
             self._check("command")
 
