@@ -61,6 +61,7 @@ class ConsoleSettings:
     escalate_seconds: float = 300.0
     journal: Path | None = None
     command_timeout: float = 3.0
+    link_timeout: float = 1.0
 
 
 @dataclass
@@ -134,7 +135,9 @@ class ConsoleServer:
     async def _start(self, app: web.Application) -> None:
         self._loop = asyncio.get_running_loop()
         for table, address in self.addresses.items():
-            self._links[table] = TableLink(address, self.keys, self._from_link)
+            self._links[table] = TableLink(
+                address, self.keys, self._from_link, timeout=self.settings.link_timeout
+            )
         self._pusher = asyncio.create_task(self._push_forever())
 
     async def _close_sockets(self, app: web.Application) -> None:
