@@ -120,9 +120,12 @@ def test_a_session_cookie_is_httponly_samesite_and_expires(tmp_path: Path, users
                 async with stale.get(f"{url}/signin?why=expired") as reply:
                     assert "Your session has expired" in await reply.text()
             forged = old[:-4] + ("AAAA" if not old.endswith("AAAA") else "BBBB")
-            async with aiohttp.ClientSession(cookies={COOKIE: forged}) as fake:
-                async with fake.get(f"{url}/api/nonce") as reply:
-                    assert reply.status == 401
+            async with (
+                aiohttp.ClientSession(cookies={COOKIE: forged}) as fake,
+                fake.get(f"{url}/api/nonce") as reply,
+            ):
+                assert reply.status == 401
+                assert (await reply.json())["reason"] == "your session is not valid: sign in again"
 
     asyncio.run(scenario())
 
@@ -206,12 +209,15 @@ def test_sign_in_never_sends_a_person_to_another_site(
     tmp_path: Path, users: Path, target: str
 ) -> None:
     async def scenario() -> None:
-        async with console(tmp_path, users) as url, _client() as http:
-            async with http.post(
+        async with (
+            console(tmp_path, users) as url,
+            _client() as http,
+            http.post(
                 f"{url}/signin",
                 data={"name": "alice", "password": PASSWORDS["alice"], "next": target},
                 allow_redirects=False,
-            ) as reply:
-                assert reply.headers["Location"] == "/"
+            ) as reply,
+        ):
+            assert reply.headers["Location"] == "/"
 
     asyncio.run(scenario())
