@@ -39,6 +39,7 @@ def test_dealer_display_follows_rounds_and_never_holds_a_face_down_value(tmp_pat
 
             hidden: dict[tuple[str, str], str] = {}  # (game, position) -> face-down card
             revealed: set[tuple[str, str]] = set()
+            results: dict[str, dict[str, str]] = {}
             seen_prompt = seen_countdown = False
             phases: set[str] = set()
             games: list[str] = []
@@ -53,6 +54,8 @@ def test_dealer_display_follows_rounds_and_never_holds_a_face_down_value(tmp_pat
                             hidden[(game, data["position"])] = data["card"]
                     elif event.type == "card_revealed":
                         revealed.add((game, data["position"]))
+                    elif event.type == "round_result":
+                        results[game] = data["positions"]
                 root = page.locator("#dealer")
                 game = root.get_attribute("data-game") or ""
                 if game and (not games or games[-1] != game):
@@ -62,6 +65,25 @@ def test_dealer_display_follows_rounds_and_never_holds_a_face_down_value(tmp_pat
                 seen_countdown |= "betting closes" in page.locator("#light-countdown").inner_text()
                 dom_samples.append((game, page.locator("#cards").inner_text()))
                 page.wait_for_timeout(40)
+            # The recall: every ended round the console saw, newest first, with its cards, and
+            # the shift's count of rounds for the dealer on duty.
+            page.goto(f"{console.url}/table/T01/recall")
+            rows = page.locator("#recall tr.round")
+            shown = {
+                rows.nth(i).locator("td").nth(0).inner_text(): rows.nth(i).inner_text()
+                for i in range(rows.count())
+            }
+            ended = [g for g in results if g in shown]
+            assert len(ended) >= 2, (list(results), list(shown))
+            for game in ended:
+                for position, code in results[game].items():
+                    assert f"{position}={code}" in shown[game]
+            # Rounds that ended before bob's display opened count for nobody ("-").
+            counts = {
+                cells.split()[0]: int(cells.split()[1])
+                for cells in page.locator("#counts tr").all_inner_texts()
+            }
+            assert counts.get("bob", 0) >= 1 and sum(counts.values()) >= len(ended), counts
             page.close()
 
     # Whole rounds went by on the screen: betting with its countdown, dealing with a prompt, the
