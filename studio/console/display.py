@@ -25,7 +25,7 @@ INCIDENT_WORDS: dict[str, str] = {
     "camera_mismatch": "the camera saw a different card from the one the shoe read",
     "device_fault": "a device reported a fault",
     "device_silent": "a device stopped answering",
-    "manager_called": "the dealer called the shift manager",
+    "manager_called": "the shift manager was called to the table",
     "deal_timeout": "no card came in time",
     "controller_restarted": "the controller restarted in the middle of the round",
 }
