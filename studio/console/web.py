@@ -69,6 +69,8 @@ class _Socket:
     ws: web.WebSocketResponse
     session: Session
     channel: str
+    busy: bool = False
+    dirty: bool = False
 
 
 class ConsoleServer:
@@ -420,12 +422,27 @@ class ConsoleServer:
                 self._send(sock)
 
     def _send(self, sock: _Socket) -> None:
-        text = self._message(sock)
-        if text is None or sock.ws.closed:
+        # A browser that reads slowly gets the latest state when it is ready, never a backlog:
+        # while one frame is on its way, later changes only mark the socket to be sent again.
+        if sock.busy:
+            sock.dirty = True
             return
-        task = asyncio.get_running_loop().create_task(_send_text(sock.ws, text))
+        sock.busy = True
+        task = asyncio.get_running_loop().create_task(self._drain(sock))
         self._sending.add(task)
         task.add_done_callback(self._sending.discard)
+
+    async def _drain(self, sock: _Socket) -> None:
+        try:
+            sock.dirty = True
+            while sock.dirty and not sock.ws.closed:
+                sock.dirty = False
+                text = self._message(sock)
+                if text is not None:
+                    with contextlib.suppress(ConnectionError, RuntimeError):
+                        await sock.ws.send_str(text)
+        finally:
+            sock.busy = False
 
     async def _websocket(self, request: web.Request, channel: str) -> web.WebSocketResponse:
         session = self._session(request)
@@ -457,12 +474,6 @@ class ConsoleServer:
 
     async def _ws_console(self, request: web.Request) -> web.WebSocketResponse:
         return await self._websocket(request, "console")
-
-
-async def _send_text(ws: web.WebSocketResponse, text: str) -> None:
-    # A browser that reads slowly must not hold up the others: its frame waits, theirs do not.
-    with contextlib.suppress(ConnectionError, RuntimeError):
-        await ws.send_str(text)
 
 
 def _html(text: str, status: int = 200) -> web.Response:
