@@ -45,7 +45,7 @@ def test_dealer_display_follows_rounds_and_never_holds_a_face_down_value(tmp_pat
             games: list[str] = []
             dom_samples: list[tuple[str, str]] = []
             deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and len(games) < 4:
+            while time.monotonic() < deadline and len(games) < 3:
                 while (event := sub.receive(timeout=0)) is not None:
                     data = body(event)
                     game = event.envelope.game_number or ""
