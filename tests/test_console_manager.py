@@ -5,6 +5,8 @@ raises its alarm with the table at the top, the webhook (a real local HTTP serve
 incident once, a dealer's session can neither see a void button nor void by a forged request
 (the table refuses it), and a shift manager reads the incident in words, voids with a reason, and
 the table goes on with its next round. The table journals the manager as `alice via console`.
+A second table (T01, simulated) runs beside it on the same machine: the console, started with no
+`--table`, shows both, the paused one (T02) above the running one.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from console_support import browser, console_for, sign_in
-from test_e2e_support import table_rig
+from test_e2e_support import FAST_TABLE, TableRig, table_rig
 
 from drivers.shoe.sim_line import PtyLine
 from studio.bus.commands import CommandClient
@@ -27,7 +29,7 @@ from studio.bus.replay import ReplayClient
 
 TABLE = """\
 [table]
-table = "T01"
+table = "T02"
 game = "caribbean-stud"
 betting_seconds = 0.3
 yellow_seconds = 0.1
@@ -76,15 +78,28 @@ def webhook_server() -> Iterator[tuple[str, list[dict[str, Any]]]]:
         thread.join(timeout=5)
 
 
+def _beside(other: TableRig, rig: TableRig) -> None:
+    """Make `other` a second table on `rig`'s machine: the same data and key directories."""
+    text = FAST_TABLE.format(root=other.root, table="T01", game="caribbean-stud", draw=0.05)
+    other.config.write_text(
+        text.replace(f"{other.root}/keys", str(rig.keys_dir)) + '[camera]\nbackend = "none"\n'
+    )
+    other.env = rig.env
+
+
 def test_a_shoe_fault_alarms_the_console_and_a_manager_voids_it(tmp_path: Path) -> None:
+    (tmp_path / "other").mkdir()
     with (
         closing(PtyLine(tmp_path / "shoe")) as line,
-        table_rig(tmp_path) as rig,
+        table_rig(tmp_path, table_id="T02") as rig,
+        table_rig(tmp_path / "other") as other,
         webhook_server() as (hook, received),
         browser() as chromium,
     ):
         rig.config.write_text(TABLE.format(root=tmp_path))
         rig.start()
+        _beside(other, rig)
+        other.start()
         manager_key = rig.key("shift-manager")
         with CommandClient(rig.endpoint("cmd"), manager_key, rig.server_key()) as client:
             assert client.send("start_round").status == "accepted"
@@ -92,32 +107,34 @@ def test_a_shoe_fault_alarms_the_console_and_a_manager_voids_it(tmp_path: Path) 
             overview = chromium.new_page()
             sign_in(overview, console.url, "alice")
             overview.wait_for_selector("tr[data-table='T01'] >> text=running")
-            overview.wait_for_selector("tr[data-table='T01'] >> text=dealing", timeout=5000)
+            overview.wait_for_selector("tr[data-table='T02'] >> text=dealing", timeout=5000)
+            assert overview.locator("#rows tr").first.get_attribute("data-table") == "T01"
 
             line.write(b"NOREAD\r\n")  # the shoe saw a card and could not read it
             alarm = overview.locator("#alarm")
-            alarm.wait_for(state="visible", timeout=2000)
-            assert "TABLE T01 PAUSED" in alarm.inner_text()
+            alarm.wait_for(state="visible", timeout=1000)  # within one second
+            assert "TABLE T02 PAUSED" in alarm.inner_text()
             assert alarm.get_attribute("data-audible") == "true"
             first_row = overview.locator("#rows tr").first
-            assert first_row.get_attribute("data-table") == "T01"
+            assert first_row.get_attribute("data-table") == "T02"
             assert "paused" in first_row.inner_text()
 
             # A dealer's session: no void button, and a forged void is refused by the table.
             dealer = chromium.new_page()
             sign_in(dealer, console.url, "bob")
-            dealer.wait_for_url(re.compile(r".*/dealer/T01$"))
+            dealer.wait_for_url(re.compile(r".*/dealer/T0[12]$"))
+            dealer.goto(f"{console.url}/dealer/T02")
             dealer.locator("#stop").wait_for(state="visible")
             assert "STOP: shift manager called" in dealer.locator("#stop").inner_text()
             assert "could not read a card" in dealer.locator("#stop-reason").inner_text()
-            dealer.goto(f"{console.url}/table/T01")
+            dealer.goto(f"{console.url}/table/T02")
             dealer.wait_for_selector("#incidents .incident")
             assert dealer.locator("#action-void").count() == 0
             forged = dealer.evaluate(
                 """async () => {
                     const csrf = document.getElementById("table").dataset.csrf;
                     const { nonce } = await (await fetch("/api/nonce")).json();
-                    const reply = await fetch("/table/T01/command", {
+                    const reply = await fetch("/table/T02/command", {
                         method: "POST", headers: {"Content-Type": "application/json"},
                         body: JSON.stringify({action: "void", note: "forged", csrf, nonce})});
                     return await reply.json();
@@ -128,7 +145,7 @@ def test_a_shoe_fault_alarms_the_console_and_a_manager_voids_it(tmp_path: Path) 
             # The manager reads the incident and voids with a reason.
             page = chromium.new_page()
             sign_in(page, console.url, "alice")
-            page.goto(f"{console.url}/table/T01")
+            page.goto(f"{console.url}/table/T02")
             incident = page.locator("#incidents .incident")
             incident.wait_for()
             assert "The shoe could not read a card at player-1" in incident.inner_text()
@@ -141,8 +158,8 @@ def test_a_shoe_fault_alarms_the_console_and_a_manager_voids_it(tmp_path: Path) 
             page.wait_for_selector("#answer >> text=Void the round: accepted")
             alarm.wait_for(state="hidden", timeout=3000)
             # The table goes on: the next round opens by itself.
-            overview.wait_for_selector("tr[data-table='T01'] >> text=running")
-            dealer.goto(f"{console.url}/dealer/T01")
+            overview.wait_for_selector("tr[data-table='T02'] >> text=running")
+            dealer.goto(f"{console.url}/dealer/T02")
             dealer.wait_for_selector("#dealer[data-phase='dealing']", timeout=5000)
             assert dealer.locator("#stop").is_hidden()
             for p in (overview, dealer, page):
@@ -161,7 +178,7 @@ def test_a_shoe_fault_alarms_the_console_and_a_manager_voids_it(tmp_path: Path) 
     assert [e["type"] for e in events].count("round_voided") == 1
     # The webhook heard the incident once (no repeat while it stayed paused).
     assert [(r["table"], r["kind"], r["notice"]) for r in received] == [
-        ("T01", "unreadable_card", "new")
+        ("T02", "unreadable_card", "new")
     ]
     journal = (rig.root / "data" / "studio" / "console" / "journal.jsonl").read_text()
     lines = [json.loads(x) for x in journal.splitlines()]

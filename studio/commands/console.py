@@ -1,7 +1,7 @@
 """`studio console [--table T ...] [--port P]`: the dealer display and shift manager's console.
 
-With no `--table` it serves the table `studio run` started on this machine (found as every
-client finds it: the run file, else the default endpoints); `--table` may be given several
+With no `--table` it serves every table `studio run` started on this machine (their run files;
+with none, the default endpoints, as every client finds a table); `--table` may be given several
 times. It connects with the console key (`console.key_secret` in the table's key directory,
 made by `studio run` and listed with the `console` role), signs people in against the user file
 of `studio users add`, prints `console: open http://HOST:PORT` and serves until Ctrl-C or
@@ -26,9 +26,10 @@ from studio.commands.locate import locate
 from studio.commands.users import default_users_file
 from studio.config import data_dir
 from studio.console.link import TableAddress
-from studio.console.users import UserDirectory
+from studio.console.users import UserDirectory, read_users
 from studio.console.web import ConsoleServer, ConsoleSettings
 from studio.errors import ConfigurationError, KeyFileError
+from studio.runtime import read_run_file, run_dir
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -47,6 +48,19 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--session-minutes", type=int, default=480, help="how long a sign-in lasts")
     parser.set_defaults(run=run)
+
+
+def running_tables() -> list[str]:
+    """The ids of the tables `studio run` runs on this machine now (their live run files)."""
+    found = []
+    for path in sorted(run_dir().glob("*.json")):
+        try:
+            run_file = read_run_file(path)
+        except ConfigurationError:
+            continue  # a damaged run file is `studio status`'s to report; skip it here
+        if run_file.alive():
+            found.append(run_file.table)
+    return found
 
 
 def _secret(folder: Path) -> bytes:
@@ -69,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"--port must be 0..65535, got {args.port}")
     if args.session_minutes < 1 or args.escalate_seconds <= 0:
         raise ConfigurationError("--session-minutes and --escalate-seconds must be positive")
-    tables = args.table or [None]
+    tables: list[str | None] = list(args.table or running_tables() or [None])
     addresses: list[TableAddress] = []
     key_file: Path | None = args.key
     for table in tables:
@@ -91,7 +105,10 @@ def run(args: argparse.Namespace) -> int:
         raise KeyFileError(f"{err}: start the table once with `studio run`, or pass --key") from err
     keys.require_secret()
     folder = data_dir() / "console"
-    users = UserDirectory(args.users or default_users_file())
+    users_file: Path = args.users or default_users_file()
+    users = UserDirectory(users_file)
+    if not read_users(users_file).users:
+        print(f"nobody may sign in yet: add people with `studio users add` ({users_file})")
     settings = ConsoleSettings(
         session_seconds=args.session_minutes * 60,
         webhook=args.webhook,
