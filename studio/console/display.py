@@ -130,9 +130,14 @@ class TableDetail(_Model):
 
 
 class RecallPage(_Model):
-    """The last rounds of a table, oldest first, and the shift's counts by dealer."""
+    """The last rounds of a table, oldest first, and the shift's counts by dealer.
+
+    `restricted`: whether the reader may see face-down cards, commands' notes and incidents'
+    particulars (else only what the public stream showed).
+    """
 
     table: str
+    restricted: bool
     rounds: tuple[RoundRecord, ...]
     counts: dict[str, ShiftCounts]
 

@@ -109,9 +109,12 @@ def recall(page: RecallPage, name: str, role: str, csrf: str) -> str:
     """The last ten rounds of a table, with the shift's counts per dealer."""
     rows = []
     for rnd in reversed(page.rounds):
-        cards = " ".join(f"{escape(p)}={escape(c)}" for p, c in rnd.cards.items()) or "-"
-        decisions = "<br>".join(escape(d) for d in rnd.decisions) or "-"
-        incidents = "<br>".join(escape(i) for i in rnd.incidents) or "-"
+        shown = rnd.cards if page.restricted else rnd.public_cards
+        cards = " ".join(f"{escape(p)}={escape(c)}" for p, c in shown.items()) or "-"
+        steps = rnd.decisions + rnd.commands if page.restricted else rnd.decisions
+        decisions = "<br>".join(escape(d) for d in steps) or "-"
+        faults = rnd.incidents if page.restricted else rnd.public_incidents
+        incidents = "<br>".join(escape(i) for i in faults) or "-"
         rows.append(
             f"<tr class='round'><td>{escape(rnd.game_number)}</td><td>{escape(rnd.opened)}</td>"
             f"<td>{cards}</td><td>{decisions}</td><td>{incidents}</td>"

@@ -295,10 +295,8 @@ class ConsoleServer:
         link = self._links.get(table)
         rounds = tuple(link.book.rounds) if link else ()
         counts = dict(link.book.counts) if link else {}
-        if session.role not in RESTRICTED_READERS:
-            # A face-down card of a round in progress is not for this role: show ended rounds.
-            rounds = tuple(r for r in rounds if r.outcome != "in progress")
-        page = RecallPage(table=table, rounds=rounds, counts=counts)
+        restricted = session.role in RESTRICTED_READERS
+        page = RecallPage(table=table, restricted=restricted, rounds=rounds, counts=counts)
         return _html(pages.recall(page, session.name, session.role, session.csrf))
 
     async def _nonce(self, request: web.Request) -> web.Response:
