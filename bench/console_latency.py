@@ -10,7 +10,10 @@ wall clock (`time.time()`), which the page's `performance.timeOrigin + performan
 
     python bench/console_latency.py [--cards N] [--json]
 
-Target: the browser adds at most 20 ms at p50 (DOM p50 minus subscriber p50).
+Then it writes a card the shoe cannot read and notes when the full-screen STOP appears.
+
+Targets: the browser adds at most 20 ms at p50 (DOM p50 minus subscriber p50); the fault reaches
+the screen within one second.
 """
 
 from __future__ import annotations
@@ -72,6 +75,9 @@ OBSERVER = """() => {
       const key = `${game}/${card.dataset.position}`;
       if (!(key in window.__seen)) window.__seen[key] = performance.timeOrigin + performance.now();
     }
+    if (!document.getElementById("stop").hidden && window.__stopped === undefined) {
+      window.__stopped = performance.timeOrigin + performance.now();
+    }
   };
   new MutationObserver(note).observe(document.getElementById("dealer"),
     {subtree: true, childList: true, attributes: true});
@@ -94,7 +100,7 @@ def _start(args: list[str], env: dict[str, str], ready: str) -> tuple[subprocess
     raise SystemExit(f"studio {args[0]} did not start")
 
 
-def measure(root: Path, cards: int) -> tuple[list[float], list[float]]:
+def measure(root: Path, cards: int) -> tuple[list[float], list[float], float]:
     chromium = shutil.which("chromium")
     if chromium is None:
         raise SystemExit("Debian's chromium is needed: apt-get install chromium")
@@ -173,13 +179,20 @@ def measure(root: Path, cards: int) -> tuple[list[float], list[float]]:
                     raise SystemExit(f"{key} never appeared on the dealer display")
                 to_sub.append((arrived - written) * 1000)
                 to_dom.append(seen - written * 1000)
+            # Then a fault: a card the shoe cannot read, until the STOP screen shows.
+            while (view := replay.view(audience="public")).expecting is None:
+                time.sleep(0.002)
+            written = time.time()
+            line.write(b"NOREAD\r\n")
+            page.locator("#stop").wait_for(state="visible", timeout=10000)
+            stop_ms = page.evaluate("() => window.__stopped") - written * 1000
             browser.close()
     finally:
         for proc in procs:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=20)
         line.close()
-    return to_dom, to_sub
+    return to_dom, to_sub, stop_ms
 
 
 def main() -> None:
@@ -188,13 +201,14 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        dom, sub = measure(Path(tmp), args.cards)
+        dom, sub, stop = measure(Path(tmp), args.cards)
     figures = {
         "cards": len(dom),
         "dom_p50_ms": round(percentile(dom, 0.5), 2),
         "dom_p99_ms": round(percentile(dom, 0.99), 2),
         "subscriber_p50_ms": round(percentile(sub, 0.5), 2),
         "subscriber_p99_ms": round(percentile(sub, 0.99), 2),
+        "fault_to_stop_screen_ms": round(stop, 2),
     }
     added = figures["dom_p50_ms"] - figures["subscriber_p50_ms"]
     print(f"cards                {figures['cards']}")
@@ -202,6 +216,8 @@ def main() -> None:
     print(f"shoe -> subscriber   p50 {sub_p50} ms, p99 {sub_p99} ms")
     print(f"shoe -> dealer DOM   p50 {figures['dom_p50_ms']} ms, p99 {figures['dom_p99_ms']} ms")
     print(f"browser adds         {added:.2f} ms at p50 (target: at most 20 ms)")
+    stop_ms = figures["fault_to_stop_screen_ms"]
+    print(f"fault -> STOP screen {stop_ms} ms (one unreadable card; target: within 1 s)")
     if args.json:
         print(json.dumps(figures))
 

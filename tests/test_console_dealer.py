@@ -17,6 +17,8 @@ from typing import Any
 from console_support import browser, console_for, sign_in
 from test_e2e_support import body, table_rig
 
+from studio.bus.wire import WireEvent
+
 SIMULATED_CAMERA = '[camera]\nbackend = "simulated"\n'
 
 
@@ -45,17 +47,21 @@ def test_dealer_display_follows_rounds_and_never_holds_a_face_down_value(tmp_pat
             games: list[str] = []
             dom_samples: list[tuple[str, str]] = []
             deadline = time.monotonic() + 30
+
+            def note(event: WireEvent) -> None:
+                data = body(event)
+                game = event.envelope.game_number or ""
+                if event.type == "card_dealt" and data.get("face") == "down":
+                    if event.audience == "restricted":
+                        hidden[(game, data["position"])] = data["card"]
+                elif event.type == "card_revealed":
+                    revealed.add((game, data["position"]))
+                elif event.type == "round_result":
+                    results[game] = data["positions"]
+
             while time.monotonic() < deadline and len(games) < 3:
                 while (event := sub.receive(timeout=0)) is not None:
-                    data = body(event)
-                    game = event.envelope.game_number or ""
-                    if event.type == "card_dealt" and data.get("face") == "down":
-                        if event.audience == "restricted":
-                            hidden[(game, data["position"])] = data["card"]
-                    elif event.type == "card_revealed":
-                        revealed.add((game, data["position"]))
-                    elif event.type == "round_result":
-                        results[game] = data["positions"]
+                    note(event)
                 root = page.locator("#dealer")
                 game = root.get_attribute("data-game") or ""
                 if game and (not games or games[-1] != game):
@@ -65,6 +71,9 @@ def test_dealer_display_follows_rounds_and_never_holds_a_face_down_value(tmp_pat
                 seen_countdown |= "betting closes" in page.locator("#light-countdown").inner_text()
                 dom_samples.append((game, page.locator("#cards").inner_text()))
                 page.wait_for_timeout(40)
+            # The result of the round that just ended may still be on its way here.
+            while (event := sub.receive(timeout=1.0)) is not None and len(results) < 2:
+                note(event)
             # The recall: every ended round the console saw, newest first, with its cards, and
             # the shift's count of rounds for the dealer on duty.
             page.goto(f"{console.url}/table/T01/recall")
