@@ -37,7 +37,7 @@ def users_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @asynccontextmanager
-async def console(tmp_path: Path, users: Path) -> AsyncIterator[str]:
+async def console(tmp_path: Path, users: Path, session_seconds: int = 3600) -> AsyncIterator[str]:
     address = TableAddress(
         table="T01",
         restricted=f"ipc://{tmp_path}/res",
@@ -46,7 +46,10 @@ async def console(tmp_path: Path, users: Path) -> AsyncIterator[str]:
         server_key=KeyPair.generate().public,
     )
     settings = ConsoleSettings(
-        journal=tmp_path / "journal.jsonl", command_timeout=0.3, link_timeout=0.1
+        journal=tmp_path / "journal.jsonl",
+        command_timeout=0.3,
+        link_timeout=0.1,
+        session_seconds=session_seconds,
     )
     server = ConsoleServer([address], KeyPair.generate(), UserDirectory(users), SECRET, settings)
     test_server = TestServer(server.app(), host="127.0.0.1")
@@ -112,7 +115,7 @@ def test_a_session_cookie_is_httponly_samesite_and_expires(tmp_path: Path, users
             # A cookie signed with the right secret ten hours ago: expired.
             old = URLSafeTimedSerializer(
                 SECRET, salt="studio-console-session", signer=_SignedLongAgo
-            ).dumps({"name": "alice", "role": "shift_manager", "csrf": "x"})
+            ).dumps({"name": "alice", "role": "shift_manager", "csrf": "x", "expires": 0})
             async with aiohttp.ClientSession(cookies={COOKIE: old}) as stale:
                 async with stale.get(f"{url}/", allow_redirects=False) as reply:
                     assert reply.status == 303
@@ -219,5 +222,37 @@ def test_sign_in_never_sends_a_person_to_another_site(
             ) as reply,
         ):
             assert reply.headers["Location"] == "/"
+
+    asyncio.run(scenario())
+
+
+def test_a_live_screen_is_closed_when_its_session_ends(tmp_path: Path, users: Path) -> None:
+    async def scenario() -> None:
+        async with console(tmp_path, users, session_seconds=1) as url, _client() as http:
+            assert await _sign_in(http, url, "alice", PASSWORDS["alice"]) == 303
+            async with http.ws_connect(f"{url}/ws/console") as ws:
+                first = await ws.receive(timeout=5)
+                assert first.type == aiohttp.WSMsgType.TEXT
+                for _ in range(30):  # pushed once a second: bounded, should it never close
+                    message = await ws.receive(timeout=10)
+                    if message.type != aiohttp.WSMsgType.TEXT:
+                        break
+                assert message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+                assert ws.close_code == 1008  # policy violation: the session ended
+            async with http.get(f"{url}/api/nonce") as reply:
+                assert reply.status == 401
+
+    asyncio.run(scenario())
+
+
+def test_a_cross_site_websocket_is_refused(tmp_path: Path, users: Path) -> None:
+    async def scenario() -> None:
+        async with console(tmp_path, users) as url, _client() as http:
+            assert await _sign_in(http, url, "alice", PASSWORDS["alice"]) == 303
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(
+                    f"{url}/ws/console", headers={"Origin": "http://evil.example"}
+                )
+            assert refused.value.status == 403
 
     asyncio.run(scenario())

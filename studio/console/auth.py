@@ -30,13 +30,17 @@ _SALT = "studio-console-session"
 
 
 class Session(BaseModel):
-    """A signed-in person: name, role, and the CSRF token every action must carry."""
+    """A signed-in person: name, role, the CSRF token every action must carry, and its end.
+
+    `expires` is in UNIX seconds: live screens are closed then, as the cookie stops working.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     role: Role
     csrf: str
+    expires: float
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,8 @@ class SessionCodec:
 
     def issue(self, name: str, role: Role) -> tuple[str, Session]:
         """A new session for `name` and its cookie value."""
-        session = Session(name=name, role=role, csrf=secrets.token_urlsafe(24))
+        expires = time.time() + self.max_age
+        session = Session(name=name, role=role, csrf=secrets.token_urlsafe(24), expires=expires)
         return self._serializer.dumps(session.model_dump()), session
 
     def read(self, cookie: str | None) -> SessionCheck:

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, get_args
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from studio.bus.commands import CommandClient, RelayedPerson
 from studio.bus.keys import RESTRICTED_READERS, KeyPair
@@ -388,7 +389,16 @@ class ConsoleServer:
             await asyncio.sleep(PUSH_SECONDS)
             for state in self._states.values():
                 self._check_alarms(state)
+            await self._close_ended_sessions()
             self._push_all()
+
+    async def _close_ended_sessions(self) -> None:
+        """Close the live screens of sessions that expired or whose person lost their role."""
+        now = time.time()
+        for sock in list(self._sockets):
+            session = sock.session
+            if now >= session.expires or self.users.role_of(session.name) != session.role:
+                await sock.ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"session ended")
 
     def _push_all(self) -> None:
         for table in self.addresses:

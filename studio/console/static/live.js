@@ -14,8 +14,18 @@ export function follow(path, onMessage, onLink) {
     const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`);
     ws.onopen = () => { delay = 250; onLink(true); };
     ws.onmessage = (event) => onMessage(JSON.parse(event.data), performance.now());
-    ws.onclose = () => {
+    ws.onclose = async () => {
       onLink(false);
+      // A session that ended (expired, or the person was removed) goes back to sign in.
+      try {
+        const check = await fetch("/api/nonce", { credentials: "same-origin" });
+        if (check.status === 401) {
+          location.assign(`/signin?why=expired&next=${encodeURIComponent(location.pathname)}`);
+          return;
+        }
+      } catch {
+        // The console itself is away: keep trying.
+      }
       setTimeout(open, delay);
       delay = Math.min(delay * 2, 4000);
     };
