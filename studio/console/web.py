@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any, get_args
+from urllib.parse import urlencode
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
@@ -130,6 +131,7 @@ class ConsoleServer:
         app.router.add_get("/ws/table/{table}", self._ws_table)
         app.router.add_get("/ws/console", self._ws_console)
         app.router.add_static("/static", Path(str(static)))
+        app.router.add_get("/favicon.ico", _no_icon)
         app.on_startup.append(self._start)
         app.on_shutdown.append(self._close_sockets)
         app.on_cleanup.append(self._stop)
@@ -170,11 +172,11 @@ class ConsoleServer:
         if session is not None and self.users.role_of(session.name) != session.role:
             session = None  # Removed from the user file, or given another role: sign in again.
         request[SESSION_KEY] = session
-        open_paths = ("/signin", "/static/")
+        open_paths = ("/signin", "/static/", "/favicon.ico")
         if session is None and not request.path.startswith(open_paths):
             if request.method == "GET" and not request.path.startswith(("/ws/", "/api/")):
                 why = "expired" if check.problem and "expired" in check.problem else ""
-                raise web.HTTPSeeOther(f"/signin?next={request.path}&why={why}")
+                raise web.HTTPSeeOther(f"/signin?{urlencode({'next': request.path, 'why': why})}")
             return _refuse(401, check.problem or "sign in first")
         response = await handler(request)
         response.headers.setdefault(
@@ -246,6 +248,7 @@ class ConsoleServer:
         user = await asyncio.to_thread(self.users.verify, name, password)
         if user is None:
             self.limiter.failed(keys, self._clock())
+            self._journal(name[:64], "sign_in_refused", None, {"from": request.remote})
             return _html(pages.sign_in("Wrong name or password.", next_url), status=401)
         self.limiter.succeeded(keys)
         cookie, _ = self.sessions.issue(user.name, user.role)
@@ -482,6 +485,10 @@ class ConsoleServer:
 
     async def _ws_console(self, request: web.Request) -> web.WebSocketResponse:
         return await self._websocket(request, "console")
+
+
+async def _no_icon(request: web.Request) -> web.Response:
+    return web.Response(status=204)
 
 
 def _html(text: str, status: int = 200) -> web.Response:
