@@ -71,9 +71,17 @@ def test_dealer_display_follows_rounds_and_never_holds_a_face_down_value(tmp_pat
                 seen_countdown |= "betting closes" in page.locator("#light-countdown").inner_text()
                 dom_samples.append((game, page.locator("#cards").inner_text()))
                 page.wait_for_timeout(40)
+            # The dealer calls the shift manager from the display: the table stops, and says so.
+            page.once("dialog", lambda dialog: dialog.accept())
+            page.click("#call-manager")
+            page.locator("#stop").wait_for(state="visible", timeout=10000)
+            assert "shift manager was called" in page.locator("#stop-reason").inner_text()
             # The result of the round that just ended may still be on its way here.
-            while (event := sub.receive(timeout=1.0)) is not None and len(results) < 2:
+            called = None
+            while (event := sub.receive(timeout=1.0)) is not None:
                 note(event)
+                if event.type == "command_accepted" and body(event)["command"] == "call_manager":
+                    called = body(event)
             # The recall: every ended round the console saw, newest first, with its cards, and
             # the shift's count of rounds for the dealer on duty.
             page.goto(f"{console.url}/table/T01/recall")
@@ -95,6 +103,8 @@ def test_dealer_display_follows_rounds_and_never_holds_a_face_down_value(tmp_pat
             assert counts.get("bob", 0) >= 1 and sum(counts.values()) >= len(ended), counts
             page.close()
 
+    assert called is not None and called["actor"] == "bob via console"
+    assert called["role"] == "dealer"
     # Whole rounds went by on the screen: betting with its countdown, dealing with a prompt, the
     # next game.
     assert len(games) >= 3, games

@@ -1,12 +1,12 @@
-"""Regenerate the console's screenshots in docs/console/ (run from the repository's root):
+"""Regenerate the console's screenshots in docs/console/.
 
-    python docs/console/screenshots.py
+    python docs/console/screenshots.py      # from the repository's root
 
 It starts a simulated table (`studio run`), a console (`studio console`) and Debian's headless
 chromium (through Playwright) in a temporary directory, signs in a dealer and a shift manager,
-takes the dealer display while a round is dealt, calls the shift manager with the local
-manager's key, and takes the stopped dealer display, the overview with its alarm and the table's
-page. Everything it starts is stopped again; nothing outside the temporary directory is touched.
+takes the dealer display while a round is dealt, calls the shift manager from it, and takes the
+stopped dealer display, the overview with its alarm and the table's page. Everything it starts is
+stopped again; nothing outside the temporary directory is touched.
 """
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from studio.bus.commands import CommandClient  # noqa: E402
-from studio.bus.keys import KeyPair  # noqa: E402
 from studio.console.users import add_user  # noqa: E402
 
 TABLE = """\
@@ -65,6 +63,7 @@ def _start(args: list[str], env: dict[str, str], ready: str) -> tuple[subprocess
 
 
 def main() -> None:
+    """Take the four screenshots (see the module docstring)."""
     chromium = shutil.which("chromium")
     if chromium is None:
         raise SystemExit("Debian's chromium is needed: apt-get install chromium")
@@ -90,7 +89,9 @@ def main() -> None:
             procs.append(console)
             url = re.findall(r"http://\S+", line)[0]
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+                browser = playwright.chromium.launch(
+                    executable_path=chromium, args=["--no-sandbox"]
+                )
                 size = {"width": 1280, "height": 720}
                 dealer = browser.new_page(viewport=size)
                 _sign_in(dealer, url, "bob", "bob-password")
@@ -99,10 +100,8 @@ def main() -> None:
                 dealer.screenshot(path=str(HERE / "dealer.png"))
                 manager = browser.new_page(viewport=size)
                 _sign_in(manager, url, "alice", "alice-password")
-                key = KeyPair.load(root / "keys" / "shift-manager.key_secret")
-                server = KeyPair.load(root / "keys" / "table.key").public
-                with CommandClient(f"ipc://{root}/cmd", key, server) as client:
-                    client.send("call_manager", {"note": "player disputes the last card"})
+                dealer.once("dialog", lambda dialog: dialog.accept())
+                dealer.click("#call-manager")
                 dealer.locator("#stop").wait_for(state="visible")
                 dealer.screenshot(path=str(HERE / "dealer-stopped.png"))
                 manager.locator("#alarm").wait_for(state="visible")
