@@ -1,6 +1,7 @@
 """Alarms: a new fault goes to the webhook once, a repeat while paused only after the escalation
 time, nothing after an acknowledgement, and a fault after a resume is new again. The webhook is
-a real HTTP server on loopback; the policy is fed views and times."""
+a real HTTP server on loopback; the policy (and the sign-in limiter, the other clock-driven rule)
+is fed views and times, also by hypothesis."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from studio.console.alarms import AlarmNotice, AlarmPolicy, WebhookSender
+from studio.console.auth import SignInLimiter
 from studio.messages.view import IncidentView, TableView
 
 T0 = datetime(2026, 12, 4, 23, 0, tzinfo=UTC)
@@ -105,3 +109,49 @@ def test_the_webhook_receives_the_notice_as_json_and_a_dead_one_is_reported() ->
     assert received[0]["kind"] == "duplicate_card"
     assert received[0]["position"] == "player-2"
     assert received[0]["notice"] == "new"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(min_value=0, max_value=400),  # seconds since the last step
+            st.booleans(),  # paused
+            st.sampled_from([(1, "unreadable_card", "player-1"), (2, "device_fault", None)]),
+            st.booleans(),  # acknowledged at this step
+        ),
+        max_size=40,
+    )
+)
+def test_no_fault_is_sent_twice_within_the_escalation_time_of_one_pause(steps: Any) -> None:
+    policy = AlarmPolicy(escalate_seconds=60)
+    now = T0
+    last: dict[tuple[str, str | None], datetime] = {}
+    for gap, paused, incident, acknowledge in steps:
+        now += timedelta(seconds=gap)
+        if not paused:
+            last.clear()  # a resume ends the pause: the next fault is new
+        if acknowledge:
+            policy.acknowledge("T01")
+        view = _view(paused, incident) if paused else _view(False)
+        for notice in policy.observe(view, now):
+            key = (notice.kind, notice.position)
+            if notice.notice == "escalation":
+                assert key in last and (now - last[key]).total_seconds() >= 60
+            else:
+                assert key not in last
+            last[key] = now
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(min_value=0, max_value=120), max_size=60))
+def test_sign_in_never_allows_more_than_five_failures_in_five_minutes(gaps: list[float]) -> None:
+    limiter = SignInLimiter(attempts=5, window=300)
+    now, tried = 0.0, []
+    for gap in gaps:
+        now += gap
+        if limiter.wait(("ip:x",), now) == 0:
+            tried.append(now)
+            limiter.failed(("ip:x",), now)
+    for i, at in enumerate(tried):
+        assert sum(1 for t in tried[: i + 1] if at - t < 300) <= 5
