@@ -40,7 +40,7 @@ def users_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
 async def console(tmp_path: Path, users: Path, session_seconds: int = 3600) -> AsyncIterator[str]:
     address = TableAddress(
         table="T01",
-        restricted=f"ipc://{tmp_path}/res",
+        stream=f"ipc://{tmp_path}/res",
         replay=f"ipc://{tmp_path}/rep",
         commands=f"ipc://{tmp_path}/cmd",
         server_key=KeyPair.generate().public,

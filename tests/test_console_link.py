@@ -33,7 +33,7 @@ def test_the_link_says_the_table_is_away_and_continues_without_a_gap(tmp_path: P
         first = rig.start()
         address = TableAddress(
             table="T01",
-            restricted=rig.endpoint("res"),
+            stream=rig.endpoint("res"),
             replay=rig.endpoint("rep"),
             commands=rig.endpoint("cmd"),
             server_key=rig.server_key(),

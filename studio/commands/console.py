@@ -5,7 +5,9 @@ with none, the default endpoints, as every client finds a table); `--table` may 
 times. It connects with the console key (`console.key_secret` in the table's key directory,
 made by `studio run` and listed with the `console` role), signs people in against the user file
 of `studio users add`, prints `console: open http://HOST:PORT` and serves until Ctrl-C or
-SIGTERM. `--webhook URL` sends each new incident as JSON; a fault still unresolved is sent again
+SIGTERM. `--proxy E` follows the tables' public streams through a `studio proxy` frontend
+instead of each table's restricted stream (views and commands still go to each table).
+`--webhook URL` sends each new incident as JSON; a fault still unresolved is sent again
 every `--escalate-seconds`. A bad key, user file or port in use ends as one line, exit status 2.
 """
 
@@ -42,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--port", type=int, default=7780, help="port to listen on (0: any)")
     parser.add_argument("--key", type=Path, help="the console's key (default: console.key_secret)")
     parser.add_argument("--users", type=Path, help="the user file (default: data dir)")
+    parser.add_argument(
+        "--proxy", metavar="E", help="follow the tables' public streams through `studio proxy` at E"
+    )
     parser.add_argument("--webhook", help="POST each new incident as JSON to this URL")
     parser.add_argument(
         "--escalate-seconds", type=float, default=300.0, help="re-send an unresolved fault after"
@@ -91,10 +96,11 @@ def run(args: argparse.Namespace) -> int:
         addresses.append(
             TableAddress(
                 table=where.table,
-                restricted=where.restricted,
+                stream=args.proxy or where.restricted,
                 replay=where.replay,
                 commands=where.commands,
                 server_key=KeyPair.load(where.server_key).public,
+                public_stream=args.proxy is not None,
             )
         )
         key_file = key_file or where.keys_dir / "console.key_secret"

@@ -99,7 +99,8 @@ class RoundBook:
             return
         record = self._current(event.game_number)
         public = event.audience == "public"
-        if isinstance(body, IncidentReported):
+        if isinstance(body, RoundPaused):
+            # Counted from the public event: both streams carry it, once per incident.
             self._count().incidents[body.kind] += 1
         elif isinstance(body, RoundResult | RoundVoided):
             counts = self._count()

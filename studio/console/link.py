@@ -1,7 +1,7 @@
 """`TableLink`: one table followed by the console, in its own thread, reconnecting on its own.
 
-It follows the table's restricted stream with the console's key (a `Subscriber`: lossless, gaps
-fetched from the replay service) and, after each batch of events, asks the replay service for the
+It follows the table's restricted stream with the console's key (or, through `studio proxy`, its
+public stream: a `Subscriber` either way, lossless, gaps fetched from the replay service) and, after each batch of events, asks the replay service for the
 table's `TableView` twice: public (the only one the dealer display ever gets) and restricted
 (for a shift manager). Each change is handed to `on_update` (from the link's thread). When the
 table stops answering, the link says so (`reachable` False) and retries; it then continues from
@@ -36,13 +36,18 @@ RECALL_BACKLOG = 3000
 
 @dataclass(frozen=True)
 class TableAddress:
-    """Where one table's streams are (as `studio.commands.locate` finds them) and its key."""
+    """Where one table's stream, replay service and command channel are, and its key.
+
+    `stream` is the table's restricted stream (`stream_key` None: its CURVE key is the table's
+    `server_key`) or, with `public_stream`, a plain public stream such as a proxy's frontend.
+    """
 
     table: str
-    restricted: str
+    stream: str
     replay: str
     commands: str
     server_key: bytes
+    public_stream: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,11 +134,11 @@ class TableLink(Closing):
             if self._last_seq == 0:
                 self._last_seq = max(0, view.seq - RECALL_BACKLOG)
             with Subscriber(
-                address.restricted,
+                address.stream,
                 {address.table: ReplayTarget(address.replay, address.server_key)},
-                audience="restricted",
+                audience="public" if address.public_stream else "restricted",
                 client_keys=self._keys,
-                stream_server_key=address.server_key,
+                stream_server_key=None if address.public_stream else address.server_key,
                 after={address.table: self._last_seq},
                 replay_timeout=self._timeout,
             ) as sub:
