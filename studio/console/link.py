@@ -1,11 +1,12 @@
 """`TableLink`: one table followed by the console, in its own thread, reconnecting on its own.
 
 It follows the table's restricted stream with the console's key (or, through `studio proxy`, its
-public stream: a `Subscriber` either way, lossless, gaps fetched from the replay service) and, after each batch of events, asks the replay service for the
-table's `TableView` twice: public (the only one the dealer display ever gets) and restricted
-(for a shift manager). Each change is handed to `on_update` (from the link's thread). When the
-table stops answering, the link says so (`reachable` False) and retries; it then continues from
-the last event it had, so the recall and counts have no gap and no repeat.
+public stream: a `Subscriber` either way, lossless, gaps fetched from the replay service) and,
+after each batch of events, asks the replay service for the table's `TableView` twice: public
+(the only one the dealer display ever gets) and restricted (for a shift manager). Each change is
+handed to `on_update` (from the link's thread). When the table stops answering, the link says so
+(`reachable` False) and retries; it then continues from the last event it had, so the recall and
+counts have no gap and no repeat.
 """
 
 from __future__ import annotations
