@@ -43,6 +43,7 @@ def test_dealer_display_follows_rounds_and_never_holds_a_face_down_value(tmp_pat
             revealed: set[tuple[str, str]] = set()
             results: dict[str, dict[str, str]] = {}
             seen_prompt = seen_countdown = False
+            windows: set[str] = set()
             phases: set[str] = set()
             games: list[str] = []
             dom_samples: list[tuple[str, str]] = []
@@ -69,6 +70,8 @@ def test_dealer_display_follows_rounds_and_never_holds_a_face_down_value(tmp_pat
                 phases.add(root.get_attribute("data-phase") or "")
                 seen_prompt |= page.locator("#prompt").inner_text().startswith("DEAL: ")
                 seen_countdown |= "betting closes" in page.locator("#light-countdown").inner_text()
+                if text := page.locator("#window").inner_text():
+                    windows.add(text)
                 dom_samples.append((game, page.locator("#cards").inner_text()))
                 page.wait_for_timeout(40)
             # The dealer calls the shift manager from the display: the table stops, and says so.
@@ -110,6 +113,8 @@ def test_dealer_display_follows_rounds_and_never_holds_a_face_down_value(tmp_pat
     assert len(games) >= 3, games
     assert {"betting", "dealing"} <= phases, phases
     assert seen_prompt and seen_countdown
+    # The decision window with its options, automatic action and countdown.
+    assert any("automatic" in w and "decision closes" in w for w in windows), windows
     assert hidden, "the table dealt no face-down card"
     # No frame ever carried a face-down card's value.
     for text in frames:
