@@ -19,19 +19,17 @@ import os
 import secrets
 import signal
 from pathlib import Path
-from typing import Any
-
-from aiohttp import web
+from typing import TYPE_CHECKING, Any
 
 from studio.bus.keys import KeyPair
 from studio.commands.locate import locate
 from studio.commands.users import default_users_file
 from studio.config import data_dir
-from studio.console.link import TableAddress
-from studio.console.users import UserDirectory, read_users
-from studio.console.web import ConsoleServer, ConsoleSettings
 from studio.errors import ConfigurationError, KeyFileError
 from studio.runtime import read_run_file, run_dir
+
+if TYPE_CHECKING:
+    from studio.console.web import ConsoleServer
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -84,6 +82,11 @@ def _secret(folder: Path) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     """Serve the console until stopped; return 0. Raises StudioError (exit 2) on bad setup."""
+    # Imported here: the web server is heavy, and every `studio` command imports this module.
+    from studio.console.link import TableAddress
+    from studio.console.users import UserDirectory, read_users
+    from studio.console.web import ConsoleServer, ConsoleSettings
+
     if not 0 <= args.port <= 65535:
         raise ConfigurationError(f"--port must be 0..65535, got {args.port}")
     if args.session_minutes < 1 or args.escalate_seconds <= 0:
@@ -126,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(server: ConsoleServer, host: str, port: int) -> int:
+    from aiohttp import web
+
     runner = web.AppRunner(server.app(), access_log=None)
     await runner.setup()
     try:

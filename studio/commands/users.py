@@ -16,7 +16,6 @@ from typing import Any
 
 from studio.bus.keys import PERSON_ROLES
 from studio.config import data_dir
-from studio.console.users import add_user, read_users
 from studio.errors import ConfigurationError
 
 
@@ -50,6 +49,8 @@ def _password(from_stdin: bool) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Add or list users; return 0. Raises ConfigurationError (exit 2) for bad input."""
+    from studio.console.users import add_user, read_users  # argon2: only when it is needed
+
     path: Path = args.users or default_users_file()
     if args.users_action == "list":
         for user in read_users(path).users:

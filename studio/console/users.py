@@ -9,6 +9,7 @@ actions under it, and the table decides what that role may do.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -30,9 +31,13 @@ MIN_PASSWORD = 8
 
 _HASHER = PasswordHasher()
 
-# Verifying a name nobody has still costs one hash, so a wrong name and a wrong password take as
-# long as each other (the time would otherwise tell an attacker which names exist).
-_DUMMY_HASH = _HASHER.hash("not a password anyone has")
+
+@functools.cache
+def _dummy_hash() -> str:
+    # Verifying a name nobody has still costs one hash, so a wrong name and a wrong password take
+    # as long as each other (the time would otherwise tell an attacker which names exist). Made
+    # on first use: hashing is slow on purpose, and every `studio` command imports this module.
+    return _HASHER.hash("not a password anyone has")
 
 
 class User(BaseModel):
@@ -118,7 +123,7 @@ class UserDirectory:
             users = ()
         user = next((u for u in users if u.name == name), None)
         try:
-            _HASHER.verify(user.hash if user is not None else _DUMMY_HASH, password)
+            _HASHER.verify(user.hash if user is not None else _dummy_hash(), password)
         except (VerificationError, InvalidHashError):
             return None
         return user
