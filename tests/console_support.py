@@ -7,7 +7,6 @@ driven by Playwright. Tests that need the browser skip, saying why, when either 
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import signal
@@ -128,16 +127,3 @@ def sign_in(page: Any, url: str, name: str, password: str | None = None) -> None
     page.fill("#name", name)
     page.fill("#password", password if password is not None else PASSWORDS[name])
     page.click("#signin")
-
-
-def table_env_config(rig: TableRig, text: str) -> None:
-    """Replace the rig's table config (for tables that differ from the fast default)."""
-    rig.config.write_text(text.format(root=rig.root))
-
-
-def settle(seconds: float) -> None:
-    """Give a live process a moment (only where nothing observable can be waited for)."""
-    time.sleep(seconds)
-
-
-os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
