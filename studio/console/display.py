@@ -37,6 +37,8 @@ ACTION_HINTS: tuple[tuple[str, str], ...] = (
     ("correct or discard", "correct_card"),
     ("correct or discard", "discard_last_card"),
     ("discard", "discard_last_card"),
+    # An unreadable record can also be read again: the dealer draws the cards back through.
+    ("no readable card", "rescan"),
 )
 """Words of a resume blocker -> the action that clears it (the blockers name their action)."""
 

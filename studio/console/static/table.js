@@ -12,9 +12,12 @@ const LABELS = {
   cancel_rescan: "Cancel re-scan",
   correct_card: "Correct a card",
   discard_last_card: "Discard the last card",
+  rescan: "Re-scan the cards",
   resume: "Resume",
   void: "Void the round",
 };
+
+let current = null;
 
 function ask(action) {
   const dialog = $("confirm");
@@ -31,7 +34,13 @@ function ask(action) {
     inputs[name] = i;
   };
   if (action === "void") field("note", "Reason");
-  if (action === "correct_card") { field("position", "Position"); field("card", "Card"); }
+  if (action === "correct_card") {
+    field("position", "Position");
+    field("card", "Card");
+    // The position the incident names is the one to correct, most of the time.
+    const first = current && current.incidents.find((i) => i.expected);
+    if (first) inputs.position.value = first.expected;
+  }
   $("confirm-text").textContent = `${LABELS[action] || action} at table ${table}?`;
   dialog.returnValue = "";
   dialog.onclose = async () => {
@@ -49,6 +58,7 @@ function ask(action) {
 }
 
 function show(d) {
+  current = d;
   $("state").textContent = `${d.reachable ? "" : "NOT ANSWERING · "}${d.paused ? "PAUSED" : "running"} · phase ${d.phase} · game ${d.game_number || "-"} · light ${d.light || "-"}${d.expecting ? ` · next card to ${d.expecting}` : ""}`;
   root.dataset.paused = String(d.paused);
   $("incidents").replaceChildren(...(d.incidents.length ? d.incidents.map((i) => {
