@@ -19,14 +19,42 @@ from __future__ import annotations
 import os
 import string
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetPydanticSchema,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import core_schema
 
+from drivers.camera.synthetic.designs import DESIGNS
+from drivers.shoe.host import PROTOCOLS
 from studio.bus import defaults as bus_defaults
 from studio.errors import ConfigurationError
 from studio.messages import SCHEMA_VERSION, TableSettings
+
+
+def one_of(names: Iterable[str]) -> GetPydanticSchema:
+    """Validate a string as one of a registry's `names` (a Literal's checks and JSON Schema).
+
+    The registry is the one list of the names: a backend added there is accepted here, with no
+    second list to keep in step.
+    """
+    values = list(names)
+    return GetPydanticSchema(lambda _source, _handler: core_schema.literal_schema(values))
+
+
+ShoeProtocolName = Annotated[str, one_of(PROTOCOLS)]
+"""A shoe protocol the drivers know (`drivers.shoe.PROTOCOLS`)."""
+
+CardDesignName = Annotated[str, one_of(DESIGNS)]
+"""A synthetic camera's card design (`drivers.camera.synthetic.designs.DESIGNS`)."""
 
 DEFAULT_TOML = """\
 schema_version = 1
@@ -98,12 +126,13 @@ class ShoeConfig(_Section):
     `backend` "serial" reads a real shoe at `url` (any pyserial URL: a device path,
     `rfc2217://...`, `socket://...`); "simulated" starts a simulated shoe on a pseudo-terminal
     whose slave is linked at `pty`, and reads it through the same serial driver at that path.
-    `protocol` is the shoe's byte protocol ("framed" or "barcode"). `log` (simulated only) writes
+    `protocol` is the shoe's byte protocol (a name of `drivers.shoe.PROTOCOLS`: "framed" or
+    "barcode"). `log` (simulated only) writes
     the simulator's per-card log (JSON lines, with each card's write time) to that file.
     """
 
     backend: Literal["simulated", "serial"] = "simulated"
-    protocol: Literal["framed", "barcode"] = "framed"
+    protocol: ShoeProtocolName = "framed"
     url: str | None = None
     pty: str = "{data}/run/{table}-shoe"
     baudrate: int = Field(default=9600, gt=0)
@@ -135,7 +164,7 @@ class CameraConfig(_Section):
     stall_seconds: float = Field(default=2.0, gt=0)
     url: str | None = None
     profile: str | None = None
-    design: Literal["jumbo", "classic"] = "jumbo"
+    design: CardDesignName = "jumbo"
 
     @model_validator(mode="after")
     def _keys_for_backend(self) -> CameraConfig:

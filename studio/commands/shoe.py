@@ -31,7 +31,7 @@ from typing import Any, TextIO
 
 from drivers.errors import DriverError, ProtocolError
 from drivers.shoe.deck import BarcodeTable, DeckRegistration
-from drivers.shoe.host import ProtocolOptions
+from drivers.shoe.host import PROTOCOLS, ProtocolOptions
 from drivers.shoe.readings import (
     CardRead,
     CardUnreadable,
@@ -46,7 +46,8 @@ from drivers.shoe.simulator import FaultRates, SimulatedShoe
 from studio.cards import DECK, Card, parse_cards
 from studio.errors import StudioError
 
-PROTOCOL_NAMES = ("barcode", "framed")
+PROTOCOL_NAMES = tuple(sorted(PROTOCOLS))
+"""The `--protocol` choices: the drivers' registry of shoe protocols."""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
