@@ -28,6 +28,7 @@ INCIDENT_WORDS: dict[str, str] = {
     "manager_called": "the shift manager was called to the table",
     "deal_timeout": "no card came in time",
     "controller_restarted": "the controller restarted in the middle of the round",
+    "deck_reused": "the round has no freshly shuffled deck",
 }
 """Each incident kind in words, as the dealer and the manager read it."""
 
@@ -39,6 +40,7 @@ ACTION_HINTS: tuple[tuple[str, str], ...] = (
     ("discard", "discard_last_card"),
     # An unreadable record can also be read again: the dealer draws the cards back through.
     ("no readable card", "rescan"),
+    ("new_deck", "new_deck"),
 )
 """Words of a resume blocker -> the action that clears it (the blockers name their action)."""
 

@@ -13,6 +13,7 @@ const LABELS = {
   correct_card: "Correct a card",
   discard_last_card: "Discard the last card",
   rescan: "Re-scan the cards",
+  new_deck: "A freshly shuffled deck is in the shoe",
   resume: "Resume",
   void: "Void the round",
 };
