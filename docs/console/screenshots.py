@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 HERE = Path(__file__).resolve().parent
@@ -100,9 +101,14 @@ def main() -> None:
                 dealer.screenshot(path=str(HERE / "dealer.png"))
                 manager = browser.new_page(viewport=size)
                 _sign_in(manager, url, "alice", "alice-password")
-                dealer.once("dialog", lambda dialog: dialog.accept())
-                dealer.click("#call-manager")
-                dealer.locator("#stop").wait_for(state="visible")
+                dealer.on("dialog", lambda dialog: dialog.accept())
+                for _ in range(3):  # a call between two rounds is refused: call again
+                    dealer.click("#call-manager")
+                    try:
+                        dealer.locator("#stop").wait_for(state="visible", timeout=5000)
+                        break
+                    except PlaywrightTimeout:
+                        continue
                 dealer.screenshot(path=str(HERE / "dealer-stopped.png"))
                 manager.locator("#alarm").wait_for(state="visible")
                 time.sleep(0.3)
