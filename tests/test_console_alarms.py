@@ -9,8 +9,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from aiohttp import web
-from aiohttp.test_utils import TestServer
+from aiohttp import test_utils, web
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -86,7 +85,7 @@ def test_the_webhook_receives_the_notice_as_json_and_a_dead_one_is_reported() ->
     async def scenario() -> None:
         app = web.Application()
         app.router.add_post("/hook", hook)
-        server = TestServer(app, host="127.0.0.1")
+        server = test_utils.TestServer(app, host="127.0.0.1")
         await server.start_server()
         notice = AlarmPolicy().observe(_view(True, (4, "duplicate_card", "player-2")), T0)[0]
         url = str(server.make_url("/hook"))

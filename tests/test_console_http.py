@@ -17,7 +17,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp.test_utils import TestServer
+from aiohttp import test_utils
 from console_support import PASSWORDS, write_users
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
@@ -52,7 +52,7 @@ async def console(tmp_path: Path, users: Path, session_seconds: int = 3600) -> A
         session_seconds=session_seconds,
     )
     server = ConsoleServer([address], KeyPair.generate(), UserDirectory(users), SECRET, settings)
-    test_server = TestServer(server.app(), host="127.0.0.1")
+    test_server = test_utils.TestServer(server.app(), host="127.0.0.1")
     await test_server.start_server()
     try:
         yield str(test_server.make_url("")).rstrip("/")
