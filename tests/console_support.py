@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_e2e_support import TableRig
+from test_e2e_support import START_SECONDS, TableRig
 
 from studio.console.users import add_user
 
@@ -81,7 +81,7 @@ def console_for(rig: TableRig, *args: str) -> Iterator[ConsoleProcess]:
         text=True,
     )
     assert proc.stdout is not None
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + START_SECONDS
     url = ""
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
