@@ -41,6 +41,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "watch",
     "status",
     "integrity",
+    "users",
+    "console",
 )
 """Modules of `studio.commands` that add a subcommand; the order is the help's order."""
 PIPE_CLOSED = 128 + signal.SIGPIPE
