@@ -40,6 +40,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "run",
     "watch",
     "status",
+    "integrity",
+    "users",
+    "console",
 )
 """Modules of `studio.commands` that add a subcommand; the order is the help's order."""
 PIPE_CLOSED = 128 + signal.SIGPIPE

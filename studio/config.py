@@ -19,14 +19,47 @@ from __future__ import annotations
 import os
 import string
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetPydanticSchema,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import core_schema
 
+from drivers.camera.backends import CAMERA_BACKENDS
+from drivers.camera.synthetic.designs import DESIGNS
+from drivers.shoe.host import PROTOCOLS
+from drivers.shoe.identity import UsbPin
 from studio.bus import defaults as bus_defaults
 from studio.errors import ConfigurationError
 from studio.messages import SCHEMA_VERSION, TableSettings
+
+
+def one_of(names: Iterable[str]) -> GetPydanticSchema:
+    """Validate a string as one of a registry's `names` (a Literal's checks and JSON Schema).
+
+    The registry is the one list of the names: a backend added there is accepted here, with no
+    second list to keep in step.
+    """
+    values = list(names)
+    return GetPydanticSchema(lambda _source, _handler: core_schema.literal_schema(values))
+
+
+ShoeProtocolName = Annotated[str, one_of(PROTOCOLS)]
+"""A shoe protocol the drivers know (`drivers.shoe.PROTOCOLS`)."""
+
+CardDesignName = Annotated[str, one_of(DESIGNS)]
+"""A synthetic camera's card design (`drivers.camera.synthetic.designs.DESIGNS`)."""
+
+CameraBackendName = Annotated[str, one_of(CAMERA_BACKENDS)]
+"""A camera backend (`drivers.camera.backends.CAMERA_BACKENDS`)."""
 
 DEFAULT_TOML = """\
 schema_version = 1
@@ -55,6 +88,16 @@ fps = 5.0
 [journal]
 path = "{data}/journals/{table}-{game}.journal"
 durable_events = false
+checkpoint_events = 100
+
+[integrity]
+manifest = ""
+check_hours = 24.0
+
+[clock]
+step_bound_ms = 100.0
+require_sync = false
+check_seconds = 1.0
 
 [bus]
 public = "tcp://127.0.0.1:7710"
@@ -98,16 +141,32 @@ class ShoeConfig(_Section):
     `backend` "serial" reads a real shoe at `url` (any pyserial URL: a device path,
     `rfc2217://...`, `socket://...`); "simulated" starts a simulated shoe on a pseudo-terminal
     whose slave is linked at `pty`, and reads it through the same serial driver at that path.
-    `protocol` is the shoe's byte protocol ("framed" or "barcode"). `log` (simulated only) writes
+    `protocol` is the shoe's byte protocol (a name of `drivers.shoe.PROTOCOLS`: "framed" or
+    "barcode"). `log` (simulated only) writes
     the simulator's per-card log (JSON lines, with each card's write time) to that file.
     """
 
     backend: Literal["simulated", "serial"] = "simulated"
-    protocol: Literal["framed", "barcode"] = "framed"
+    protocol: ShoeProtocolName = "framed"
     url: str | None = None
     pty: str = "{data}/run/{table}-shoe"
     baudrate: int = Field(default=9600, gt=0)
     log: str | None = None
+    usb_vendor: int | None = Field(default=None, ge=0, le=0xFFFF)
+    usb_product: int | None = Field(default=None, ge=0, le=0xFFFF)
+    usb_serial: str | None = None
+    identity: str | None = None
+    """For the framed protocol: the identity the shoe must report in its RESET frame."""
+
+    def usb_pin(self) -> UsbPin | None:
+        """The USB identity the shoe is pinned to (`usb_*`), or None when none is set.
+
+        Any other device on the line is a device fault and is never read (`studio shoe list`
+        shows each port's identity).
+        """
+        if self.usb_vendor is None and self.usb_product is None and self.usb_serial is None:
+            return None
+        return UsbPin(self.usb_vendor, self.usb_product, self.usb_serial)
 
     @model_validator(mode="after")
     def _url_for_serial(self) -> ShoeConfig:
@@ -130,12 +189,12 @@ class CameraConfig(_Section):
     device fault. `url` and `profile` belong to "capture" only, `design` to "synthetic" only.
     """
 
-    backend: Literal["none", "simulated", "synthetic", "capture"] = "none"
+    backend: CameraBackendName = "none"
     fps: float = Field(default=5.0, gt=0, le=60)
     stall_seconds: float = Field(default=2.0, gt=0)
     url: str | None = None
     profile: str | None = None
-    design: Literal["jumbo", "classic"] = "jumbo"
+    design: CardDesignName = "jumbo"
 
     @model_validator(mode="after")
     def _keys_for_backend(self) -> CameraConfig:
@@ -153,10 +212,41 @@ class CameraConfig(_Section):
 
 
 class JournalConfig(_Section):
-    """Where the journal lives, and whether events fsync too (inputs always do)."""
+    """Where the journal lives, and whether events fsync too (inputs always do).
+
+    A signed checkpoint of the journal's end goes out on the restricted stream every
+    `checkpoint_events` events and at every round's end (`studio.journal.anchors`).
+    """
 
     path: str = "{data}/journals/{table}-{game}.journal"
     durable_events: bool = False
+    checkpoint_events: int = Field(default=100, ge=1)
+
+
+class IntegrityConfig(_Section):
+    """The certified manifest the table checks itself against (`studio integrity manifest`).
+
+    `manifest` "" means no check. With one, the table hashes its installed packages and its
+    effective configuration at start, on a shift manager's `check_integrity`, and every
+    `check_hours`; a difference pauses the table until a manager resumes it.
+    """
+
+    manifest: str = ""
+    check_hours: float = Field(default=24.0, gt=0)
+
+
+class ClockConfig(_Section):
+    """The watch on the table's clock (`studio.runtime.clock`).
+
+    A wall-clock step beyond `step_bound_ms` against the monotonic clock pauses the table; so
+    does, with `require_sync`, the kernel reporting the clock unsynchronised (off by default:
+    containers and development machines often run without a time daemon). Both clocks are
+    compared before every input and every `check_seconds`.
+    """
+
+    step_bound_ms: float = Field(default=100.0, gt=0)
+    require_sync: bool = False
+    check_seconds: float = Field(default=1.0, gt=0)
 
 
 class BusConfig(_Section):
@@ -199,6 +289,8 @@ class RuntimeConfig(_Section):
     shoe: ShoeConfig = ShoeConfig()
     camera: CameraConfig = CameraConfig()
     journal: JournalConfig = JournalConfig()
+    integrity: IntegrityConfig = IntegrityConfig()
+    clock: ClockConfig = ClockConfig()
     bus: BusConfig = BusConfig()
     dealer: DealerConfig = DealerConfig()
 
@@ -280,11 +372,15 @@ def build_config(data: dict[str, Any]) -> RuntimeConfig:
 
 
 def load_config(
-    path: str | os.PathLike[str] | None = None, *, game: str | None = None
+    path: str | os.PathLike[str] | None = None,
+    *,
+    game: str | None = None,
+    camera: str | None = None,
 ) -> RuntimeConfig:
     """The configuration in the TOML file at `path` (None: the embedded defaults).
 
-    `game` overrides `table.game` (the `--game` option). Raises `ConfigurationError` when the
+    `game` overrides `table.game` (the `--game` option), `camera` overrides `camera.backend`
+    (the `--camera` option). Raises `ConfigurationError` when the
     file cannot be read, is not TOML, or does not validate.
     """
     data: dict[str, Any] = {}
@@ -300,4 +396,9 @@ def load_config(
         if not isinstance(table, dict):
             raise ConfigurationError("config table: must be a TOML table")
         table["game"] = game
+    if camera is not None:
+        section = data.setdefault("camera", {})
+        if not isinstance(section, dict):
+            raise ConfigurationError("config camera: must be a TOML table")
+        section["backend"] = camera
     return build_config(data)

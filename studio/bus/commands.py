@@ -1,6 +1,8 @@
 """The command channel: authenticated commands in, "accepted" or the refusal reason out.
 
-A client (DEALER or REQ) sends one frame of UTF-8 JSON, at most `MAX_COMMAND_BYTES`:
+A client (DEALER or REQ) sends one frame of UTF-8 JSON, at most `MAX_COMMAND_BYTES` (a REQ
+socket puts its empty delimiter frame before it; any other frame is refused unread, and nothing
+but the sender's identity and that delimiter is ever sent back):
 
     {"id": "c1", "action": "void", "args": {"reason": "misdeal"}}
 
@@ -13,6 +15,15 @@ connection already made, so the check is per message). A message's own claims (a
 say) are refused as unknown fields, never believed. A role allowed to send the action gets the
 command handed to the handler (the runtime: controller and journal), whose decision is the reply;
 otherwise it is refused here and reported to `on_refused` so it can be journalled with its actor.
+
+A key with the `console` role acts only for a person signed in to it, named in the message:
+
+    {"id": "c2", "action": "call_manager", "relay": {"name": "alice", "role": "dealer"}}
+
+The channel then checks *the person's* role against the action (a dealer relayed by the console
+may not void, exactly as a dealer's own key may not) and the actor journalled is
+`alice via console` (the console key's name). A `relay` from any other key is refused: only a
+key the table lists as a console may speak for someone else, and a console never acts as itself.
 """
 
 from __future__ import annotations
@@ -24,17 +35,18 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from uuid import uuid4
 
 import zmq
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from studio.bus.endpoints import ExclusiveBind, bind, connect
-from studio.bus.keys import KeyPair
+from studio.bus.keys import AllowedKey, KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
 from studio.bus.service import RouterService
 from studio.closing import Closing
+from studio.controller.commands import ROLES
 from studio.errors import BusError, BusTimeoutError
 from studio.messages import Command, CommandName, Role
 
@@ -46,20 +58,21 @@ COMMAND_DOMAIN = "commands"
 MAX_COMMAND_BYTES = 4096
 """A command is a few hundred bytes; larger messages are refused before parsing."""
 
-COMMAND_ROLES: Mapping[str, frozenset[Role]] = {
-    "start_round": frozenset({"dealer", "shift_manager"}),
-    "call_manager": frozenset({"dealer", "shift_manager"}),
-    "new_deck": frozenset({"dealer", "shift_manager"}),
-    # Resolving a pause is the shift manager's alone (docs/games.md: faults latch until they act).
-    "rescan": frozenset({"shift_manager"}),
-    "cancel_rescan": frozenset({"shift_manager"}),
-    "acknowledge_device": frozenset({"shift_manager"}),
-    "resume": frozenset({"shift_manager"}),
-    "correct_card": frozenset({"shift_manager"}),
-    "discard_last_card": frozenset({"shift_manager"}),
-    "void": frozenset({"shift_manager"}),
-}
-"""Which roles may send each action (the controller's own check agrees: a test holds them equal)."""
+COMMAND_ROLES: Mapping[str, frozenset[Role]] = ROLES
+"""Which roles may send each action: the controller's command registry, read, never copied."""
+
+
+def _printable(text: str) -> str:
+    # A NUL or an escape sequence in a note reaches the journal, the logs and every screen
+    # that shows the command: free text is printable text (a new line or tab included).
+    bad = [c for c in text if (ord(c) < 32 and c not in "\t\n") or 127 <= ord(c) < 160]
+    if bad:
+        raise ValueError(f"control character {bad[0]!r} refused in free text")
+    return text
+
+
+PrintableText = Annotated[str, AfterValidator(_printable)]
+"""A string with no control character but tab and new line."""
 
 
 class CommandArgs(BaseModel):
@@ -67,19 +80,32 @@ class CommandArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    position: str | None = Field(default=None, max_length=32)
-    card: str | None = Field(default=None, max_length=8)
-    note: str = Field(default="", max_length=500)
+    position: PrintableText | None = Field(default=None, max_length=32)
+    card: PrintableText | None = Field(default=None, max_length=8)
+    note: PrintableText = Field(default="", max_length=500)
 
 
-class CommandMessage(BaseModel):
-    """A command as a client sends it; unknown fields (claims of identity or role) are refused."""
+class RelayedPerson(BaseModel):
+    """The person a console key acts for: their sign-in name and their role."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    id: str = Field(min_length=1, max_length=64)
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    role: Role
+
+
+class CommandMessage(BaseModel):
+    """A command as a client sends it; unknown fields (claims of identity or role) are refused.
+
+    `relay` is honoured only from a `console` key (see the module docstring).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    id: PrintableText = Field(min_length=1, max_length=64)
     action: CommandName
     args: CommandArgs = CommandArgs()
+    relay: RelayedPerson | None = None
 
 
 @dataclass(frozen=True)
@@ -172,7 +198,16 @@ class CommandChannel(RouterService):
                 continue
             route = [f.bytes for f in frames[:-1]]
             try:
-                reply = self._decide(frames[-1])
+                if not _documented(route):
+                    # Never echo frames a client made up: they could address another peer.
+                    route = route[:1]
+                    reply = {
+                        "id": None,
+                        "status": "error",
+                        "reason": "a command is one frame (after a REQ socket's empty delimiter)",
+                    }
+                else:
+                    reply = self._decide(frames[-1])
             except Exception:
                 log.exception("command handling failed")
                 reply = {"id": None, "status": "error", "reason": "internal error"}
@@ -197,30 +232,60 @@ class CommandChannel(RouterService):
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "message"
             return {"id": None, "status": "error", "reason": f"malformed: {where}: {first['msg']}"}
-        request = CommandRequest(
-            request_id=message.id,
-            action=message.action,
-            args=message.args,
-            actor=entry.name,
-            role=entry.role,
-            public_key=entry.public_key,
-        )
+        request = self._request(entry, message)
+        if isinstance(request, str):
+            log.warning("command from %s refused: %s", entry.name, request)
+            return {"id": message.id, "status": "refused", "reason": request}
+        if message.relay is not None and entry.role != "console":
+            reason = f"{entry.name} is not a console: it may not act for another person"
+            self._refuse(request, reason)
+            return {"id": message.id, "status": "refused", "reason": reason}
         allowed = self._permissions.get(message.action)
-        if allowed is None or entry.role not in allowed:
+        if allowed is None or request.role not in allowed:
             reason = (
                 f"unknown action {message.action!r}"
                 if allowed is None
-                else f"role {entry.role} may not {message.action}"
+                else f"role {request.role} may not {message.action}"
             )
-            if self._on_refused is not None:
-                try:
-                    self._on_refused(request, reason)
-                except Exception:
-                    log.exception("on_refused listener failed")
+            self._refuse(request, reason)
             return {"id": message.id, "status": "refused", "reason": reason}
         decision = self._handler(request)
         status = "accepted" if decision.accepted else "refused"
         return {"id": message.id, "status": status, "reason": decision.reason}
+
+    @staticmethod
+    def _request(entry: AllowedKey, message: CommandMessage) -> CommandRequest | str:
+        """Who asks, by key (or, from a console, the person it relays); else why nobody does."""
+        if entry.role == "console":
+            if message.relay is None:
+                return "a console acts only for a signed-in person (relay)"
+            actor, role = f"{message.relay.name} via {entry.name}", message.relay.role
+        else:
+            actor, role = entry.name, entry.role
+        return CommandRequest(
+            request_id=message.id,
+            action=message.action,
+            args=message.args,
+            actor=actor,
+            role=role,
+            public_key=entry.public_key,
+        )
+
+    def _refuse(self, request: CommandRequest, reason: str) -> None:
+        if self._on_refused is not None:
+            try:
+                self._on_refused(request, reason)
+            except Exception:
+                log.exception("on_refused listener failed")
+
+
+def _documented(route: list[bytes]) -> bool:
+    """Whether the frames before a command are the documented ones.
+
+    Those are a DEALER's identity, or a REQ's identity and empty delimiter; anything else is not
+    read.
+    """
+    return len(route) == 1 or (len(route) == 2 and route[1] == b"")
 
 
 CommandStatus = Literal["accepted", "refused", "error"]
@@ -271,10 +336,22 @@ class CommandClient(Closing):
             raise BusError("unreadable command reply")
         return reply
 
-    def send(self, action: str, args: Mapping[str, str | None] | None = None) -> CommandReply:
-        """Send one command and wait for its answer; raises BusTimeoutError or BusError."""
+    def send(
+        self,
+        action: str,
+        args: Mapping[str, str | None] | None = None,
+        *,
+        relay: RelayedPerson | None = None,
+    ) -> CommandReply:
+        """Send one command (for `relay`, from a console key) and wait for its answer.
+
+        Raises BusTimeoutError or BusError.
+        """
         rid = f"{self._prefix}-{next(self._ids)}"
-        payload = json.dumps({"id": rid, "action": action, "args": dict(args or {})})
+        message: dict[str, Any] = {"id": rid, "action": action, "args": dict(args or {})}
+        if relay is not None:
+            message["relay"] = relay.model_dump()
+        payload = json.dumps(message)
         deadline_polls = 3
         reply = self.send_raw(payload.encode())
         # A reply to an earlier command that timed out may still be queued: skip it.

@@ -1,4 +1,4 @@
-"""`studio shoe simulate | monitor | enroll`: run a simulated shoe, watch a shoe, register a deck.
+"""`studio shoe simulate | monitor | enroll | list`: simulate, watch, register a deck, list ports.
 
 - `simulate --protocol barcode|framed (--pty PATH | --listen HOST:PORT) [--cards N]
   [--interval-ms MS] [--start-delay-ms MS] [--seed S] [--faults NAME=RATE,...] [--log FILE]`
@@ -10,6 +10,8 @@
 - `monitor URL --protocol barcode|framed [--json] [--count N]` opens any pyserial URL or device
   path as the host, prints one line per decoded message (with `--json` one object, with "card"
   for a card drawn) and exits after N cards (status 0) or when `--timeout` passes first (status 1).
+- `list [--json]` prints every serial port with its USB identity (vendor:product, serial
+  number, maker): what `[shoe] usb_vendor`, `usb_product` and `usb_serial` pin.
 - `enroll URL --out FILE` reads one whole deck (52 cards) from a smart shoe that names its cards,
   optionally checking them against `--order`, and writes the tag -> card registration file.
 
@@ -19,6 +21,7 @@ Configuration mistakes end as one line on stderr with status 2, like every `stud
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import signal
@@ -31,7 +34,8 @@ from typing import Any, TextIO
 
 from drivers.errors import DriverError, ProtocolError
 from drivers.shoe.deck import BarcodeTable, DeckRegistration
-from drivers.shoe.host import ProtocolOptions
+from drivers.shoe.host import PROTOCOLS, ProtocolOptions
+from drivers.shoe.identity import ports
 from drivers.shoe.readings import (
     CardRead,
     CardUnreadable,
@@ -46,7 +50,8 @@ from drivers.shoe.simulator import FaultRates, SimulatedShoe
 from studio.cards import DECK, Card, parse_cards
 from studio.errors import StudioError
 
-PROTOCOL_NAMES = ("barcode", "framed")
+PROTOCOL_NAMES = tuple(sorted(PROTOCOLS))
+"""The `--protocol` choices: the drivers' registry of shoe protocols."""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -92,6 +97,23 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     enr.add_argument("--order", metavar="CODES", help="the cards in the order they are drawn")
     enr.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
     enr.set_defaults(run=run_enroll)
+
+    lst = sub.add_parser("list", help="show the serial ports and their USB identities")
+    lst.add_argument("--json", action="store_true", help="one JSON object per port")
+    lst.set_defaults(run=run_list)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """Print each serial port with its identity (what `[shoe] usb_*` can pin); return 0."""
+    found = ports()
+    for port in found:
+        if args.json:
+            print(json.dumps(dataclasses.asdict(port)))
+        else:
+            print(port.describe())
+    if not found and not args.json:
+        print("no serial ports found")
+    return 0
 
 
 def _fail(args: argparse.Namespace, err: DriverError) -> int:

@@ -48,6 +48,8 @@ from studio.messages.events import (
 )
 from studio.messages.inputs import (
     INPUT_TYPES,
+    AlarmCause,
+    AlarmRaised,
     CardDrawn,
     CardSeen,
     Command,
@@ -55,6 +57,7 @@ from studio.messages.inputs import (
     Device,
     DeviceStatus,
     Input,
+    IntegrityChecked,
     Restarted,
     Role,
     Tick,
@@ -62,7 +65,7 @@ from studio.messages.inputs import (
 )
 from studio.messages.names import POSITIONS, CardCode, Position
 from studio.messages.schema import json_schema
-from studio.messages.settings import TableSettings
+from studio.messages.settings import BetLimits, TableSettings
 from studio.messages.stream import EVENT_ENVELOPES, Heartbeat, check_event
 
 __all__ = [
@@ -73,7 +76,10 @@ __all__ = [
     "POSITIONS",
     "PUBLIC_NOTICE",
     "SCHEMA_VERSION",
+    "AlarmCause",
+    "AlarmRaised",
     "Audience",
+    "BetLimits",
     "BettingClosed",
     "BettingLightChanged",
     "CardCode",
@@ -100,6 +106,7 @@ __all__ = [
     "IncidentKind",
     "IncidentReported",
     "Input",
+    "IntegrityChecked",
     "Position",
     "RescanFinished",
     "RescanStarted",

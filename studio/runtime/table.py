@@ -10,9 +10,12 @@ controller and the journal (so neither needs a lock):
 - each input is journalled durably before the controller sees it (`RecordedTable`), and every
   event it causes is published on the public and restricted streams;
 - the replay service serves the journal by sequence number and the latest snapshot;
+- in-process consumers (the camera's zones, the simulated dealer's felt) attach as listeners
+  (`add_listener`) and see every event once it is on the streams;
 - a command the channel refuses by role is journalled too, as the command input it was: the
   controller refuses it again and records the actor and the reason.
 
+The parts it runs on are built once by `studio.runtime.parts.build_parts`: all of them, or none.
 `start()` recovers from the journal (a round a crash interrupted comes back paused) before
 anything is bound; `stop()` (SIGTERM, SIGINT, `--rounds`, `--duration`) drains: no new cards,
 the command channel closes after answering what it holds, deliveries already read are applied,
@@ -23,33 +26,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import logging
 import os
 import queue
 import signal
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 from drivers.shoe.adapter import to_input
+from drivers.shoe.host import receipt_of
 from drivers.shoe.readings import Delivery, ShoeReset
-from studio.bus import CommandChannel, EventPublisher, ReplayService
 from studio.bus.commands import CommandDecision, CommandRequest
 from studio.bus.wire import encode_event
 from studio.config import RuntimeConfig
-from studio.controller import TableController
-from studio.errors import ConfigurationError, JournalError, StudioError
-from studio.journal import Journal, RecordedTable, recover
-from studio.journal.recorder import StoredEvent, bind_settings, event_json
-from studio.messages import CardDrawn, Envelope, Input, Tick
+from studio.errors import JournalError, StudioError
+from studio.journal.recorder import StoredEvent, event_json
+from studio.messages import CardDrawn, DeviceStatus, Envelope, Input, Tick
+from studio.messages.notices import AnyNotice
 from studio.messages.view import TableView
 from studio.runtime.announce import RunFile, run_dir, write_run_file
-from studio.runtime.camera import CameraDevice, open_camera
+from studio.runtime.clock import Clock, SystemClock
 from studio.runtime.dealer import SimulatedDealer
-from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
-from studio.runtime.keys import TableKeys, ensure_keys
-from studio.runtime.source import JournalSource
+from studio.runtime.journal_guard import RETRY_SECONDS, CardGate, JournalGuard
+from studio.runtime.keys import TableKeys
+from studio.runtime.lock import JournalLock as JournalLock  # its home was here
+from studio.runtime.parts import EventListener, TableParts, build_parts
+from studio.runtime.safeguards import Safeguards
+from studio.runtime.shoe_identity import IdentityGate
 from studio.simulation.table import card_faces
 
 log = logging.getLogger(__name__)
@@ -60,55 +63,6 @@ DRAIN_CARD_WAIT = 2.0
 """Seconds a stopping table waits for a card already in the shoe's line to arrive."""
 TIMER_MARGIN = 0.0005
 """Seconds past a timer's deadline that its tick is sent, so the deadline has surely passed."""
-
-
-def _last_public_seq(journal: Journal, last_seq: int) -> int:
-    """The sequence number of the journal's last public event up to `last_seq` (0 if none)."""
-    window = 64
-    while True:
-        start = max(1, last_seq - window + 1)
-        found = 0
-        for record in journal.events_from(start):
-            if record.seq > last_seq:
-                break
-            if '"audience":"public"' in record.body:
-                found = record.seq
-        if found or start == 1:
-            return found
-        window *= 4
-
-
-class JournalLock:
-    """An exclusive advisory lock on `<journal>.lock` for as long as a table runs on the journal.
-
-    The journal notices a second writer only at an append, and recovery appends at once: a second
-    `studio run` on the same journal would move the head under the running table and stop it.
-    Context manager; `close()` is idempotent. Raises `ConfigurationError` when another process
-    holds the lock.
-    """
-
-    def __init__(self, journal: Path) -> None:
-        self.path = journal.with_name(journal.name + ".lock")
-        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as err:
-            self.close()
-            raise ConfigurationError(
-                f"{journal} is in use by another running table (lock {self.path})"
-            ) from err
-
-    def close(self) -> None:
-        """Release the lock; calling it again does nothing."""
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            os.close(fd)
-
-    def __enter__(self) -> JournalLock:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class TableRuntime:
@@ -126,24 +80,20 @@ class TableRuntime:
         rounds: int | None = None,
         duration: float | None = None,
         announce: bool = True,
+        clock: Clock | None = None,
     ) -> None:
         self.config = config
+        self.clock: Clock = clock or SystemClock()
+        self.safeguards = Safeguards(self, config)
         self.settings = config.table
         self._rounds = rounds
         self._duration = duration
         self._announce = announce
-        self._stop_requested: asyncio.Event | None = None
+        # Made in `run()`, inside the loop; None before and after: the table is not running.
+        self._parts: TableParts | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._journal: Journal | None = None
-        self._lock: JournalLock | None = None
-        self._table: RecordedTable | None = None
-        self._controller: TableController | None = None
-        self._publisher: EventPublisher | None = None
-        self._replay: ReplayService | None = None
-        self._channel: CommandChannel | None = None
-        self._shoe: ShoeDevice | None = None
-        self._camera: CameraDevice | None = None
-        self._deliveries: LoopQueue | None = None
+        self._stop_requested = asyncio.Event()
+        self._listeners: list[EventListener] = []
         self._dealer: SimulatedDealer | None = None
         self._dealer_task: asyncio.Task[None] | None = None
         self._tick: asyncio.TimerHandle | None = None
@@ -156,8 +106,26 @@ class TableRuntime:
         self._stopping = False
         self._failure: BaseException | None = None
         self._run_file: Path | None = None
-        self.keys: TableKeys | None = None
         self.events_published = 0
+        self.journal_guard = JournalGuard(self.settings.table)
+        self._gate = CardGate()
+        self._identity = IdentityGate(config.shoe.identity)
+        self._journal_retry: asyncio.TimerHandle | None = None
+
+    @property
+    def keys(self) -> TableKeys | None:
+        """The table's keys while it runs (None before it starts)."""
+        return self._parts.keys if self._parts is not None else None
+
+    # -- listeners ------------------------------------------------------------------------------
+
+    def add_listener(self, listener: EventListener) -> None:
+        """Have `listener` see every event from now on, once it is on the streams (loop only)."""
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: EventListener) -> None:
+        """Stop giving `listener` events; raises ValueError if it was not added."""
+        self._listeners.remove(listener)
 
     # -- what the dealer and the replay source read ---------------------------------------------
 
@@ -167,15 +135,20 @@ class TableRuntime:
             raise StudioError("the table is not open: start() it first")
         return self._view
 
-    def _published_seq(self) -> int:
-        # Called from the replay service's thread: reading an int the loop replaces is safe.
-        publisher = self._publisher
-        return publisher.last_seq if publisher is not None else 0
+    def published_seq(self) -> int:
+        """The last event handed to the streams (any thread: reading an int is safe)."""
+        parts = self._parts
+        return parts.publisher.last_seq if parts is not None else 0
 
     @property
     def cards_drawn(self) -> int:
         """How many card_drawn inputs this run has applied."""
         return self._cards_drawn
+
+    @property
+    def journal_writable(self) -> bool:
+        """False while a journal failure makes the table refuse every input (see journal_guard)."""
+        return not self.journal_guard.faulted
 
     async def card_drawn_after(self, count: int) -> None:
         """Return once this run has applied more than `count` card_drawn inputs (loop only)."""
@@ -184,21 +157,36 @@ class TableRuntime:
 
     # -- inputs -----------------------------------------------------------------------------------
 
+    def _running(self) -> TableParts:
+        parts = self._parts
+        if parts is None:
+            raise StudioError("the table is not running")
+        return parts
+
     def submit(self, inp: Input) -> list[Envelope]:
         """Journal `inp`, apply it, publish its events and re-arm the clock; return the events.
 
-        Runs in the loop's thread only. A journal that cannot be written stops the table: an
-        input that is not on record must not be applied, and no later one may be either.
+        Runs in the loop's thread only. An input that is not on record must not be applied, and
+        no later one may be either: while the journal cannot be written every input is refused
+        with a `JournalError` (see `studio.runtime.journal_guard`).
         """
-        if self._table is None or self._controller is None:
-            raise StudioError("the table is not running")
+        parts = self._running()
         if self._failure is not None:
-            raise StudioError("the table has stopped after a journal failure")
+            raise StudioError("the table has stopped after a failure")
+        if self.journal_guard.faulted:
+            raise JournalError(self.journal_guard.refused())
+        self.safeguards.before_input()
+        if inp.mono is None:
+            inp = inp.model_copy(update={"mono": self.clock.monotonic()})
         try:
-            stored = self._table.apply(inp)
+            stored = parts.table.apply(inp)
         except JournalError as err:
-            self._fail(err)
+            self._journal_failed(err)
             raise
+        return self._applied(parts, inp, stored)
+
+    def _applied(self, parts: TableParts, inp: Input, stored: list[StoredEvent]) -> list[Envelope]:
+        """Publish and store the events of `inp`, which is on record; return them."""
         if isinstance(inp, CardDrawn):
             self._cards_drawn += 1
             self._card_applied.set()
@@ -207,46 +195,45 @@ class TableRuntime:
         # Sending them before the event append takes that write off every card's latency; the
         # replay service waits for them to be stored (JournalSource).
         try:
-            self._publish(stored)
+            self._publish(parts, stored)
         finally:
             # Stored whatever the streams did: the next input's events must follow these.
             try:
-                self._table.store(stored)
+                parts.table.store(stored)
             except JournalError as err:
-                self._fail(err)
-                raise
-        self._view = self._controller.view()
+                # The input is on record, so it stands; its events are stored when the journal
+                # takes writes again (or rebuilt by recovery), and the next input is refused.
+                self._journal_failed(err, stored)
+            else:
+                self.safeguards.stored(stored)
+        self._view = parts.controller.view()
         self._arm_clock()
         return [event.envelope for event in stored]
 
-    def _publish(self, events: list[StoredEvent]) -> None:
-        publisher = self._publisher
+    def _publish(self, parts: TableParts, events: list[StoredEvent]) -> None:
         for event, _ in events:
             if event.type in ("round_result", "round_voided") and event.audience == "public":
                 self._rounds_ended += 1
-        if publisher is not None and events:
+        if events:
             # The events are on record already; a stream that misses one is repaired by replay.
             # Sent from this thread, as the journal stores them: no hand-off, no re-encoding.
             try:
-                publisher.publish_all([encode_event(event, body) for event, body in events])
+                parts.publisher.publish_all([encode_event(event, body) for event, body in events])
                 self.events_published += len(events)
             except StudioError:
                 log.exception("events %d..%d not published", events[0][0].seq, events[-1][0].seq)
-        # The felt and the camera's zones follow once the streams have the events: a card's
-        # event never waits for the simulated hands that react to it.
+        # The listeners follow once the streams have the events: a card's event never waits
+        # for the simulated hands that react to it.
         for event, _ in events:
-            self._follow(event)
+            for listener in list(self._listeners):
+                try:
+                    listener.on_event(event)
+                except Exception:  # one consumer's fault must not stop the table or the others
+                    log.exception("listener %r failed on event %d", listener, event.seq)
         if self._rounds is not None and self._rounds_ended >= self._rounds:
             self.stop()
 
-    def _follow(self, event: Envelope) -> None:
-        """Let the devices that watch the table see one event (the felt, the camera's zones)."""
-        if self._camera is not None and event.type == "round_opened":
-            self._camera.new_round()
-        if self._dealer is not None:
-            self._dealer.observe(event)
-
-    def _post_camera(self, inputs: list[Input]) -> None:
+    def post_camera(self, inputs: list[Input]) -> None:
         """Hand the camera reader's inputs to the loop (called in the reader's thread)."""
         loop = self._loop
         if loop is None:
@@ -259,17 +246,52 @@ class TableRuntime:
     def _on_camera(self, inputs: list[Input]) -> None:
         """Journal and apply the camera's inputs (in the loop's thread)."""
         for inp in inputs:
-            if self._table is None:
+            if self._parts is None:
                 return
             try:
                 self.submit(inp)
             except StudioError:
                 return
 
-    def _fail(self, err: BaseException) -> None:
-        log.error("table stopping: %s", err)
-        self._failure = err
-        self.stop()
+    def notify(self, notice: AnyNotice) -> None:
+        """Send a notice on the restricted stream (it is not journalled: see its model)."""
+        if self._parts is None:
+            return
+        try:
+            self._parts.publisher.publish_notice(notice)
+        except StudioError:
+            log.exception("the %s notice was not published", notice.kind)
+
+    def _journal_failed(self, err: JournalError, pending: list[StoredEvent] | None = None) -> None:
+        """Latch the journal's fault, say so on the restricted stream, and retry later."""
+        alarm = self.journal_guard.tripped(err, self.clock.now(), pending)
+        if alarm is not None:
+            self.notify(alarm)
+        if self._tick is not None:
+            self._tick.cancel()
+            self._tick = None
+        if self._journal_retry is None and not self._stopping:
+            loop = asyncio.get_running_loop()
+            self._journal_retry = loop.call_later(RETRY_SECONDS, self._retry_journal)
+
+    def _retry_journal(self) -> None:
+        """Try the journal again: store what waits, then journal the fault itself (it pauses)."""
+        self._journal_retry = None
+        guard, parts = self.journal_guard, self._parts
+        if not guard.faulted or parts is None or self._stopping:
+            return
+        pending = guard.take_pending()
+        now = self.clock.now()
+        alarm = guard.alarm_input(now)
+        try:
+            if pending:
+                parts.table.store(pending)
+            stored = parts.table.apply(alarm)
+        except JournalError as err:
+            self._journal_failed(err, pending if guard.faulted and pending else None)
+            return
+        self.notify(guard.cleared(now))
+        self._applied(parts, alarm, stored)
 
     def _arm_clock(self) -> None:
         """Schedule a tick at the controller's earliest timer deadline (none while paused)."""
@@ -278,27 +300,42 @@ class TableRuntime:
             self._tick = None
         deadlines = [t.deadline for t in self.view().timers if t.deadline is not None]
         # A paused table's timers are frozen (no deadline): nothing to tick for.
-        if not deadlines or self._stopping:
+        if not deadlines or self._stopping or self.journal_guard.faulted:
             return
         deadline = min(deadlines)
-        delay = (deadline - datetime.now(UTC)).total_seconds() + TIMER_MARGIN
+        delay = (deadline - self.clock.now()).total_seconds() + TIMER_MARGIN
         self._tick = asyncio.get_running_loop().call_later(max(0.0, delay), self._on_tick)
 
     def _on_tick(self) -> None:
         self._tick = None
         with contextlib.suppress(StudioError):
-            self.submit(Tick(ts=datetime.now(UTC)))
+            self.submit(Tick(ts=self.clock.now()))
 
-    def _on_delivery(self) -> None:
+    def on_delivery(self) -> None:
         """Apply every delivery the shoe reader has queued (called in the loop's thread)."""
-        deliveries = self._deliveries
-        if deliveries is None:
+        parts = self._parts
+        if parts is None:
             return
         while True:
             try:
-                delivery: Delivery = deliveries.get_nowait()
+                delivery: Delivery = parts.deliveries.get_nowait()
             except queue.Empty:
                 return
+            receipt = receipt_of(delivery.item)
+            self._identity.saw(delivery.item)
+            problem = self._identity.problem(receipt)
+            if problem is not None:
+                # Not the pinned shoe: never a card, never acknowledged; a fault says why.
+                self._wrong_shoe(problem, delivery)
+                continue
+            verdict = self._gate.verdict(receipt)
+            if verdict != "apply":
+                # A frame queued before a refusal rewound the reader (see CardGate).
+                if verdict == "duplicate":
+                    parts.shoe.commit(delivery)
+                else:
+                    parts.shoe.rewind()
+                continue
             first, self._shoe_heard = not self._shoe_heard, True
             inp = to_input(delivery)
             if first and isinstance(delivery.item, ShoeReset):
@@ -309,17 +346,34 @@ class TableRuntime:
             if inp is not None:
                 try:
                     self.submit(inp)
-                except StudioError:
-                    return  # Not on record: the shoe keeps the frame and sends it again.
-            if self._shoe is not None:
-                self._shoe.commit(delivery)
+                except StudioError as err:
+                    # Not on record: never acknowledged, so a framed shoe keeps the frame and
+                    # sends it again; a barcode line's card is gone (the alarm says so).
+                    if receipt is None and isinstance(inp, CardDrawn):
+                        log.warning("a barcode card was lost to the refusal: %s", err)
+                    parts.shoe.rewind()
+                    continue
+            parts.shoe.commit(delivery)
+            self._gate.committed(receipt)
+
+    def _wrong_shoe(self, problem: str, delivery: Delivery) -> None:
+        if self._view is not None and self._view.devices.get("shoe") == "fault":
+            return
+        log.error("%s", problem)
+        fault = DeviceStatus(
+            ts=delivery.ts, device="shoe", status="fault", detail=f"wrong_device: {problem}"
+        )
+        with contextlib.suppress(StudioError):
+            self.submit(fault)
 
     # -- commands (called in the command channel's thread) -----------------------------------------
 
-    def _decide(self, request: CommandRequest) -> CommandDecision:
+    def decide(self, request: CommandRequest) -> CommandDecision:
+        """Decide `request` in the loop and answer it (the command channel's thread)."""
         return self._bridge(request, role_refusal=None)
 
-    def _refused(self, request: CommandRequest, reason: str) -> None:
+    def refused(self, request: CommandRequest, reason: str) -> None:
+        """Journal a command refused by role, as the input it was (the channel's thread)."""
         self._bridge(request, role_refusal=reason)
 
     def _bridge(self, request: CommandRequest, role_refusal: str | None) -> CommandDecision:
@@ -328,9 +382,14 @@ class TableRuntime:
             return CommandDecision(False, "the table is not running")
 
         async def apply() -> CommandDecision:
-            if self._table is None:
+            if self._parts is None:
                 return CommandDecision(False, "the table is stopping")
-            events = self.submit(request.as_input(datetime.now(UTC)))
+            if request.action == "check_integrity" and not self.safeguards.checks_integrity:
+                return CommandDecision(False, "no manifest to check: set [integrity] manifest")
+            try:
+                events = self.submit(request.as_input(self.clock.now()))
+            except JournalError as err:
+                return CommandDecision(False, str(err))
             for event in events:
                 if event.type == "command_rejected":
                     return CommandDecision(False, str(event.body.get("reason")))
@@ -345,8 +404,7 @@ class TableRuntime:
 
     def stop(self) -> None:
         """Ask the table to drain and stop (from the loop's thread; signals land here)."""
-        if self._stop_requested is not None:
-            self._stop_requested.set()
+        self._stop_requested.set()
 
     async def run(self, driver: Callable[[TableRuntime], Awaitable[None]] | None = None) -> int:
         """Start, serve until stopped, drain and stop; return the exit status (0, or 1 on failure).
@@ -372,79 +430,48 @@ class TableRuntime:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
             await self._shutdown()
-        return 1 if self._failure is not None else 0
+        if self.journal_guard.faulted:
+            log.error("the table stopped with its journal not writable")
+        return 1 if self._failure is not None or self.journal_guard.faulted else 0
 
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
         config = self.config
-        self.keys = ensure_keys(config.keys_path)
-        security = self.keys.security()
-        path = config.journal_path
-        try:
-            # The journal's folder is the owner's alone, like the journal (see PRIVATE_MODE).
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self._lock = JournalLock(path)
-        except OSError as err:
-            where = f"{err.strerror}: {err.filename}" if err.filename else str(err)
-            raise JournalError(f"{path}: cannot open journal: {where}") from err
-        self._journal = Journal(path, durable_events=config.journal.durable_events)
-        settings = bind_settings(self._journal, self.settings)
-        self._controller = TableController(settings)
-        report = recover(self._journal, self._controller, datetime.now(UTC))
-        log.info("%s: %s", path, report.summary())
-        self._table = RecordedTable(self._journal, self._controller)
-        self._view = self._controller.view()
-        # The restart's own events are the first this process publishes; everything before was
-        # on the previous process's streams (or is fetched from replay by subscribers).
-        before = self._journal.last_event_seq - len(report.restarted)
-        bus = config.bus
-        self._publisher = EventPublisher(
-            settings.table,
-            public_endpoint=bus.public,
-            restricted_endpoint=bus.restricted,
-            security=security,
-            heartbeat_interval=bus.heartbeat_seconds,
-            last_seq=before,
-            last_public_seq=_last_public_seq(self._journal, before),
-            loop=loop,
-        )
-        self._publish([StoredEvent(e, event_json(e)) for e in report.restarted])
-        self._replay = ReplayService(
-            bus.replay,
-            open_source=lambda: JournalSource(path, self.view, self._published_seq),
-            security=security,
-        )
-        self._channel = CommandChannel(
-            bus.commands, self._decide, security, on_refused=self._refused
-        )
-        self._deliveries = LoopQueue(loop, self._on_delivery)
-        self._shoe = ShoeDevice(config, self._deliveries, resume_point(self._journal))
-        rules = settings.rules()
-        self._camera = open_camera(config, rules.positions, self._post_camera)
-        if config.dealer.enabled and self._shoe.simulator is not None:
+        parts = self._parts = build_parts(config, self, loop)
+        self._view = parts.controller.view()
+        report = parts.recovery
+        self._publish(parts, [StoredEvent(e, event_json(e)) for e in report.restarted])
+        # Signing key, software check (before any card: a mismatch pauses at once), clock watch.
+        self.safeguards.start(loop, parts.journal, parts.keys.directory)
+        self.add_listener(self.safeguards)
+        if parts.camera is not None:
+            self.add_listener(parts.camera)
+        settings = parts.settings
+        if config.dealer.enabled and parts.shoe.simulator is not None:
+            rules = settings.rules()
             self._dealer = SimulatedDealer(
                 self,
-                self._shoe.deal,
+                parts.shoe.deal,
                 config.dealer,
                 # A continued journal gets new cards, not the same shuffles again.
-                seed=f"{config.dealer.seed}:{self._journal.input_count}",
+                seed=f"{config.dealer.seed}:{parts.journal.input_count}",
                 faces=card_faces(rules.deals),
                 round_gap=settings.round_gap_seconds,
                 camera=config.camera.backend == "simulated",
                 rounds=self._rounds,
-                felt=self._camera.felt if self._camera is not None else None,
+                felt=parts.camera.felt if parts.camera is not None else None,
                 confirm_seconds=settings.camera_confirm_seconds,
                 camera_only=settings.card_source == "camera",
+                new_deck_every_round=settings.new_deck_every_round,
             )
+            self.add_listener(self._dealer)
             self._dealer_task = loop.create_task(self._dealer.run())
         self._arm_clock()
-        self._run_file = self._write_run_file()
+        self._run_file = self._write_run_file(parts)
         if self._announce:
-            self._print_where(report.summary())
+            self._print_where(parts, report.summary())
 
-    def _write_run_file(self) -> Path:
-        assert self._publisher is not None and self._replay is not None
-        assert self._channel is not None and self.keys is not None
-        streams = self._publisher.endpoints
+    def _write_run_file(self, parts: TableParts) -> Path:
+        streams = parts.publisher.endpoints
         return write_run_file(
             RunFile(
                 table=self.settings.table,
@@ -452,30 +479,28 @@ class TableRuntime:
                 pid=os.getpid(),
                 public=streams["public"],
                 restricted=streams["restricted"],
-                replay=self._replay.endpoint,
-                commands=self._channel.endpoint,
-                server_key=str(self.keys.server_public),
-                keys_dir=str(self.keys.directory),
+                replay=parts.replay.endpoint,
+                commands=parts.channel.endpoint,
+                server_key=str(parts.keys.server_public),
+                keys_dir=str(parts.keys.directory),
                 journal=str(self.config.journal_path),
             )
         )
 
-    def _print_where(self, recovery: str) -> None:
-        assert self._publisher is not None and self._replay is not None
-        assert self._channel is not None and self.keys is not None and self._shoe is not None
+    def _print_where(self, parts: TableParts, recovery: str) -> None:
         s = self.settings
-        streams = self._publisher.endpoints
-        keys = self.keys
+        streams = parts.publisher.endpoints
+        keys = parts.keys
         dealer = "simulated dealer" if self._dealer is not None else "no simulated dealer"
         lines = [
             f"table {s.table}: {s.game} ({s.variant}), {dealer}",
-            f"  shoe        {self._shoe.describe()}",
-            f"  camera      {self._camera_text()}",
+            f"  shoe        {parts.shoe.describe()}",
+            f"  camera      {self._camera_text(parts)}",
             f"  journal     {self.config.journal_path} ({recovery})",
             f"  public      {streams['public']}  (plain)",
             f"  restricted  {streams['restricted']}  (CURVE)",
-            f"  replay      {self._replay.endpoint}  (CURVE)",
-            f"  commands    {self._channel.endpoint}  (CURVE)",
+            f"  replay      {parts.replay.endpoint}  (CURVE)",
+            f"  commands    {parts.channel.endpoint}  (CURVE)",
             f"  keys        {keys.directory}  (table key {keys.server_public.name})",
             f"  manager key {keys.local_secret('shift-manager')}",
             f"  observer    {keys.local_secret('observer')}",
@@ -493,16 +518,15 @@ class TableRuntime:
         lines.append("ready")
         print("\n".join(lines), flush=True)
 
-    def _camera_text(self) -> str:
-        if self._camera is not None:
-            return self._camera.describe()
+    def _camera_text(self, parts: TableParts) -> str:
+        if parts.camera is not None:
+            return parts.camera.describe()
         if self.config.camera.backend == "simulated":
             return "simulated: the simulated dealer reports what lies where (no frames)"
         return "none"
 
     async def _shutdown(self) -> None:
         self._stopping = True
-        loop = asyncio.get_running_loop()
         if self._dealer_task is not None:
             self._dealer_task.cancel()
             try:
@@ -516,33 +540,26 @@ class TableRuntime:
             while self._dealer is not None and self._dealer.in_flight and waited < DRAIN_CARD_WAIT:
                 await asyncio.sleep(0.01)
                 waited += 0.01
-        if self._camera is not None:
-            # Joined off the loop: the reader may be handing the loop its last inputs.
-            await loop.run_in_executor(None, self._camera.close)
-        if self._channel is not None:
-            # Closed off the loop: its thread may be waiting for the loop to decide a command.
-            await loop.run_in_executor(None, self._channel.close)
-        if self._shoe is not None:
-            await loop.run_in_executor(None, self._shoe.close)
-            self._on_delivery()
-        if self._tick is not None:
-            self._tick.cancel()
-            self._tick = None
-        if self._publisher is not None:
-            # The loop's thread owns the publisher's sockets, so it closes them (they linger
-            # until what was published has left, as the I/O thread's close did).
-            self._publisher.close()
-        if self._replay is not None:
-            await loop.run_in_executor(None, self._replay.close)
-        if self._journal is not None:
-            self._journal.close()
-        if self._lock is not None:
-            self._lock.close()
-        self._table = None
+        parts = self._parts
+        if parts is not None:
+            # Deliveries already read are applied before the journal closes.
+            await parts.close(after_readers=self._drain)
+        self._parts = None
+        self._listeners.clear()
         if self._run_file is not None:
             with contextlib.suppress(FileNotFoundError):
                 self._run_file.unlink()
         log.info("table %s stopped", self.settings.table)
+
+    def _drain(self) -> None:
+        self.on_delivery()
+        if self._tick is not None:
+            self._tick.cancel()
+            self._tick = None
+        if self._journal_retry is not None:
+            self._journal_retry.cancel()
+            self._journal_retry = None
+        self.safeguards.stop()
 
 
 def run_table(
