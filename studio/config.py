@@ -69,6 +69,11 @@ enabled = true
 draw_seconds = 0.8
 camera_lag_seconds = 0.2
 seed = 0
+
+[metrics]
+enabled = true
+host = "127.0.0.1"
+port = 7714
 """
 """The embedded defaults, as a TOML text a user can copy and edit (`studio run --print-config`)."""
 
@@ -191,6 +196,18 @@ class DealerConfig(_Section):
     manager_seconds: float = Field(default=2.0, ge=0)
 
 
+class MetricsConfig(_Section):
+    """The table's HTTP endpoint for Prometheus (`/metrics`) and probes (`/healthz`, `/readyz`).
+
+    `port` 0 takes any free port (the run file and the start-up lines say which). Loopback by
+    default: a scraper on another host needs `host` set to an address it can reach.
+    """
+
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = Field(default=7714, ge=0, le=65535)
+
+
 class RuntimeConfig(_Section):
     """A whole table: the game settings (`table`) and the devices, journal, bus and dealer."""
 
@@ -201,6 +218,7 @@ class RuntimeConfig(_Section):
     journal: JournalConfig = JournalConfig()
     bus: BusConfig = BusConfig()
     dealer: DealerConfig = DealerConfig()
+    metrics: MetricsConfig = MetricsConfig()
 
     @model_validator(mode="after")
     def _camera_agrees(self) -> RuntimeConfig:

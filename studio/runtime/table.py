@@ -28,6 +28,7 @@ import logging
 import os
 import queue
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,7 +49,9 @@ from studio.runtime.announce import RunFile, run_dir, write_run_file
 from studio.runtime.camera import CameraDevice, open_camera
 from studio.runtime.dealer import SimulatedDealer
 from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
+from studio.runtime.health import ALIVE_TIMEOUT, MetricsServer
 from studio.runtime.keys import TableKeys, ensure_keys
+from studio.runtime.metrics import TableMetrics
 from studio.runtime.source import JournalSource
 from studio.simulation.table import card_faces
 
@@ -158,6 +161,8 @@ class TableRuntime:
         self._run_file: Path | None = None
         self.keys: TableKeys | None = None
         self.events_published = 0
+        self.metrics = TableMetrics(self.settings.table)
+        self._http: MetricsServer | None = None
 
     # -- what the dealer and the replay source read ---------------------------------------------
 
@@ -194,11 +199,13 @@ class TableRuntime:
             raise StudioError("the table is not running")
         if self._failure is not None:
             raise StudioError("the table has stopped after a journal failure")
+        started = time.perf_counter()
         try:
             stored = self._table.apply(inp)
         except JournalError as err:
             self._fail(err)
             raise
+        self.metrics.applied(inp, time.perf_counter() - started)
         if isinstance(inp, CardDrawn):
             self._cards_drawn += 1
             self._card_applied.set()
@@ -216,6 +223,7 @@ class TableRuntime:
                 self._fail(err)
                 raise
         self._view = self._controller.view()
+        self.metrics.view(self._view)
         self._arm_clock()
         return [event.envelope for event in stored]
 
@@ -227,11 +235,16 @@ class TableRuntime:
         if publisher is not None and events:
             # The events are on record already; a stream that misses one is repaired by replay.
             # Sent from this thread, as the journal stores them: no hand-off, no re-encoding.
+            started = time.perf_counter()
             try:
                 publisher.publish_all([encode_event(event, body) for event, body in events])
                 self.events_published += len(events)
             except StudioError:
                 log.exception("events %d..%d not published", events[0][0].seq, events[-1][0].seq)
+            if any(event.type == "card_dealt" for event, _ in events):
+                self.metrics.stage("publish", time.perf_counter() - started)
+            self.metrics.subscribers(publisher.subscriptions)
+        self.metrics.published(event for event, _ in events)
         # The felt and the camera's zones follow once the streams have the events: a card's
         # event never waits for the simulated hands that react to it.
         for event, _ in events:
@@ -306,6 +319,8 @@ class TableRuntime:
                 # too; only a reset after the reader has heard the shoe can have lost cards.
                 log.info("shoe session started (%s)", delivery.item)
                 inp = None
+            if isinstance(inp, CardDrawn):
+                self.metrics.stage("shoe_to_input", time.monotonic() - delivery.at)
             if inp is not None:
                 try:
                     self.submit(inp)
@@ -391,8 +406,9 @@ class TableRuntime:
         self._controller = TableController(settings)
         report = recover(self._journal, self._controller, datetime.now(UTC))
         log.info("%s: %s", path, report.summary())
-        self._table = RecordedTable(self._journal, self._controller)
+        self._table = RecordedTable(self._journal, self.metrics.timed(self._controller))
         self._view = self._controller.view()
+        self.metrics.view(self._view)
         # The restart's own events are the first this process publishes; everything before was
         # on the previous process's streams (or is fetched from replay by subscribers).
         before = self._journal.last_event_seq - len(report.restarted)
@@ -437,6 +453,15 @@ class TableRuntime:
             )
             self._dealer_task = loop.create_task(self._dealer.run())
         self._arm_clock()
+        metrics = config.metrics
+        if metrics.enabled:
+            self._http = MetricsServer(
+                metrics.host,
+                metrics.port,
+                self.metrics.registry,
+                alive=self._alive,
+                not_ready=self._not_ready,
+            )
         self._run_file = self._write_run_file()
         if self._announce:
             self._print_where(report.summary())
@@ -457,6 +482,7 @@ class TableRuntime:
                 server_key=str(self.keys.server_public),
                 keys_dir=str(self.keys.directory),
                 journal=str(self.config.journal_path),
+                metrics=self._http.address if self._http is not None else None,
             )
         )
 
@@ -480,6 +506,7 @@ class TableRuntime:
             f"  manager key {keys.local_secret('shift-manager')}",
             f"  observer    {keys.local_secret('observer')}",
             f"  run file    {self._run_file}",
+            f"  metrics     {self._metrics_text()}",
             "  follow it:  studio watch        command it: studio command ACTION --key KEYFILE",
         ]
         snap = self.view()
@@ -492,6 +519,42 @@ class TableRuntime:
             )
         lines.append("ready")
         print("\n".join(lines), flush=True)
+
+    def _metrics_text(self) -> str:
+        if self._http is None:
+            return "off ([metrics] enabled = false)"
+        where = self._http.address
+        return f"{where}/metrics  (health {where}/healthz, ready {where}/readyz)"
+
+    # -- health (called in the metrics server's threads) ------------------------------------------
+
+    def _alive(self) -> bool:
+        """Whether the loop runs a no-op within `ALIVE_TIMEOUT` (a hung loop deals nothing)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return False
+        try:
+            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(ALIVE_TIMEOUT)
+        except (TimeoutError, RuntimeError):
+            return False
+        return True
+
+    def _not_ready(self) -> list[str]:
+        """Why the table is not fit to deal: devices not up, a journal it cannot write."""
+        reasons: list[str] = []
+        if self._stopping or self._table is None:
+            reasons.append("table stopping")
+        if self._failure is not None:
+            reasons.append(f"journal failed: {self._failure}")
+        path = self.config.journal_path
+        if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+            reasons.append(f"journal not writable: {path}")
+        view = self._view
+        if view is not None:
+            reasons.extend(
+                f"{device} {status}" for device, status in view.devices.items() if status != "ok"
+            )
+        return reasons
 
     def _camera_text(self) -> str:
         if self._camera is not None:
@@ -534,6 +597,8 @@ class TableRuntime:
             self._publisher.close()
         if self._replay is not None:
             await loop.run_in_executor(None, self._replay.close)
+        if self._http is not None:
+            await loop.run_in_executor(None, self._http.close)
         if self._journal is not None:
             self._journal.close()
         if self._lock is not None:
