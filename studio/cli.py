@@ -14,10 +14,12 @@ import signal
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from pathlib import Path
 from typing import NoReturn
 
 from studio import __version__
 from studio.errors import StudioError
+from studio.logs import LOG_FORMATS, configure
 
 COMMAND_MODULES: tuple[str, ...] = (
     "journal",
@@ -58,7 +60,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def _add_log_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
-    """Give `parser` and every subcommand under it `-v`/`-q`.
+    """Give `parser` and every subcommand under it `-v`/`-q`, `--log-format` and `--log-file`.
 
     Engineers type `studio run -v` as readily as `studio -v run`; on a subcommand the options
     default to "not given" so that they never undo what was said before the subcommand.
@@ -70,6 +72,19 @@ def _add_log_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
     group.add_argument(
         "-q", "--quiet", action="store_true", default=default, help="log errors only"
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default="plain" if top else argparse.SUPPRESS,
+        help="log lines as plain text (default) or one JSON object each",
+    )
+    parser.add_argument(
+        "--log-file",
+        type=Path,
+        metavar="PATH",
+        default=None if top else argparse.SUPPRESS,
+        help="append log lines to PATH instead of stderr",
     )
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -100,10 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.verbose and args.quiet:
         parser.error("-v and -q cannot both be given")
-    logging.basicConfig(
-        level=_log_level(args), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     try:
+        configure(_log_level(args), log_format=args.log_format, file=args.log_file)
         status: int = args.run(args)
         sys.stdout.flush()
     except StudioError as err:

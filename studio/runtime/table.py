@@ -43,6 +43,7 @@ from studio.controller import TableController
 from studio.errors import ConfigurationError, JournalError, StudioError
 from studio.journal import Journal, RecordedTable, recover
 from studio.journal.recorder import StoredEvent, bind_settings, event_json
+from studio.logs import set_log_context
 from studio.messages import CardDrawn, Envelope, Input, Tick
 from studio.messages.view import TableView
 from studio.runtime.announce import RunFile, run_dir, write_run_file
@@ -162,6 +163,7 @@ class TableRuntime:
         self.keys: TableKeys | None = None
         self.events_published = 0
         self.metrics = TableMetrics(self.settings.table)
+        set_log_context(self.settings.table)
         self._http: MetricsServer | None = None
 
     # -- what the dealer and the replay source read ---------------------------------------------
@@ -224,6 +226,9 @@ class TableRuntime:
                 raise
         self._view = self._controller.view()
         self.metrics.view(self._view)
+        set_log_context(game_number=self._view.game_number, seq=self._view.seq)
+        if stored and log.isEnabledFor(logging.DEBUG):
+            log.debug("%s: %s", inp.kind, " ".join(event.type for event, _ in stored))
         self._arm_clock()
         return [event.envelope for event in stored]
 

@@ -169,8 +169,12 @@ class SimulatedTable:
         """Load the shoe for a round recovered in progress, without the cards it already used."""
         self._shoe.new_deck(used)
 
-    def run(self, rounds: int) -> SimulationSummary:
+    def run(
+        self, rounds: int, progress: Callable[[int, int], None] | None = None
+    ) -> SimulationSummary:
         """Finish any round in progress, then play `rounds` more; return the summary.
+
+        `progress(done, rounds)` is called as each round starts and once all are played.
 
         Raises `SimulationError` when the table stops moving or refuses the staff.
         """
@@ -184,6 +188,8 @@ class SimulatedTable:
             elif self._camera is not None and snap.timer("confirm") is not None:
                 self._look(snap)
             elif snap.phase == "idle":
+                if progress is not None:
+                    progress(started, rounds)
                 if started >= rounds:
                     return self.summary
                 self._start()
