@@ -74,6 +74,7 @@ class Subscriber(Closing):
         self._delivered = dict(self._last)
         self._pending: collections.deque[WireEvent] = collections.deque()
         self._replayed = 0
+        self._last_heard = time.monotonic()
         self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
         self._replay: dict[str, ReplayClient] = {}
         self._sock = self._ctx.socket(zmq.SUB)
@@ -111,6 +112,14 @@ class Subscriber(Closing):
         """How many events came from the replay service rather than the stream (a health figure)."""
         return self._replayed
 
+    @property
+    def last_heard(self) -> float:
+        """When a followed table was last heard on the stream, event or heartbeat (monotonic).
+
+        Before the first message, the subscriber's start. A silent table is down or cut off.
+        """
+        return self._last_heard
+
     def receive(self, timeout: float | None = None) -> WireEvent | None:
         """The next event of any followed table, in sequence order per table.
 
@@ -144,6 +153,7 @@ class Subscriber(Closing):
         table = message.table
         if table not in self._last:
             return
+        self._last_heard = time.monotonic()
         last = self._last[table]
         event = message.event
         if event is None:
