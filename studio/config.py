@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from studio.bus import defaults as bus_defaults
-from studio.errors import ConfigurationError
+from studio.errors import ConfigurationError, did_you_mean
 from studio.messages import SCHEMA_VERSION, TableSettings
 
 DEFAULT_TOML = """\
@@ -273,6 +273,18 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _nearest_key(loc: tuple[int | str, ...]) -> str:
+    """`" (did you mean KEY?)"` for an unknown key at `loc`, from the keys its section takes."""
+    model: type[BaseModel] = RuntimeConfig
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return ""
+        model = annotation
+    return did_you_mean(str(loc[-1]), model.model_fields)
+
+
 def build_config(data: dict[str, Any]) -> RuntimeConfig:
     """Validate `data` (the TOML's tables) laid over the embedded defaults.
 
@@ -292,6 +304,8 @@ def build_config(data: dict[str, Any]) -> RuntimeConfig:
         # A check of ours (a ValueError) reads best as its own words, without pydantic's prefix.
         cause = first.get("ctx", {}).get("error") if first["type"] == "value_error" else None
         message = str(cause) if cause is not None else first["msg"]
+        if first["type"] == "extra_forbidden":
+            message += _nearest_key(first["loc"])
         raise ConfigurationError(
             f"config{' ' + where if where else ''}: {message} ({err.error_count()} error(s))"
         ) from err
