@@ -16,6 +16,7 @@ may use `{data}` (the data directory), `{table}` (the table id) and `{game}`. Er
 
 from __future__ import annotations
 
+import json
 import os
 import string
 import tomllib
@@ -261,6 +262,45 @@ class RuntimeConfig(_Section):
     def keys_path(self) -> Path:
         """The key directory."""
         return self.expand(self.bus.keys_dir) if self.bus.keys_dir else bus_defaults.keys_dir()
+
+
+def config_toml(config: RuntimeConfig) -> str:
+    """Every setting of `config` as a TOML text that loads back to the same configuration.
+
+    A setting with no value (`shoe.url` of a simulated shoe) and one its section would refuse
+    if written (`camera.design` without the synthetic camera) appear as comments, so a reader
+    sees every key there is. Written with tomlkit, which keeps those comments.
+    """
+    import tomlkit  # only `--print-config` needs it
+
+    doc = tomlkit.document()
+    for name in type(config).model_fields:
+        value = getattr(config, name)
+        if not isinstance(value, BaseModel):
+            doc.add(name, value)
+            continue
+        section = tomlkit.table()
+        given = value.model_dump(mode="json", exclude_unset=True)
+        for key, item in value.model_dump(mode="json").items():
+            if item is None:
+                section.add(tomlkit.comment(f"{key} = (not set)"))
+            elif key in given or _accepts(value, given, key, item):
+                section.add(key, item)
+            else:
+                section.add(
+                    tomlkit.comment(f"{key} = {json.dumps(item)} (not with these settings)")
+                )
+        doc.add(name, section)
+    return tomlkit.dumps(doc)
+
+
+def _accepts(section: BaseModel, given: dict[str, Any], key: str, item: Any) -> bool:
+    """Whether `section` would still validate with `key` written out as `item`."""
+    try:
+        type(section).model_validate({**given, key: item})
+    except ValidationError:
+        return False
+    return True
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

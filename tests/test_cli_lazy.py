@@ -76,3 +76,18 @@ def test_a_far_fetched_key_gets_no_guess(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError) as caught:
         build_config({"table": {"zzzz": 1}})
     assert "did you mean" not in str(caught.value)
+
+
+def test_settle_help_lists_every_bet_and_decision(capsys: pytest.CaptureFixture[str]) -> None:
+    from studio.games import GAMES, get_rules
+
+    with pytest.raises(SystemExit):
+        main(["settle", "--help"])
+    text = capsys.readouterr().out
+    for game in GAMES:
+        rules = get_rules(game)
+        assert game in text
+        for spec in rules.bets:
+            assert spec.name in text
+        for window in rules.windows:
+            assert "|".join(window.options) in text

@@ -6,11 +6,17 @@ line naming the first bad record when anything was edited, inserted or deleted, 
 settings is also replayed through a fresh controller (nothing is written): every stored event
 must equal the event its input rebuilds, which catches a forger who rewrote every hash after a
 change. `--no-replay` checks the chain only.
+
+`--json` prints one object instead of the lines, with the same exit status: `{"path", "ok",
+"records", "inputs", "events", "rounds", "head", "problem", "bad_record", "unstored_events"}`
+(`problem` and `bad_record` null when sound; `unstored_events` the last input's events a crash
+or a live table left unstored, which recovery stores).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from studio.controller import TableController
@@ -33,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_false",
         help="check the chain only; do not replay the inputs through a controller",
     )
+    check.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
     check.set_defaults(run=run_verify)
 
 
@@ -51,6 +58,22 @@ def run_verify(args: argparse.Namespace) -> int:
                 pending = len(replay(journal, controller)[1])
             except JournalError as err:  # ReplayMismatchError too
                 problem = f"replay: {str(err).removeprefix(f'{journal.path}: ')}"
+    if getattr(args, "json", False):
+        bad = report.bad_record if report.problem is not None else None
+        verdict = {
+            "path": str(args.path),
+            "ok": problem is None,
+            "records": report.records,
+            "inputs": report.inputs,
+            "events": report.events,
+            "rounds": report.rounds,
+            "head": report.head,
+            "problem": problem,
+            "bad_record": bad,
+            "unstored_events": pending,
+        }
+        print(json.dumps(verdict))
+        return 0 if problem is None else 1
     if problem is not None:
         print(f"{args.path}: BAD: {problem}")
         return 1
