@@ -23,6 +23,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
+import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from studio.bus import defaults as bus_defaults
@@ -81,8 +82,8 @@ port = 7714
 
 def data_dir() -> Path:
     """The user's studio data directory: `$XDG_DATA_HOME/studio`, else `~/.local/share/studio`."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "studio"
+    # platformdirs applies the XDG rules (an unset or empty variable means the default).
+    return platformdirs.user_data_path("studio")
 
 
 def cache_dir() -> Path:
@@ -90,8 +91,7 @@ def cache_dir() -> Path:
 
     What is kept there can always be made again (the learned index reader of a deck).
     """
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "studio"
+    return platformdirs.user_cache_path("studio")
 
 
 class _Section(BaseModel):

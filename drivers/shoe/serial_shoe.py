@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from types import TracebackType
 
 import serial
+import tenacity
 
 from drivers.errors import DriverConfigurationError, DriverError
 from drivers.shoe.host import HostItem, HostProtocol, ProtocolOptions, host_protocol, receipt_of
@@ -169,15 +170,10 @@ class SerialShoe:
         self.deliveries.put(Delivery(item, self._clock(), datetime.now(UTC)))
 
     def _run(self) -> None:
-        backoff = BACKOFF_FIRST
         try:
             while not self._stop.is_set():
                 if self._port is None:
-                    if self._connect():
-                        backoff = BACKOFF_FIRST
-                    else:
-                        self._stop.wait(backoff)
-                        backoff = min(backoff * 2, BACKOFF_MAX)
+                    self._open_with_backoff()
                     continue
                 try:
                     self._pump(self._port)
@@ -190,6 +186,20 @@ class SerialShoe:
                     self._lost(f"reader failed: {err!r}")
         finally:
             self._close_port()
+
+    def _open_with_backoff(self) -> bool:
+        """Open the line, retrying with doubling waits until it opens or the reader stops."""
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_result(lambda opened: not opened and not self._stop.is_set()),
+            wait=tenacity.wait_exponential(multiplier=BACKOFF_FIRST, max=BACKOFF_MAX),
+            # A stop request cuts a wait short: close() never waits out a backoff.
+            sleep=self._pause,
+        )
+        opened: bool = retrying(self._connect)
+        return opened
+
+    def _pause(self, seconds: float) -> None:
+        self._stop.wait(seconds)
 
     def _connect(self) -> bool:
         if self.url.startswith("rfc2217://"):
