@@ -54,6 +54,7 @@ from studio.runtime.health import ALIVE_TIMEOUT, MetricsServer
 from studio.runtime.keys import TableKeys, ensure_keys
 from studio.runtime.metrics import TableMetrics
 from studio.runtime.source import JournalSource
+from studio.runtime.systemd import SystemdNotifier
 from studio.simulation.table import card_faces
 
 log = logging.getLogger(__name__)
@@ -163,6 +164,8 @@ class TableRuntime:
         self.keys: TableKeys | None = None
         self.events_published = 0
         self.metrics = TableMetrics(self.settings.table)
+        self._systemd = SystemdNotifier()
+        self._watchdog: asyncio.TimerHandle | None = None
         set_log_context(self.settings.table)
         self._http: MetricsServer | None = None
 
@@ -470,6 +473,8 @@ class TableRuntime:
         self._run_file = self._write_run_file()
         if self._announce:
             self._print_where(report.summary())
+        self._systemd.notify("READY=1", f"STATUS=table {self.settings.table} {report.summary()}")
+        self._on_watchdog()
 
     def _write_run_file(self) -> Path:
         assert self._publisher is not None and self._replay is not None
@@ -568,8 +573,19 @@ class TableRuntime:
             return "simulated: the simulated dealer reports what lies where (no frames)"
         return "none"
 
+    def _on_watchdog(self) -> None:
+        """Ping systemd's watchdog from the loop, twice a period: a hung loop misses it."""
+        seconds = self._systemd.watchdog_seconds
+        if seconds is None or self._stopping or self._loop is None:
+            return
+        self._systemd.notify("WATCHDOG=1")
+        self._watchdog = self._loop.call_later(seconds / 2, self._on_watchdog)
+
     async def _shutdown(self) -> None:
         self._stopping = True
+        self._systemd.notify("STOPPING=1")
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         loop = asyncio.get_running_loop()
         if self._dealer_task is not None:
             self._dealer_task.cancel()
@@ -612,6 +628,7 @@ class TableRuntime:
         if self._run_file is not None:
             with contextlib.suppress(FileNotFoundError):
                 self._run_file.unlink()
+        self._systemd.close()
         log.info("table %s stopped", self.settings.table)
 
 
