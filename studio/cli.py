@@ -111,6 +111,9 @@ def _add_log_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
+            # A parser with subcommands sees its children's words too: no abbreviations there,
+            # or `shoe simulate --log FILE` reads as an ambiguous `--log-format`/`--log-file`.
+            parser.allow_abbrev = False
             for child in action.choices.values():
                 _add_log_options(child, top=False)
 

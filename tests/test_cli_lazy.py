@@ -91,3 +91,11 @@ def test_settle_help_lists_every_bet_and_decision(capsys: pytest.CaptureFixture[
             assert spec.name in text
         for window in rules.windows:
             assert "|".join(window.options) in text
+
+
+def test_a_subcommand_option_that_prefixes_the_log_options_stays_its_own() -> None:
+    from studio.cli import build_parser
+
+    argv = ["shoe", "simulate", "--protocol", "framed", "--pty", "p", "--log", "deal.jsonl"]
+    args = build_parser(argv).parse_args(argv)
+    assert str(args.log) == "deal.jsonl" and args.log_format == "plain"

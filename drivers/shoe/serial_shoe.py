@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from types import TracebackType
+from typing import Literal
 
 import serial
 import tenacity
@@ -67,16 +68,20 @@ class SerialShoe:
         baudrate: int = 9600,
         trace: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        tap: Callable[[Literal["rx", "tx"], bytes, float], None] | None = None,
     ) -> None:
         """Check `url` and `protocol` and start reading.
 
         Raises `DriverConfigurationError` for an unknown protocol or a malformed URL; a device
-        that is absent is not an error here: it is reported as a fault and retried.
+        that is absent is not an error here: it is reported as a fault and retried. `tap`, if
+        given, is called in the reader's thread with every chunk read from (`"rx"`) and written
+        to (`"tx"`) the line and its clock time (a capture: `drivers.shoe.capture`).
         """
         self.url = url
         self.protocol: HostProtocol = host_protocol(protocol, options)
         self.deliveries: queue.Queue[Delivery] = deliveries or queue.Queue()
         self.trace = trace
+        self._tap = tap
         self._baudrate = baudrate
         self._clock = clock
         try:
@@ -142,6 +147,8 @@ class SerialShoe:
             except (serial.SerialException, OSError) as err:
                 self._log.debug("acknowledgement not sent (the line is going): %s", err)
                 return
+            if self._tap is not None:
+                self._tap("tx", reply, self._clock())
         if self.trace:
             self._log.debug("tx %s", reply.hex(" "))
 
@@ -228,6 +235,8 @@ class SerialShoe:
         now = self._clock()
         if data and self.trace:
             self._log.debug("rx %s", data.hex(" "))
+        if data and self._tap is not None:
+            self._tap("rx", data, now)
         # The protocol's state is shared with `commit` (the consumer's thread): one at a time,
         # and its replies written in the order it made them.
         # Readings go out before the replies are written: a card's delivery waits for nothing.
@@ -239,6 +248,8 @@ class SerialShoe:
             out = reply + nudge
             if out:
                 port.write(out)
+                if self._tap is not None:
+                    self._tap("tx", out, now)
         if out and self.trace:
             self._log.debug("tx %s", out.hex(" "))
 

@@ -1,4 +1,4 @@
-"""`studio shoe simulate | monitor | enroll`: run a simulated shoe, watch a shoe, register a deck.
+"""`studio shoe simulate | monitor | enroll | record | replay`: simulate, watch, register, capture.
 
 - `simulate --protocol barcode|framed (--pty PATH | --listen HOST:PORT) [--cards N]
   [--interval-ms MS] [--start-delay-ms MS] [--seed S] [--faults NAME=RATE,...] [--log FILE]`
@@ -12,6 +12,9 @@
   for a card drawn) and exits after N cards (status 0) or when `--timeout` passes first (status 1).
 - `enroll URL --out FILE` reads one whole deck (52 cards) from a smart shoe that names its cards,
   optionally checking them against `--order`, and writes the tag -> card registration file.
+
+- `record` and `replay` capture a real shoe's line and play it back onto a pty
+  (`studio.commands.shoe_capture`).
 
 Configuration mistakes end as one line on stderr with status 2, like every `studio` command.
 """
@@ -44,13 +47,14 @@ from drivers.shoe.readings import (
 from drivers.shoe.serial_shoe import SerialShoe
 from drivers.shoe.simulator import FaultRates, SimulatedShoe
 from studio.cards import DECK, Card, parse_cards
+from studio.commands import shoe_capture
 from studio.errors import StudioError
 
 PROTOCOL_NAMES = ("barcode", "framed")
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    """Add the `shoe` command and its `simulate`, `monitor` and `enroll` subcommands."""
+    """Add the `shoe` command and its subcommands (simulate, monitor, enroll, record, replay)."""
     parser = subparsers.add_parser(
         "shoe",
         help="simulate, monitor or enroll a card shoe",
@@ -92,6 +96,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     enr.add_argument("--order", metavar="CODES", help="the cards in the order they are drawn")
     enr.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
     enr.set_defaults(run=run_enroll)
+
+    shoe_capture.add_parsers(sub, PROTOCOL_NAMES)
 
 
 def _fail(args: argparse.Namespace, err: DriverError) -> int:
