@@ -12,6 +12,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.parse
@@ -82,6 +83,24 @@ def test_the_table_serves_its_figures_and_probes(tmp_path: Path) -> None:
                 time.sleep(0.2)
             else:
                 pytest.fail("the subscription was not counted")
+        # A manager's command is counted by role, and the pause it causes shows.
+        manager = str(rig.keys_dir / "shift-manager.key_secret")
+        called = subprocess.run(
+            [sys.executable, "-m", "studio.cli", "command", "call_manager", "--key", manager],
+            env=rig.env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        assert called.returncode == 0, called.stderr
+        _, page = _get(f"{address}/metrics")
+        assert (
+            'studio_commands_total{outcome="accepted",role="shift_manager",table="T01"} 1.0' in page
+        )
+        assert 'studio_incidents_total{kind="manager_called",table="T01"} 1.0' in page
+        assert 'studio_paused{table="T01"} 1.0' in page
+        assert _get(f"{address}/readyz") == (200, "ready\n")  # paused, but fit to deal
 
 
 @pytest.mark.skipif(PROMETHEUS is None, reason="Debian's prometheus package is not installed")
