@@ -99,3 +99,16 @@ def test_a_subcommand_option_that_prefixes_the_log_options_stays_its_own() -> No
     argv = ["shoe", "simulate", "--protocol", "framed", "--pty", "p", "--log", "deal.jsonl"]
     args = build_parser(argv).parse_args(argv)
     assert str(args.log) == "deal.jsonl" and args.log_format == "plain"
+
+
+def test_a_misspelt_bet_decision_or_argument_names_the_nearest(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cards = ["--player", "AS KS QS JS TS", "--dealer", "2C 3D 4H 5S 7C"]
+    base = ["settle", "--game", "caribbean-stud", *cards]
+    assert main([*base, "--bet", "antee=10", "--decision", "call"]) == 2
+    assert capsys.readouterr().err.endswith("(did you mean ante?)\n")
+    assert main([*base, "--bet", "ante=10", "--decision", "cal"]) == 2
+    assert capsys.readouterr().err.endswith("(did you mean call?)\n")
+    assert main(["command", "void", "positon=x", "--key", "k"]) == 2
+    assert capsys.readouterr().err.endswith("(did you mean position?)\n")

@@ -21,7 +21,7 @@ from typing import Any, get_args
 from studio.bus.commands import CommandClient
 from studio.bus.keys import KeyPair
 from studio.commands.locate import locate
-from studio.errors import InputError
+from studio.errors import InputError, did_you_mean
 from studio.messages import CommandName
 
 _ARGUMENTS = ("position", "card", "note")
@@ -66,7 +66,10 @@ def parse_arguments(items: list[str]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or name not in _ARGUMENTS:
-            raise InputError(f"argument {item!r} is not one of {', '.join(_ARGUMENTS)}=VALUE")
+            raise InputError(
+                f"argument {item!r} is not one of {', '.join(_ARGUMENTS)}=VALUE"
+                + did_you_mean(name, _ARGUMENTS)
+            )
         result[name] = value
     return result
 
