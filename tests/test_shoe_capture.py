@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from drivers.errors import DriverConfigurationError
 from drivers.shoe.capture import CaptureHeader, CaptureRecord, CaptureWriter, paced, read_capture
@@ -40,6 +43,32 @@ def test_a_capture_reads_back_as_written(tmp_path: Path) -> None:
             CaptureRecord(1.0, "rx", b"\xff"),
         ],
     )
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=10**9),
+            st.sampled_from(["rx", "tx"]),
+            st.binary(min_size=1, max_size=64),
+        ),
+        max_size=30,
+    )
+)
+def test_any_conversation_reads_back_exactly(chunks: list[tuple[int, str, bytes]]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "cap.jsonl"
+        header = CaptureHeader(
+            "socket://shoe:4001", "barcode", 9600, datetime(2026, 1, 1, tzinfo=UTC)
+        )
+        times = sorted(micros / 1e6 for micros, _, _ in chunks)
+        with CaptureWriter(path, header, clock=lambda: 0.0) as writer:
+            for at, (_, direction, data) in zip(times, chunks, strict=True):
+                writer(direction, data, at)  # type: ignore[arg-type]
+        read_header, records = read_capture(path)
+    assert read_header == header
+    assert [(r.direction, r.data) for r in records] == [(d, b) for _, d, b in chunks]
+    assert [r.t for r in records] == pytest.approx(times, abs=1e-6)
 
 
 def test_records_come_at_their_time_scaled_by_speed() -> None:
