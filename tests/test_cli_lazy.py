@@ -112,3 +112,9 @@ def test_a_misspelt_bet_decision_or_argument_names_the_nearest(
     assert capsys.readouterr().err.endswith("(did you mean call?)\n")
     assert main(["command", "void", "positon=x", "--key", "k"]) == 2
     assert capsys.readouterr().err.endswith("(did you mean position?)\n")
+
+
+@pytest.mark.parametrize("command", ["status", "watch", "command"])
+def test_the_table_clients_do_not_load_the_camera_to_find_a_table(command: str) -> None:
+    loaded = _modules_after(command, "--help")
+    assert not {"cv2", "studio.runtime.table", "studio.runtime.camera"} & loaded
