@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import urllib.error
 import urllib.request
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 from prometheus_client import generate_latest
 
-from studio.errors import ConfigurationError
+from studio.errors import ConfigurationError, JournalError
 from studio.messages import Envelope
 from studio.runtime.health import MetricsServer
 from studio.runtime.metrics import TableMetrics
@@ -85,3 +88,43 @@ def test_the_probes_say_why_a_table_is_not_ready() -> None:
                 "127.0.0.1", port, TableMetrics("T9").registry, alive=lambda: True, not_ready=list
             )
     server.close()  # idempotent
+
+
+def test_readiness_names_each_reason(tmp_path: Path) -> None:
+    from studio.controller import TableController
+    from studio.messages import TableSettings
+    from studio.runtime.health import not_ready
+
+    view = TableController(TableSettings(game="caribbean-stud")).view()
+    journal = tmp_path / "t.journal"
+    journal.touch()
+    assert not_ready(view, journal, None, stopping=False) == []
+    faulty = view.model_copy(update={"devices": {"shoe": "fault"}})
+    gone = tmp_path / "no-such-dir" / "t.journal"
+    assert not_ready(faulty, gone, JournalError("disk full"), stopping=True) == [
+        "table stopping",
+        "journal failed: disk full",
+        f"journal not writable: {gone}",
+        "shoe fault",
+    ]
+
+
+def test_liveness_is_the_loop_answering() -> None:
+    from studio.runtime.health import loop_answers
+
+    assert not loop_answers(None)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        assert loop_answers(loop)
+        blocked = threading.Event()
+        loop.call_soon_threadsafe(blocked.wait, 5)  # a hung loop: a callback that never returns
+        assert not loop_answers(loop, timeout=0.3)
+        blocked.set()
+        assert loop_answers(loop)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()
+    assert not loop_answers(loop)

@@ -12,10 +12,13 @@ table's loop except for the liveness probe, which is exactly that wait.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import socketserver
 import threading
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -23,6 +26,7 @@ from prometheus_client import CollectorRegistry, make_wsgi_app
 
 from studio.closing import Closing
 from studio.errors import ConfigurationError
+from studio.messages.view import TableView
 
 log = logging.getLogger(__name__)
 
@@ -113,3 +117,39 @@ def _text(start_response: StartResponse, ok: bool, lines: list[str]) -> list[byt
     status = "200 OK" if ok else "503 Service Unavailable"
     start_response(status, [("Content-Type", "text/plain; charset=utf-8")])
     return ["".join(f"{line}\n" for line in lines).encode()]
+
+
+def loop_answers(loop: asyncio.AbstractEventLoop | None, timeout: float = ALIVE_TIMEOUT) -> bool:
+    """Whether `loop` runs a no-op within `timeout` seconds (a hung loop deals nothing).
+
+    Called from another thread than the loop's.
+    """
+    if loop is None or loop.is_closed():
+        return False
+    try:
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout)
+    except (TimeoutError, RuntimeError):
+        return False
+    return True
+
+
+def not_ready(
+    view: TableView | None, journal: Path, failure: BaseException | None, *, stopping: bool
+) -> list[str]:
+    """Why a table is not fit to deal (empty: ready), one reason per line of `/readyz`.
+
+    A device that is not `ok` in `view`, a journal (or its folder) this process may not write,
+    a journal failure that stopped the table, or a table stopping.
+    """
+    reasons: list[str] = []
+    if stopping:
+        reasons.append("table stopping")
+    if failure is not None:
+        reasons.append(f"journal failed: {failure}")
+    if not os.access(journal, os.W_OK) or not os.access(journal.parent, os.W_OK):
+        reasons.append(f"journal not writable: {journal}")
+    if view is not None:
+        reasons.extend(
+            f"{device} {status}" for device, status in view.devices.items() if status != "ok"
+        )
+    return reasons

@@ -50,7 +50,7 @@ from studio.runtime.announce import RunFile, run_dir, write_run_file
 from studio.runtime.camera import CameraDevice, open_camera
 from studio.runtime.dealer import SimulatedDealer
 from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
-from studio.runtime.health import ALIVE_TIMEOUT, MetricsServer
+from studio.runtime.health import MetricsServer, loop_answers, not_ready
 from studio.runtime.keys import TableKeys, ensure_keys
 from studio.runtime.metrics import TableMetrics
 from studio.runtime.source import JournalSource
@@ -539,32 +539,11 @@ class TableRuntime:
     # -- health (called in the metrics server's threads) ------------------------------------------
 
     def _alive(self) -> bool:
-        """Whether the loop runs a no-op within `ALIVE_TIMEOUT` (a hung loop deals nothing)."""
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return False
-        try:
-            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(ALIVE_TIMEOUT)
-        except (TimeoutError, RuntimeError):
-            return False
-        return True
+        return loop_answers(self._loop)
 
     def _not_ready(self) -> list[str]:
-        """Why the table is not fit to deal: devices not up, a journal it cannot write."""
-        reasons: list[str] = []
-        if self._stopping or self._table is None:
-            reasons.append("table stopping")
-        if self._failure is not None:
-            reasons.append(f"journal failed: {self._failure}")
-        path = self.config.journal_path
-        if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
-            reasons.append(f"journal not writable: {path}")
-        view = self._view
-        if view is not None:
-            reasons.extend(
-                f"{device} {status}" for device, status in view.devices.items() if status != "ok"
-            )
-        return reasons
+        stopping = self._stopping or self._table is None
+        return not_ready(self._view, self.config.journal_path, self._failure, stopping=stopping)
 
     def _camera_text(self) -> str:
         if self._camera is not None:
