@@ -43,10 +43,10 @@ def record(settings: TableSettings, rounds: int, seed: int) -> list[Input]:
         t += timedelta(seconds=1)
         feed(Command(ts=t, actor="d1", role="dealer", command="start_round"))
         beat = 0
-        while (snap := ctl.snapshot())["phase"] != "idle":
-            if snap["paused"]:
-                raise SystemExit(f"the bench round paused: {snap['incidents']}")
-            expecting = snap["expecting"]
+        while (view := ctl.view()).phase != "idle":
+            if view.paused:
+                raise SystemExit(f"the bench round paused: {view.incidents}")
+            expecting = view.expecting
             t += timedelta(seconds=0.5)
             if expecting is None:
                 # Devices send a heartbeat every second; between them the clock ticks.

@@ -20,15 +20,46 @@ import json
 import os
 import string
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetPydanticSchema,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import core_schema
 
+from drivers.camera.synthetic.designs import DESIGNS
+from drivers.shoe.host import PROTOCOLS
 from studio.bus import defaults as bus_defaults
 from studio.errors import ConfigurationError, did_you_mean
 from studio.messages import SCHEMA_VERSION, TableSettings
+
+# Re-exported: callers that already load the config find the directories here too.
+from studio.paths import cache_dir as cache_dir
+from studio.paths import data_dir as data_dir
+
+
+def one_of(names: Iterable[str]) -> GetPydanticSchema:
+    """Validate a string as one of a registry's `names` (a Literal's checks and JSON Schema).
+
+    The registry is the one list of the names: a backend added there is accepted here, with no
+    second list to keep in step.
+    """
+    values = list(names)
+    return GetPydanticSchema(lambda _source, _handler: core_schema.literal_schema(values))
+
+
+ShoeProtocolName = Annotated[str, one_of(PROTOCOLS)]
+"""A shoe protocol the drivers know (`drivers.shoe.PROTOCOLS`)."""
+
+CardDesignName = Annotated[str, one_of(DESIGNS)]
+"""A synthetic camera's card design (`drivers.camera.synthetic.designs.DESIGNS`)."""
 
 DEFAULT_TOML = """\
 schema_version = 1
@@ -80,20 +111,6 @@ port = 7714
 """The embedded defaults, as a TOML text a user can copy and edit (`studio run --print-config`)."""
 
 
-def data_dir() -> Path:
-    """The user's studio data directory: `$XDG_DATA_HOME/studio`, else `~/.local/share/studio`."""
-    # platformdirs applies the XDG rules (an unset or empty variable means the default).
-    return platformdirs.user_data_path("studio")
-
-
-def cache_dir() -> Path:
-    """The user's studio cache directory: `$XDG_CACHE_HOME/studio`, else `~/.cache/studio`.
-
-    What is kept there can always be made again (the learned index reader of a deck).
-    """
-    return platformdirs.user_cache_path("studio")
-
-
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -104,12 +121,13 @@ class ShoeConfig(_Section):
     `backend` "serial" reads a real shoe at `url` (any pyserial URL: a device path,
     `rfc2217://...`, `socket://...`); "simulated" starts a simulated shoe on a pseudo-terminal
     whose slave is linked at `pty`, and reads it through the same serial driver at that path.
-    `protocol` is the shoe's byte protocol ("framed" or "barcode"). `log` (simulated only) writes
+    `protocol` is the shoe's byte protocol (a name of `drivers.shoe.PROTOCOLS`: "framed" or
+    "barcode"). `log` (simulated only) writes
     the simulator's per-card log (JSON lines, with each card's write time) to that file.
     """
 
     backend: Literal["simulated", "serial"] = "simulated"
-    protocol: Literal["framed", "barcode"] = "framed"
+    protocol: ShoeProtocolName = "framed"
     url: str | None = None
     pty: str = "{data}/run/{table}-shoe"
     baudrate: int = Field(default=9600, gt=0)
@@ -141,7 +159,7 @@ class CameraConfig(_Section):
     stall_seconds: float = Field(default=2.0, gt=0)
     url: str | None = None
     profile: str | None = None
-    design: Literal["jumbo", "classic"] = "jumbo"
+    design: CardDesignName = "jumbo"
 
     @model_validator(mode="after")
     def _keys_for_backend(self) -> CameraConfig:
@@ -284,14 +302,23 @@ def config_toml(config: RuntimeConfig) -> str:
         for key, item in value.model_dump(mode="json").items():
             if item is None:
                 section.add(tomlkit.comment(f"{key} = (not set)"))
+            elif item == {}:
+                section.add(tomlkit.comment(f"{key} = {{}} (none)"))
             elif key in given or _accepts(value, given, key, item):
-                section.add(key, item)
+                section.add(key, _without_none(item))
             else:
                 section.add(
                     tomlkit.comment(f"{key} = {json.dumps(item)} (not with these settings)")
                 )
         doc.add(name, section)
     return tomlkit.dumps(doc)
+
+
+def _without_none(item: Any) -> Any:
+    """`item` with the None values of nested tables left out (TOML has no null; absent is None)."""
+    if isinstance(item, dict):
+        return {k: _without_none(v) for k, v in item.items() if v is not None}
+    return item
 
 
 def _accepts(section: BaseModel, given: dict[str, Any], key: str, item: Any) -> bool:

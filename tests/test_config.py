@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -141,6 +142,7 @@ def test_a_bad_path_template_is_a_configuration_error(template: str) -> None:
     [
         "",
         '[camera]\nbackend = "none"\n',
+        "[table.limits.ante]\nminimum = 5\nmaximum = 50\n[table.limits.trips]\nmaximum = 25\n",
         '[shoe]\nbackend = "serial"\nurl = "/dev/ttyS9"\n[camera]\nbackend = "none"\n',
     ],
 )
@@ -160,6 +162,7 @@ def test_print_config_names_every_setting_and_loads_back(
         assert isinstance(model, type) and issubclass(model, BaseModel)
         block = printed.split(f"[{name}]\n", 1)[1].split("\n[", 1)[0]
         keys = {line.lstrip("# ").split(" =")[0] for line in block.splitlines() if " = " in line}
+        keys |= set(re.findall(rf"^\[{name}\.(\w+)[.\]]", printed, re.M))  # a table of tables
         assert keys == set(model.model_fields), (name, keys ^ set(model.model_fields))
 
 

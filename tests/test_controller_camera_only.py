@@ -51,7 +51,7 @@ def dealt_to(b: Bench, cards: list[str], betting: float = 10.0) -> Bench:
     b.start()
     b.wait(betting)
     for code in cards:
-        assert b.view().expecting, b.snap()
+        assert b.view().expecting, b.view()
         b.deal(code)
     return b
 
@@ -163,12 +163,12 @@ def test_a_card_laid_out_of_turn_pauses_and_must_be_taken_away() -> None:
     assert b.cmd("resume")[1].type == "round_resumed"
     b.deal("3C")
     b.deal("9H")  # discarded this round: laying it again is a duplicate, as with a shoe
-    assert b.snap()["incidents"][0]["kind"] == "duplicate_card"
+    assert b.view().incidents[0].kind == "duplicate_card"
 
 
 def test_a_card_laid_during_a_window_is_out_of_turn() -> None:
     b = dealt_to(bench(HOLDEM, **ONLY), ["2C", "3C", "4C", "5C"])
-    assert b.snap()["window"]["name"] == "preflop"
+    assert b.view().window.name == "preflop"
     report = incident(b.see("flop-1", "up", "6C"))
     assert report["kind"] == "card_out_of_turn"
     assert report["detail"] == "card seen at flop-1 during the preflop decision window"
@@ -197,7 +197,7 @@ def test_a_duplicate_seen_at_the_reveal_pauses_before_the_judgement() -> None:
     b.deal("4S")
     b.deal("5S")
     b.wait(8.0)
-    assert b.snap()["turning"] == ["dealer-1", "dealer-2"]
+    assert b.view().turning == ("dealer-1", "dealer-2")
     report = incident(b.turn())
     assert report["kind"] == "duplicate_card" and report["position"] == "dealer-1"
     assert report["detail"] == "QH is already at flop-1 this round (seen at its reveal)"
@@ -241,7 +241,7 @@ def test_a_card_read_before_the_timeout_is_seated() -> None:
 def test_a_turned_card_the_camera_cannot_read_is_unreadable() -> None:
     b = dealt_to(bench(CARIB, **ONLY), ["2C", "3C", "4C", "5C", "7D", "9D", "TD", "JD", "KS", "QS"])
     b.wait(8.0)
-    assert b.snap()["turning"] == ["dealer-2", "dealer-3", "dealer-4", "dealer-5"]
+    assert b.view().turning == ("dealer-2", "dealer-3", "dealer-4", "dealer-5")
     b.step(0.5)
     b.see("dealer-2", "up")
     report = incident(b.wait(20.0))
@@ -357,10 +357,10 @@ FAULTS = ("misplaced", "duplicate", "unreadable", "removed", "changed", "exposed
 
 def _inject(b: Bench, fault: str, deck: list[Card]) -> None:
     """Do `fault` now on a camera-only table (some need a card dealt or one expected)."""
-    snap = b.snap()
+    snap = b.view()
     positions = list(b.settings.rules().positions)
-    seated = list(snap["positions"])
-    expecting = snap["expecting"]
+    seated = list(snap.positions)
+    expecting = snap.expecting
     b.step(0.3)
     if fault == "misplaced":
         free = [p for p in positions if p not in seated and p != expecting]
@@ -390,10 +390,10 @@ def _fix(b: Bench, then: str) -> None:
         b.cmd("void")
         return
     for _ in range(12):
-        snap = b.snap()
-        if not snap["paused"]:
+        snap = b.view()
+        if not snap.paused:
             return
-        blockers = " ".join(snap["resume_blockers"])
+        blockers = " ".join(snap.resume_blockers)
         if (
             "drawn out of turn" in blockers
             or "no readable card" in blockers
@@ -431,10 +431,10 @@ def test_faults_keep_secrets_and_replay_exactly(
     deck = shuffled(seed)
     b.start()
     for _ in range(cut):
-        snap = b.snap()
-        if snap["expecting"]:
+        snap = b.view()
+        if snap.expecting:
             b.deal(deck.pop().code)
-        elif snap["turning"]:
+        elif snap.turning:
             b.turn()
         else:
             b.wait(1.5)
@@ -474,7 +474,7 @@ def test_a_turned_card_lifted_for_a_moment_does_not_expose_the_next() -> None:
     b.step(0.5)
     b.see("dealer-2", "up", "TD")
     b.see("dealer-2", "none")  # the dealer lifts the turned card to square it
-    assert "confirm:dealer-2" in b.snap()["timers"]
+    assert b.view().timer("confirm", "dealer-2") is not None
     b.see("dealer-3", "up", "JD")  # turned meanwhile: part of the reveal, not an exposure
     assert not b.view().paused and b.view().phase == "confirming"
     b.see("dealer-2", "up", "TD")
@@ -501,12 +501,12 @@ def test_random_walks_on_a_camera_only_table_keep_every_invariant(
     positions = list(b.settings.rules().positions)
     codes = [c.code for c in shuffled(data.draw(st.integers(0, 2**32 - 1)))]
     for _ in range(data.draw(st.integers(30, 200))):
-        snap = b.snap()
+        snap = b.view()
         action = data.draw(st.sampled_from(["deal"] * 10 + ["wait"] * 2 + ["odd", "cmd", "cmd"]))
         before = len(b.events)
-        if action == "deal" and snap["expecting"] and codes:
+        if action == "deal" and snap.expecting and codes:
             b.deal(codes.pop())
-        elif action == "deal" and snap["turning"]:
+        elif action == "deal" and snap.turning:
             b.turn()
         elif action == "deal":
             b.wait(1.0)
@@ -514,10 +514,10 @@ def test_random_walks_on_a_camera_only_table_keep_every_invariant(
             b.wait(data.draw(st.sampled_from([0.5, 2.0, 8.0, 25.0])))
             if b.view().devices["camera"] != "ok" or data.draw(st.booleans()):
                 b.status("camera", "ok")
-        elif action == "odd" and snap["paused"] and data.draw(st.booleans()):
+        elif action == "odd" and snap.paused and data.draw(st.booleans()):
             # The dealer takes away every card lying where none is on record.
             for zone in positions:
-                if zone not in snap["positions"]:
+                if zone not in snap.positions:
                     b.see(zone, "none")
         elif action == "odd":
             zone = data.draw(st.sampled_from(positions))
@@ -526,16 +526,16 @@ def test_random_walks_on_a_camera_only_table_keep_every_invariant(
             b.step(0.3)
             if face == "up" and code is not None:
                 b.placed[zone] = code
-                b.laid.append((snap["game_number"], zone, code))
+                b.laid.append((snap.game_number, zone, code))
             b.see(zone, face, code if face == "up" else None)
             if data.draw(st.integers(0, 3)) == 0:
                 b.draw(codes[-1] if codes else "AS")
         else:
             likely = (
                 ("resume", "resume", "discard_last_card", "void", "rescan")
-                if snap["paused"]
+                if snap.paused
                 else ("start_round", "start_round")
-                if snap["phase"] == "idle"
+                if snap.phase == "idle"
                 else ()
             )
             command = data.draw(st.sampled_from(likely + COMMANDS))
@@ -548,13 +548,11 @@ def test_random_walks_on_a_camera_only_table_keep_every_invariant(
             role = "dealer" if command in ("start_round", "call_manager", "new_deck") else ""
             out = b.cmd(command, role=role or "shift_manager", **kw)
             if out and out[0].type == "command_rejected":
-                after = b.snap()
-                ignore = ("seq", "now", "timers")
-                assert {k: v for k, v in after.items() if k not in ignore} == {
-                    k: v for k, v in snap.items() if k not in ignore
-                }
+                after = b.view()
+                ignore = {"seq", "now", "timers"}
+                assert after.model_dump(exclude=ignore) == snap.model_dump(exclude=ignore)
         fresh = b.events[before:]
-        if snap["paused"] and not [e for e in fresh if e.type == "round_resumed"]:
+        if snap.paused and not [e for e in fresh if e.type == "round_resumed"]:
             # (a resume announces a kept card: docs/controller.md, Commands)
             assert not [e for e in fresh if e.type == "card_dealt"]
         for e in fresh:

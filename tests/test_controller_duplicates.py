@@ -24,11 +24,11 @@ def _dealt(b: Bench, position: str, audience: str) -> list[dict[str, Any]]:
 def _finish(b: Bench, cards: list[str]) -> None:
     """Deal `cards` as they are expected and let windows close until the round has a result."""
     for _ in range(100):
-        snap = b.snap()
-        if snap["phase"] == "idle":
+        snap = b.view()
+        if snap.phase == "idle":
             return
-        assert not snap["paused"], snap["incidents"]
-        if snap["expecting"] is not None:
+        assert not snap.paused, snap.incidents
+        if snap.expecting is not None:
             b.deal(cards.pop(0))
         else:
             b.wait(1.0)

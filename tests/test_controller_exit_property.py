@@ -56,11 +56,13 @@ def apply(b: Bench, op: str, codes: list[str], drawn: list[str]) -> None:
             b.wait(6.0)
         case "restart":
             b.restart()
+        case "newdeck":
+            b.cmd("new_deck", role="dealer")
 
 
 def named_action(blocker: str) -> str:
     """The command (or the dealer's act) a blocker names; fails the test if it names none."""
-    for action in ("acknowledge_device", "cancel_rescan", "discard", "correct"):
+    for action in ("acknowledge_device", "cancel_rescan", "new_deck", "discard", "correct"):
         if action in blocker:
             return action
     raise AssertionError(f"the blocker {blocker!r} names no action that clears it")
@@ -69,7 +71,7 @@ def named_action(blocker: str) -> str:
 def leave_pause(b: Bench) -> None:
     """Follow the first blocker's action until the resume goes through."""
     for _ in range(_EXIT_STEPS):
-        blockers = b.snap()["resume_blockers"]
+        blockers = b.view().resume_blockers
         if not blockers:
             out = b.cmd("resume")
             assert "round_resumed" in [e.type for e in out], out
@@ -83,7 +85,7 @@ def leave_pause(b: Bench) -> None:
             assert "must stay" in out[0].body["reason"], out
             assert b.cmd("void")[0].type == "command_accepted"
             return
-    raise AssertionError(f"still paused: {b.snap()['resume_blockers']}")
+    raise AssertionError(f"still paused: {b.view().resume_blockers}")
 
 
 @settings(max_examples=60, deadline=None)
@@ -97,10 +99,51 @@ def test_every_paused_table_has_a_way_back_to_running(ops: list[str], seed: int)
     drawn: list[str] = []
     for op in ops:
         apply(b, op, codes, drawn)
-        if b.snap()["paused"]:
+        if b.view().paused:
             fork = Bench(b.settings)
             for inp in b.inputs:
                 fork.feed(inp)
             leave_pause(fork)
-            assert not fork.snap()["paused"]
-            assert fork.snap()["incidents"] == []
+            assert not fork.view().paused
+            assert fork.view().incidents == ()
+
+
+DECK_OPS = st.lists(
+    st.sampled_from(
+        [
+            "start",
+            "deal",
+            "deal",
+            "newdeck",
+            "wait",
+            "wait",
+            "fault",
+            "duplicate",
+            "call",
+            "restart",
+        ]
+    ),
+    max_size=16,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops=DECK_OPS, seed=st.integers(0, 2**16))
+def test_a_table_that_needs_a_fresh_deck_per_round_always_has_a_way_back(
+    ops: list[str], seed: int
+) -> None:
+    codes = [c.code for c in DECK]
+    random.Random(seed).shuffle(codes)
+    b = bench(CONFIGS[0], device_silence_seconds=300.0, new_deck_every_round=True)
+    drawn: list[str] = []
+    for op in ops:
+        if op == "deal" and not codes:
+            continue
+        apply(b, op, codes, drawn)
+        if b.view().paused:
+            fork = Bench(b.settings)
+            for inp in b.inputs:
+                fork.feed(inp)
+            leave_pause(fork)
+            assert not fork.view().paused
+            assert fork.view().incidents == ()

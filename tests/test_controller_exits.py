@@ -16,9 +16,9 @@ def types(out: list[Any]) -> list[str]:
 def test_a_restarted_shoe_is_acknowledged_then_the_table_resumes_and_opens_rounds() -> None:
     b = bench(CARIB)
     b.status("shoe", "fault", "shoe restarted at seq 1")
-    snap = b.snap()
-    assert snap["paused"] and snap["devices"]["shoe"] == "fault"
-    assert snap["resume_blockers"] == ["the shoe is fault: acknowledge_device once it works"]
+    snap = b.view()
+    assert snap.paused and snap.devices["shoe"] == "fault"
+    assert snap.resume_blockers == ("the shoe is fault: acknowledge_device once it works",)
     out = b.cmd("acknowledge_device")
     assert types(out) == ["command_accepted", "device_health_changed"]
     assert out[1].body == {
@@ -26,7 +26,7 @@ def test_a_restarted_shoe_is_acknowledged_then_the_table_resumes_and_opens_round
         "status": "ok",
         "detail": "acknowledged by the shift manager",
     }
-    assert b.snap()["resume_blockers"] == []
+    assert b.view().resume_blockers == ()
     assert "round_resumed" in types(b.cmd("resume"))
     assert types(b.start())[0] == "round_opened"
 
@@ -41,7 +41,7 @@ def test_a_fault_acknowledged_mid_round_resumes_the_round_and_replays() -> None:
     assert "the shoe is fault" in b.cmd("resume")[0].body["reason"]
     b.cmd("acknowledge_device")
     assert "round_resumed" in types(b.cmd("resume"))
-    assert b.snap()["expecting"] == "player-2"
+    assert b.view().expecting == "player-2"
     assert [e.model_dump() for e in b.replay()] == [e.model_dump() for e in b.events]
 
 
@@ -52,7 +52,7 @@ def test_acknowledge_device_needs_a_broken_device_and_a_shift_manager() -> None:
     b.status("shoe", "fault", "jam")
     reason = b.cmd("acknowledge_device", role="dealer")[0].body["reason"]
     assert reason.startswith("acknowledge_device needs the role shift_manager")
-    assert b.snap()["devices"]["shoe"] == "fault"
+    assert b.view().devices["shoe"] == "fault"
 
 
 def test_void_ends_a_pause_between_rounds() -> None:
@@ -60,8 +60,8 @@ def test_void_ends_a_pause_between_rounds() -> None:
     b.status("shoe", "fault", "shoe restarted at seq 1")
     out = b.cmd("void")
     assert types(out) == ["command_accepted", "round_resumed"]
-    snap = b.snap()
-    assert not snap["paused"] and snap["incidents"] == []
+    snap = b.view()
+    assert not snap.paused and snap.incidents == ()
     # The shoe still needs its acknowledgement before a round may open on it.
     assert "the shoe is fault" in b.start()[0].body["reason"]
     b.cmd("acknowledge_device")
@@ -77,7 +77,7 @@ def test_a_rescan_can_be_cancelled_and_names_its_way_out() -> None:
     b.cmd("call_manager", role="dealer")
     b.cmd("rescan")
     blocker = "a re-scan is in progress (2 card(s) still to read): draw them or cancel_rescan"
-    assert b.snap()["resume_blockers"] == [blocker]
+    assert b.view().resume_blockers == (blocker,)
     assert b.cmd("discard_last_card")[0].body["reason"] == blocker
     out = b.cmd("cancel_rescan")
     assert types(out) == ["command_accepted", "rescan_finished"]
@@ -85,9 +85,9 @@ def test_a_rescan_can_be_cancelled_and_names_its_way_out() -> None:
         "matched": False,
         "detail": "cancelled by the shift manager with 2 card(s) still to read",
     }
-    assert b.snap()["rescan_next"] is None and b.snap()["resume_blockers"] == []
+    assert b.view().rescan_next is None and b.view().resume_blockers == ()
     assert "round_resumed" in types(b.cmd("resume"))
-    assert b.snap()["expecting"] == "player-3"
+    assert b.view().expecting == "player-3"
 
 
 def test_cancel_rescan_needs_a_rescan() -> None:

@@ -122,7 +122,7 @@ class Bench:
     def turn(self, gap: float = 0.5) -> list[Envelope]:
         """Camera-only: turn every card the table waits to see turned; the camera reads it."""
         out: list[Envelope] = []
-        for position in self.snap()["turning"]:
+        for position in self.view().turning:
             self.step(gap)
             out += self.see(position, "up", self.placed[position])
         return out
@@ -149,14 +149,14 @@ class Bench:
             self.start()
         dealt: dict[str, str] = {}
         for _ in range(200):
-            snap = self.snap()
-            if snap["phase"] == "idle" or snap["paused"]:
+            snap = self.view()
+            if snap.phase == "idle" or snap.paused:
                 return dealt
-            if snap["expecting"] is not None:
+            if snap.expecting is not None:
                 card = deck.pop().code
-                dealt[snap["expecting"]] = card
+                dealt[snap.expecting] = card
                 self.deal(card, gap)
-            elif snap["turning"]:
+            elif snap.turning:
                 self.turn(gap)
             else:
                 self.wait(1.0)

@@ -65,8 +65,8 @@ def _inject(b: Bench, fault: str, dealt: dict[str, str], deck: list[Card], pick:
 
     A duplicate repeats the dealt card number `pick` (modulo): face up or face down.
     """
-    snap = b.snap()
-    expecting = snap["expecting"]
+    snap = b.view()
+    expecting = snap.expecting
     if fault == "duplicate" and dealt:
         codes = list(dealt.values())
         b.draw(codes[pick % len(codes)])
@@ -114,12 +114,12 @@ def test_any_fault_pauses_before_another_card_is_accepted(
     b.start()
     dealt: dict[str, str] = {}
     for _ in range(cut):
-        snap = b.snap()
-        if snap["phase"] == "idle":
+        snap = b.view()
+        if snap.phase == "idle":
             break
-        if snap["expecting"]:
+        if snap.expecting:
             card = deck.pop().code
-            dealt[snap["expecting"]] = card
+            dealt[snap.expecting] = card
             b.deal(card)
         else:
             b.wait(1.0)
@@ -161,12 +161,12 @@ def test_no_public_event_carries_a_face_down_card_before_its_reveal(
     b.start()
     dealt: dict[str, str] = {}
     for _ in range(cut):
-        snap = b.snap()
-        if snap["expecting"]:
+        snap = b.view()
+        if snap.expecting:
             card = deck.pop().code
-            dealt[snap["expecting"]] = card
+            dealt[snap.expecting] = card
             b.deal(card)
-        elif snap["phase"] != "idle":
+        elif snap.phase != "idle":
             b.wait(1.0)
     if b.view().phase != "idle" and _inject(b, fault, dealt, deck, pick):
         _settle(b, then)
@@ -181,13 +181,13 @@ def _settle(b: Bench, then: str) -> None:
         b.cmd("void")
         return
     for _ in range(10):
-        snap = b.snap()
-        if not snap["paused"]:
+        snap = b.view()
+        if not snap.paused:
             return
-        if any("is silent" in r or "is fault" in r for r in snap["resume_blockers"]):
+        if any("is silent" in r or "is fault" in r for r in snap.resume_blockers):
             b.status("shoe", "ok")
             b.status("camera", "ok")
-        elif snap["resume_blockers"]:
+        elif snap.resume_blockers:
             b.cmd("discard_last_card")
         else:
             b.cmd("resume")
@@ -215,8 +215,8 @@ def test_a_second_controller_fed_the_same_inputs_emits_the_same_events(
     deck = shuffled(seed)
     b.play_round(deck)
     for _ in range(cut):
-        snap = b.snap()
-        if snap["expecting"]:
+        snap = b.view()
+        if snap.expecting:
             b.deal(deck.pop().code)
         else:
             b.wait(1.5)
@@ -240,10 +240,10 @@ def test_random_walks_keep_every_invariant(
     positions = list(b.settings.rules().positions)
     codes = [c.code for c in shuffled(data.draw(seeds))]
     for _ in range(data.draw(st.integers(10, 150))):
-        snap = b.snap()
+        snap = b.view()
         action = data.draw(st.sampled_from(["deal"] * 8 + ["wait"] * 3 + ["odd", "cmd", "cmd"]))
         before = len(b.events)
-        if action == "deal" and snap["expecting"] and codes:
+        if action == "deal" and snap.expecting and codes:
             b.deal(codes.pop())
         elif action == "deal":
             b.wait(1.0)  # the dealer waits for the table
@@ -256,7 +256,7 @@ def test_random_walks_keep_every_invariant(
             kind = data.draw(st.sampled_from(["draw", "none", "see", "fault"]))
             b.step(0.3)
             if kind == "draw" and codes:
-                b.draw(data.draw(st.sampled_from(codes[-5:] + list(snap["positions"].values()))))
+                b.draw(data.draw(st.sampled_from(codes[-5:] + list(snap.positions.values()))))
             elif kind == "none":
                 b.draw(None)
             elif kind == "see":
@@ -267,9 +267,9 @@ def test_random_walks_keep_every_invariant(
         else:
             likely = (
                 ("resume", "resume", "discard_last_card", "void", "correct_card", "rescan")
-                if snap["paused"]
+                if snap.paused
                 else ("start_round", "start_round")
-                if snap["phase"] == "idle"
+                if snap.phase == "idle"
                 else ()
             )
             command = data.draw(st.sampled_from(likely + COMMANDS))
@@ -283,12 +283,11 @@ def test_random_walks_keep_every_invariant(
             out = b.cmd(command, role=role, **kw)
             if out and out[0].type == "command_rejected":
                 assert len(out) == 1
-                after = b.snap()
-                assert {k: v for k, v in after.items() if k not in ("seq", "now", "timers")} == {
-                    k: v for k, v in snap.items() if k not in ("seq", "now", "timers")
-                }
+                after = b.view()
+                ignore = {"seq", "now", "timers"}
+                assert after.model_dump(exclude=ignore) == snap.model_dump(exclude=ignore)
         fresh = b.events[before:]
-        if snap["paused"]:
+        if snap.paused:
             assert not [e for e in fresh if e.type == "card_dealt"]
         for e in fresh:
             if e.type == "round_result":
@@ -341,7 +340,7 @@ def test_a_duplicate_of_a_hidden_card_never_names_it_publicly(
         elif camera:
             b.see(position, "down")
     b.cmd("resume")
-    assert not b.view().paused, b.snap()["resume_blockers"]
+    assert not b.view().paused, b.view().resume_blockers
     b.play_round(deck)
     assert_no_leak(b)
     assert b.of_type("round_result")

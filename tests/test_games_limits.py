@@ -48,8 +48,9 @@ def test_a_round_cap_limits_the_total_won() -> None:
 
 
 @pytest.mark.parametrize(
-    "limits", [{"max_stake.side": 1}, {"min_stake.ante": 1}, {"round_win_cap": 0},
-               {"max_win.ante": "lots"}],
+    "limits", [{"max_stake.side": 1}, {"min_stake.side": 1}, {"min_kind.ante": 1},
+               {"round_win_cap": 0}, {"max_win.ante": "lots"}, {"min_stake.ante": 0},
+               {"min_stake.ante": 200}],
 )  # fmt: skip
 def test_unknown_or_bad_limits_are_configuration_errors(limits: dict[str, object]) -> None:
     with pytest.raises(ConfigurationError):

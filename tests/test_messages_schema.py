@@ -126,7 +126,7 @@ GOOD = [
     _envelope("card_dealt", DEALT_DOWN),
     _envelope("card_dealt", {**DEALT_DOWN, "card": "KD"}, "restricted"),
     _envelope("round_result", {"positions": {"player-1": "AS"}, "judgement": JUDGEMENT}),
-    _envelope("deck_changed", {}),
+    _envelope("deck_changed", {"deck": "T01-deck-20261129-143207"}),
 ]
 
 
@@ -174,7 +174,9 @@ BAD: dict[str, Callable[[], dict[str, Any]]] = {
     "restricted-only type in public": lambda: _envelope(
         "rescan_started", {"positions": ["player-1"]}
     ),
-    "public-only type restricted": lambda: _envelope("deck_changed", {}, "restricted"),
+    "public-only type restricted": lambda: _envelope(
+        "deck_changed", {"deck": "T01-deck-20261129-143207"}, "restricted"
+    ),
     "no schema_version": _with(lambda d: d.pop("schema_version")),
     "another schema_version": _with(lambda d: d.update(schema_version=SCHEMA_VERSION + 1)),
     "judgement any object": lambda: _envelope(

@@ -26,6 +26,7 @@ from drivers.errors import DriverConfigurationError
 from drivers.shoe.barcode import BarcodeCodec
 from drivers.shoe.deck import BarcodeTable, DeckRegistration
 from drivers.shoe.firmware import ShoeSession
+from drivers.shoe.host import PROTOCOLS
 from drivers.shoe.readings import StatusFlag
 from drivers.shoe.sim_line import SimLine, line_for_config
 from studio.cards import DECK, Card
@@ -122,8 +123,11 @@ class SimulatedShoe:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """Open the line (a `SimLine` or its configuration string) and prepare the deck."""
-        if protocol not in ("barcode", "framed"):
-            raise DriverConfigurationError(f"unknown shoe protocol {protocol!r}")
+        if protocol not in PROTOCOLS:
+            known = ", ".join(sorted(PROTOCOLS))
+            raise DriverConfigurationError(
+                f"unknown shoe protocol {protocol!r} (expected one of {known})"
+            )
         self.line = line_for_config(line) if isinstance(line, str) else line
         self.protocol = protocol
         self.cards = cards

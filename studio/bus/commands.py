@@ -35,6 +35,7 @@ from studio.bus.keys import KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
 from studio.bus.service import RouterService
 from studio.closing import Closing
+from studio.controller.commands import ROLES
 from studio.errors import BusError, BusTimeoutError
 from studio.messages import Command, CommandName, Role
 
@@ -46,20 +47,8 @@ COMMAND_DOMAIN = "commands"
 MAX_COMMAND_BYTES = 4096
 """A command is a few hundred bytes; larger messages are refused before parsing."""
 
-COMMAND_ROLES: Mapping[str, frozenset[Role]] = {
-    "start_round": frozenset({"dealer", "shift_manager"}),
-    "call_manager": frozenset({"dealer", "shift_manager"}),
-    "new_deck": frozenset({"dealer", "shift_manager"}),
-    # Resolving a pause is the shift manager's alone (docs/games.md: faults latch until they act).
-    "rescan": frozenset({"shift_manager"}),
-    "cancel_rescan": frozenset({"shift_manager"}),
-    "acknowledge_device": frozenset({"shift_manager"}),
-    "resume": frozenset({"shift_manager"}),
-    "correct_card": frozenset({"shift_manager"}),
-    "discard_last_card": frozenset({"shift_manager"}),
-    "void": frozenset({"shift_manager"}),
-}
-"""Which roles may send each action (the controller's own check agrees: a test holds them equal)."""
+COMMAND_ROLES: Mapping[str, frozenset[Role]] = ROLES
+"""Which roles may send each action: the controller's command registry, read, never copied."""
 
 
 class CommandArgs(BaseModel):

@@ -1,7 +1,8 @@
 """`studio settle`: settle one player's bets on a round's cards, or a file of such requests.
 
 The command-line contract other tools depend on (see docs/games.md): cards as space-separated
-codes, `--bet NAME=AMOUNT` (repeatable), `--decision` (repeatable: `call|fold`, or
+codes, `--bet NAME=AMOUNT` (repeatable), `--limit BET=MIN:MAX` (repeatable: the table's
+stake limits, as `round_opened.limits` publishes them), `--decision` (repeatable: `call|fold`, or
 `preflop=play4x|play3x|check`, `flop=play2x|check`, `river=play1x|fold`), `--json` for one JSON
 object on stdout, and `--batch FILE` (or `-` for stdin) for one JSON request per line and one
 JSON result per line, in order; a bad line gives `{"line": N, "error": "..."}` and the run goes
@@ -16,12 +17,15 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
+from pydantic import ValidationError
+
 from studio.cards import parse_cards
-from studio.errors import InputError, StudioError
-from studio.games import GAMES, get_rules, judge, variants
+from studio.errors import ConfigurationError, InputError, StudioError
+from studio.games import GAMES, GameRules, get_rules, judge, variants, with_limits
 from studio.games.judgement import seat
 from studio.games.money import money_text, parse_amount
 from studio.games.settlement import JackpotPool, Settlement, settle, settle_void
+from studio.messages import BetLimits
 
 REQUEST_FIELDS = (
     "game",
@@ -34,6 +38,7 @@ REQUEST_FIELDS = (
     "void",
     "jackpot_pool",
     "jackpot_bets",
+    "limits",
 )
 """The fields of one request (a `--batch` line); any other field is refused."""
 
@@ -89,6 +94,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--decision", action="append", default=[], metavar="DECISION", help="(repeatable)"
     )
+    parser.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="BET=MIN:MAX",
+        help="the table's stake limits on BET as its round_opened published them "
+        "(repeatable; an empty MIN or MAX: no limit; a bet not named keeps the variant's)",
+    )
     parser.add_argument("--void", action="store_true", help="the round was voided: refund")
     parser.add_argument("--jackpot-pool", metavar="AMOUNT", help="the progressive jackpot")
     parser.add_argument(
@@ -108,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
     """Run `studio settle`; return the exit status (errors raise `StudioError`)."""
     if args.batch is not None:
         single = ("game", "player", "dealer", "board", "jackpot_pool", "jackpot_bets")
-        if any(getattr(args, name) is not None for name in single) or args.bet or args.decision:
+        given = args.bet or args.decision or args.limit
+        if any(getattr(args, name) is not None for name in single) or given:
             raise InputError("--batch reads every request from its file: give no other round")
         if args.batch == "-":
             # The bytes, so that a line that is not UTF-8 is that line's error, not the run's end.
@@ -129,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
         "decisions": args.decision,
         "void": args.void,
     }
+    if args.limit:
+        request["limits"] = dict(_limit_arg(text) for text in args.limit)
     for name in ("player", "dealer", "board", "jackpot_pool", "jackpot_bets"):
         if getattr(args, name) is not None:
             request[name] = getattr(args, name)
@@ -158,6 +174,49 @@ def _bet_arg(text: str) -> tuple[str, str]:
     return name.strip().lower(), amount
 
 
+def _limit_arg(text: str) -> tuple[str, dict[str, str | None]]:
+    """Split a `--limit BET=MIN:MAX` argument; raises `InputError` without `=` and `:`."""
+    name, sep, span = text.partition("=")
+    low, colon, high = span.partition(":")
+    if not sep or not colon or not name.strip():
+        raise InputError(f"--limit takes BET=MIN:MAX (either may be empty), got {text!r}")
+    return name.strip().lower(), {"minimum": low.strip() or None, "maximum": high.strip() or None}
+
+
+def table_limits(rules: GameRules, limits: object) -> GameRules:
+    """`rules` with a table's stake limits, in `round_opened.limits`'s shape; None: unchanged.
+
+    A bet named gets exactly its `minimum` and `maximum` (null: none), as the table has them.
+    Raises `InputError` for a value of another shape, an unknown bet or a bad amount.
+    """
+    if limits is None:
+        return rules
+    if not isinstance(limits, dict):
+        raise InputError("field 'limits' must be an object of bet name -> {minimum, maximum}")
+    overrides: dict[str, str | None] = {}
+    names = [spec.name for spec in rules.bets]
+    for bet, value in limits.items():
+        if bet not in names:
+            raise InputError(
+                f"limits: unknown bet {bet!r} for {rules.game} {rules.variant} "
+                f"(expected {', '.join(names)})"
+            )
+        try:
+            limit = BetLimits.model_validate(value)
+        except ValidationError as err:
+            problem = err.errors()[0]
+            where = ".".join(str(p) for p in problem["loc"])
+            raise InputError(
+                f"limit {bet}{'.' + where if where else ''}: {problem['msg']}"
+            ) from None
+        for kind, amount in (("min_stake", limit.minimum), ("max_stake", limit.maximum)):
+            overrides[f"{kind}.{bet}"] = None if amount is None else str(amount)
+    try:
+        return with_limits(rules, overrides)
+    except ConfigurationError as err:
+        raise InputError(str(err)) from err
+
+
 def settle_request(request: Mapping[str, Any]) -> Settlement:
     """Settle one request (the fields of `REQUEST_FIELDS`, as a `--batch` line holds them).
 
@@ -170,6 +229,7 @@ def settle_request(request: Mapping[str, Any]) -> Settlement:
     if not isinstance(request.get("game"), str):
         raise InputError("field 'game' is required (caribbean-stud or ultimate-holdem)")
     rules = get_rules(request["game"], _text(request, "variant", "live"))
+    rules = table_limits(rules, request.get("limits"))
     void = request.get("void", False)
     if not isinstance(void, bool):
         raise InputError(f"field 'void' must be true or false, got {void!r}")

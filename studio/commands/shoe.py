@@ -34,7 +34,7 @@ from typing import Any, TextIO
 
 from drivers.errors import DriverError, ProtocolError
 from drivers.shoe.deck import BarcodeTable, DeckRegistration
-from drivers.shoe.host import ProtocolOptions
+from drivers.shoe.host import PROTOCOLS, ProtocolOptions
 from drivers.shoe.readings import (
     CardRead,
     CardUnreadable,
@@ -50,7 +50,8 @@ from studio.cards import DECK, Card, parse_cards
 from studio.commands import shoe_capture
 from studio.errors import StudioError
 
-PROTOCOL_NAMES = ("barcode", "framed")
+PROTOCOL_NAMES = tuple(sorted(PROTOCOLS))
+"""The `--protocol` choices: the drivers' registry of shoe protocols."""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:

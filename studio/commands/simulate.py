@@ -26,8 +26,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from studio.commands.progress import ProgressReport
+from studio.controller.table import SOURCES
 from studio.errors import ConfigurationError, InputError
 from studio.games import GAMES
+from studio.games.caribbean_stud import PROCEDURES
 from studio.messages import TableSettings
 from studio.simulation import FaultRates, simulate
 
@@ -47,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--game", required=True, choices=GAMES)
     parser.add_argument("--variant", default="live", help="the game's variant (default: live)")
     parser.add_argument(
-        "--procedure", choices=("hidden", "late"), help="Caribbean Stud's dealing procedure"
+        "--procedure", choices=PROCEDURES, help="Caribbean Stud's dealing procedure"
     )
     parser.add_argument("--rounds", required=True, type=int, metavar="N")
     parser.add_argument("--seed", required=True, type=int, metavar="S")
@@ -65,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument(
         "--card-source",
-        choices=("shoe", "camera"),
+        choices=tuple(SOURCES),
         default="shoe",
         help="where cards come from: the shoe (default) or the camera alone (camera-only)",
     )

@@ -1,22 +1,51 @@
-"""The controller's mutable state as plain records, and the queries that read it.
+"""The controller's state as one typed structure of plain records, and the queries that read it.
 
-Nothing here emits events or moves time: `studio.controller.core` changes these records and
-`studio.controller.table` checks commands against them.
+Nothing here emits events or moves time: the behaviour modules (`dealing`, `timers`, `incidents`,
+`confirmation`, `commands`, and the card sources `shoe_source` / `camera_source`) are functions
+that change a `TableState`. `CardSource` is the one seam where the table's card source (a shoe,
+or the camera alone) changes behaviour; it is chosen once, when the state is made.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, Literal, NamedTuple, Protocol
 
 from studio.cards import Card
-from studio.games.model import DealCard, DecisionWindow, Face, GameRules
-from studio.messages import TableSettings
+from studio.games.model import DealCard, DecisionWindow, Face, GameRules, Reveal
+from studio.messages import CardDrawn, CardSeen, Device, Envelope, TableSettings
+from studio.messages.view import TimerKind
 
 Micros = int
 """A time or a duration in microseconds (Unix epoch for times): exact and deterministic."""
 
 SECOND: Micros = 1_000_000
+
+Phase = Literal["betting", "dealing", "window", "confirming", "revealing", "done"]
+"""Where a round is (see `Round`)."""
+
+Light = Literal["green", "yellow", "red"]
+"""The betting light."""
+
+Health = Literal["ok", "fault", "silent"]
+"""A monitored device's health."""
+
+
+class Sighting(NamedTuple):
+    """What the camera last saw in a zone.
+
+    `face` is "up", "down" or "none"; `code` the card it read (None: none, or unreadable);
+    `raw` its report, for an incident.
+    """
+
+    face: str
+    code: str | None
+    raw: str
+
+
+NOTHING = Sighting("none", None, "")
+"""A zone the camera has reported nothing for."""
 
 
 def micros(seconds: float) -> Micros:
@@ -94,19 +123,23 @@ class Round:
     `drawn` lists what lies on the table in drawing order (a Seat's position or a Stray), so
     the last card can be taken back. `burned` holds discarded cards: drawing one again is a
     duplicate. `rescan` lists the positions still to be re-read in a re-scan (None: none).
+    `deck` is the id of the deck the round is dealt from; `deck_reused` says why that deck is
+    not a fresh one, while the table requires one per round (None: it is fresh, or not required).
     """
 
     game_number: str
     started: Micros
-    phase: str = "betting"
-    light: str = "green"
+    phase: Phase = "betting"
+    light: Light = "green"
     step: int = 0
     seats: dict[str, Seat] = field(default_factory=dict)
     drawn: list[str | Stray] = field(default_factory=list)
     burned: set[Card] = field(default_factory=set)
     last_window_step: int = -1
-    sightings: dict[str, tuple[str, str | None, str]] = field(default_factory=dict)
+    sightings: dict[str, Sighting] = field(default_factory=dict)
     rescan: list[str] | None = None
+    deck: str | None = None
+    deck_reused: str | None = None
 
     @property
     def in_progress(self) -> bool:
@@ -144,33 +177,113 @@ def open_window(rules: GameRules, rnd: Round) -> DecisionWindow | None:
     return step if isinstance(step, DecisionWindow) else None
 
 
+class TimerName(NamedTuple):
+    """A timer: its kind and, for `confirm` its position, for `silent` its device.
+
+    Timers due at the same time fire in the order of their names (kind, then subject).
+    """
+
+    kind: TimerKind
+    subject: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.subject}" if self.subject else self.kind
+
+
+class CardSource(Protocol):
+    """Where a table's cards come from: the shoe (optionally confirmed by a camera), or the camera.
+
+    Each method is the source's whole answer for one moment of the round; the dealing and
+    command functions call them and never test which source the table has.
+    """
+
+    @property
+    def devices(self) -> tuple[Device, ...]:
+        """The devices the table watches for faults and silence, in reporting order."""
+
+    def card_drawn(self, st: TableState, inp: CardDrawn) -> None:
+        """A shoe reported a drawn card."""
+
+    def card_seen(self, st: TableState, inp: CardSeen) -> None:
+        """The camera reported what lies in a zone."""
+
+    def turn_cards(self, st: TableState, rnd: Round, step: Reveal) -> bool:
+        """Turn a reveal step's face-down cards; False while the reveal must wait."""
+
+    def deal_timed_out(self, st: TableState) -> None:
+        """The deal timer fired: no card (or no readable card) came in time."""
+
+    def rescan(self, st: TableState, rnd: Round) -> None:
+        """Start (or, for the camera, carry out) a re-scan of the round's cards."""
+
+    def corrected(self, st: TableState, rnd: Round, seat: Seat) -> None:
+        """The manager corrected `seat`'s card: decide whether it must be confirmed again."""
+
+    def blockers(self, st: TableState, rnd: Round) -> list[str]:
+        """What this source adds to the reasons a resume would be refused."""
+
+
+@dataclass(slots=True)
+class Numbering:
+    """Ids made from a time to the second, unique: a suffix counts ids that share a second."""
+
+    last: str = ""
+    count: int = 0
+
+    def next(self, base: str) -> str:
+        """`base`, or `base-N` when `base` was already given (N = 2, 3, ...)."""
+        if base == self.last:
+            self.count += 1
+            return f"{base}-{self.count}"
+        self.last, self.count = base, 1
+        return base
+
+
 @dataclass(slots=True)
 class TableState:
-    """Everything the controller knows between two inputs.
+    """Everything the controller knows between two inputs, and the events of the current one.
 
-    `timers` maps a timer name to its deadline; while `paused`, `frozen` maps it to the time it
+    `timers` maps a timer to its deadline; while `paused`, `frozen` maps it to the time it
     had left instead (docs/games.md: a paused round resumes where it stopped). `devices` is each
-    monitored device's health: "ok", "fault" or "silent".
+    monitored device's health: "ok", "fault" or "silent". `deck` is the id of the deck the
+    dealer last announced (None: none yet) and `deck_dealt` the game number of the round that
+    opened on it (None: it is fresh). `out` collects the envelopes the
+    input being handled causes, stamped `ts`.
     """
 
     settings: TableSettings
     rules: GameRules
+    source: CardSource
     now: Micros | None = None
     seq: int = 0
     round: Round | None = None
     paused: bool = False
     incidents: list[Incident] = field(default_factory=list)
     incident_count: int = 0
-    timers: dict[str, Micros] = field(default_factory=dict)
-    frozen: dict[str, Micros] = field(default_factory=dict)
-    devices: dict[str, str] = field(default_factory=dict)
-    last_second: str = ""
-    same_second: int = 0
+    timers: dict[TimerName, Micros] = field(default_factory=dict)
+    frozen: dict[TimerName, Micros] = field(default_factory=dict)
+    devices: dict[str, Health] = field(default_factory=dict)
+    game_numbers: Numbering = field(default_factory=Numbering)
+    deck_ids: Numbering = field(default_factory=Numbering)
+    deck: str | None = None
+    deck_dealt: str | None = None
+    out: list[Envelope] = field(default_factory=list)
+    ts: datetime = datetime.min
 
     @property
     def active(self) -> Round | None:
         """The round in progress, or None."""
         return self.round if self.round is not None and self.round.in_progress else None
+
+    @property
+    def clock(self) -> Micros:
+        """The table's time (0 before its first input)."""
+        return self.now or 0
+
+    @property
+    def confirm_time(self) -> Micros:
+        """How long the camera has to confirm a card."""
+        return micros(self.settings.camera_confirm_seconds)
 
 
 def sighting_verdict(seat: Seat, face: str, code: str | None) -> bool | None:
@@ -223,6 +336,8 @@ def resume_blockers(state: TableState) -> list[str]:
     rnd = state.active
     if rnd is None:
         return reasons
+    if rnd.deck_reused is not None:
+        reasons.append(f"{rnd.deck_reused}: shuffle, then new_deck")
     if rnd.rescan is not None:
         reasons.append(rescan_blocker(rnd.rescan))
     held: dict[Card, str] = {}
@@ -239,12 +354,5 @@ def resume_blockers(state: TableState) -> list[str]:
             held[seat.card] = seat.position
     if rnd.strays:
         reasons.append(f"{len(rnd.strays)} card(s) drawn out of turn are still on record: discard")
-    if state.settings.card_source == "camera":
-        # On a camera-only table the camera is the record: a card lying where none was dealt
-        # must be taken away (the camera sees the zone empty) before the round goes on.
-        reasons.extend(
-            f"a card lies at {zone} where none was dealt: take it away"
-            for zone, (face, _, _) in rnd.sightings.items()
-            if face != "none" and zone not in rnd.seats
-        )
+    reasons.extend(state.source.blockers(state, rnd))
     return reasons

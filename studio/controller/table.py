@@ -8,16 +8,26 @@ Commands follow pokerkit's shape: `check(command)` says why a command would be r
 then state, then arguments) or None; a refused command changes nothing and is answered with a
 restricted `command_rejected`; an applied one with a restricted `command_accepted` (the actor's id
 on record) and the events it causes.
+
+The class only holds the state and routes: the behaviour is in one module of functions per
+concern (`dealing`, `timers`, `incidents`, `confirmation`, `commands`) and in the table's card
+source, chosen once here (`SOURCES`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, get_args
 
-from studio.cards import Card
-from studio.controller.commands import TableCommands
-from studio.controller.state import Stray, next_deal, open_window, resume_blockers
-from studio.games.model import Face
+from studio.controller import commands
+from studio.controller.camera_source import CameraSource
+from studio.controller.confirmation import camera_timed_out
+from studio.controller.dealing import auto_start, close_betting, close_window, turn_yellow
+from studio.controller.incidents import device_status, device_went_silent, heard, restarted
+from studio.controller.shoe_source import ShoeSource
+from studio.controller.state import CardSource, TableState, TimerName
+from studio.controller.timers import Fire, advance
+from studio.controller.view import snapshot, table_view
 from studio.messages import (
     CardDrawn,
     CardSeen,
@@ -28,21 +38,42 @@ from studio.messages import (
     Restarted,
     TableSettings,
     Tick,
-    from_micros,
     to_micros,
 )
-from studio.messages.view import (
-    CardView,
-    IncidentView,
-    TableView,
-    TimerKind,
-    TimerView,
-    WindowView,
-)
+from studio.messages.view import TableView, TimerKind
+
+SOURCES: Mapping[str, Callable[[TableSettings], CardSource]] = {
+    "shoe": lambda settings: ShoeSource(camera=settings.camera),
+    "camera": lambda _: CameraSource(),
+}
+"""Each `card_source` setting's strategy (`TableSettings.card_source` lists the same names)."""
+
+if set(SOURCES) != set(get_args(TableSettings.model_fields["card_source"].annotation)):
+    raise RuntimeError("SOURCES and TableSettings.card_source must name the same card sources")
+
+FIRES: Mapping[TimerKind, Fire] = {
+    "yellow": lambda st, _: turn_yellow(st),
+    "close": lambda st, _: close_betting(st),
+    "deal": lambda st, _: st.source.deal_timed_out(st),
+    "window": lambda st, _: close_window(st),
+    "autostart": lambda st, _: auto_start(st),
+    "confirm": camera_timed_out,
+    "silent": device_went_silent,
+}
+"""What each kind of timer does when it fires."""
 
 
-class TableController(TableCommands):
+def _fire(st: TableState, timer: TimerName) -> None:
+    FIRES[timer.kind](st, timer)
+
+
+class TableController:
     """The table's state machine for the game in `settings` (see the module docstring)."""
+
+    def __init__(self, settings: TableSettings) -> None:
+        source = SOURCES[settings.card_source](settings)
+        self._state = TableState(settings=settings, rules=settings.rules(), source=source)
+        self._state.devices = dict.fromkeys(source.devices, "ok")
 
     @property
     def settings(self) -> TableSettings:
@@ -56,87 +87,38 @@ class TableController(TableCommands):
         at the previous one's time for the timers (its events still carry its own stamp).
         """
         st = self._state
-        self._out = []
-        self._ts = inp.ts
+        st.out = []
+        st.ts = inp.ts
         at = to_micros(inp.ts)
         if st.now is None:
             st.now = at
-            for device in self._monitored:
-                self._heard(device)
+            for device in st.source.devices:
+                heard(st, device)
         if isinstance(inp, Restarted):
-            self._restarted(at)
+            restarted(st, at)
         else:
-            self._advance(at)
+            advance(st, at, _fire)
         match inp:
             case CardDrawn():
-                self._card_drawn(inp)
+                st.source.card_drawn(st, inp)
             case CardSeen():
-                self._card_seen(inp)
+                st.source.card_seen(st, inp)
             case DeviceStatus():
-                self._device_status(inp)
+                device_status(st, inp)
             case Command():
-                self._command(inp)
+                commands.handle_command(st, inp)
             case Tick() | Restarted():
                 pass
-        out, self._out = self._out, []
+        out, st.out = st.out, []
         return out
+
+    def check(self, command: Command) -> str | None:
+        """Why `command` would be refused now (one line), or None when it would apply."""
+        return commands.check(self._state, command)
 
     def view(self) -> TableView:
         """The table now as a frozen `TableView` (restricted: it shows face-down cards)."""
-        st = self._state
-        rnd = st.active
-        window = open_window(st.rules, rnd) if rnd is not None else None
-        deal = next_deal(st.rules, rnd) if rnd is not None and not st.paused else None
-        shown = rnd or st.round
-        timers = []
-        for name, value in sorted((st.frozen if st.paused else st.timers).items()):
-            kind, _, arg = name.partition(":")
-            timer_kind: TimerKind = kind  # type: ignore[assignment]
-            timers.append(
-                TimerView(
-                    kind=timer_kind,
-                    position=arg if kind == "confirm" else None,
-                    device=arg if kind == "silent" else None,
-                    deadline=None if st.paused else from_micros(value),
-                    remaining_seconds=value / 1e6 if st.paused else None,
-                )
-            )
-        return TableView(
-            table=st.settings.table,
-            game=st.rules.game,
-            variant=st.rules.variant,
-            procedure=st.rules.options.get("procedure"),
-            seq=st.seq,
-            now=from_micros(st.now) if st.now is not None else None,
-            phase=rnd.phase if rnd is not None else "idle",
-            game_number=shown.game_number if shown is not None else None,
-            light=rnd.light if rnd is not None else None,
-            cards=tuple(
-                CardView(
-                    position=p,
-                    code=s.card.code if s.card else None,
-                    face_up=s.face is Face.UP or s.revealed,
-                    confirmed=s.confirmed,
-                    pending=s.pending,
-                )
-                for p, s in (shown.seats if shown else {}).items()
-            ),
-            expecting=deal.position if deal is not None and rnd and rnd.rescan is None else None,
-            rescan_next=rnd.rescan[0] if rnd is not None and rnd.rescan else None,
-            window=None
-            if window is None
-            else WindowView(
-                name=window.name, options=tuple(window.options), automatic=window.automatic
-            ),
-            turning=tuple(self._turning(rnd))
-            if rnd is not None and rnd.phase == "revealing"
-            else (),
-            paused=st.paused,
-            incidents=tuple(IncidentView(**i.to_json()) for i in st.incidents),
-            resume_blockers=tuple(resume_blockers(st)) if st.paused else (),
-            timers=tuple(timers),
-            devices=dict(st.devices),
-        )
+        return table_view(self._state)
 
     def snapshot(self) -> dict[str, Any]:
         """The table now, as JSON types (restricted view: it shows face-down cards).
@@ -148,78 +130,4 @@ class TableController(TableCommands):
         face up at a reveal, in order), paused, incidents, resume_blockers, timers (deadlines,
         or seconds left while paused), devices.
         """
-        st = self._state
-        rnd = st.active
-        window = open_window(st.rules, rnd) if rnd is not None else None
-        deal = next_deal(st.rules, rnd) if rnd is not None and not st.paused else None
-        timers: dict[str, Any] = (
-            {k: v / 1e6 for k, v in sorted(st.frozen.items())}
-            if st.paused
-            else {k: from_micros(v).isoformat() for k, v in sorted(st.timers.items())}
-        )
-        shown = rnd or st.round
-        return {
-            "table": st.settings.table,
-            "game": st.rules.game,
-            "variant": st.rules.variant,
-            "procedure": st.rules.options.get("procedure"),
-            "seq": st.seq,
-            "now": from_micros(st.now).isoformat() if st.now is not None else None,
-            "phase": rnd.phase if rnd is not None else "idle",
-            "game_number": shown.game_number if shown is not None else None,
-            "light": rnd.light if rnd is not None else None,
-            "positions": {
-                p: (s.card.code if s.card else None)
-                for p, s in (shown.seats if shown else {}).items()
-            },
-            "expecting": deal.position if deal is not None and rnd and rnd.rescan is None else None,
-            "rescan_next": rnd.rescan[0] if rnd is not None and rnd.rescan else None,
-            "window": None
-            if window is None
-            else {
-                "name": window.name,
-                "options": list(window.options),
-                "automatic": window.automatic,
-            },
-            "turning": list(self._turning(rnd))
-            if rnd is not None and rnd.phase == "revealing"
-            else [],
-            "paused": st.paused,
-            "incidents": [i.to_json() for i in st.incidents],
-            "resume_blockers": resume_blockers(st) if st.paused else [],
-            "timers": timers,
-            "devices": dict(st.devices),
-        }
-
-    # -- inputs ---------------------------------------------------------------------------------
-
-    def _restarted(self, at: int) -> None:
-        # The time the process was down must not count against anyone: timers freeze at the
-        # last moment the controller knew, before the restart's own time.
-        st = self._state
-        if st.active is not None:
-            self._fault("controller_restarted", detail="the controller restarted mid-round")
-        st.now = max(st.now or at, at)
-        for device in self._monitored:
-            self._heard(device)
-
-    def _card_drawn(self, inp: CardDrawn) -> None:
-        st = self._state
-        if st.settings.card_source == "camera":
-            self._shoe_on_camera_table(inp)
-            return
-        self._heard("shoe")
-        card = Card.parse(inp.card) if inp.card is not None else None
-        rnd = st.active
-        if rnd is not None and rnd.rescan is not None:
-            self._rescan_card(rnd, card)
-            return
-        deal = next_deal(st.rules, rnd) if rnd is not None and not st.paused else None
-        if rnd is None or deal is None:
-            if rnd is not None:
-                rnd.drawn.append(Stray(card))
-            detail = f"card drawn {self._why_no_card(rnd)}"
-            cards = (card.code,) if card is not None else ()
-            self._fault("card_out_of_turn", cards=cards, device="shoe", raw=inp.raw, detail=detail)
-            return
-        self._seat_card(rnd, deal, card, inp.raw)
+        return snapshot(self._state)

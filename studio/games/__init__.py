@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from studio.cards import Card
 from studio.errors import ConfigurationError
 from studio.games import caribbean_stud, ultimate_holdem
-from studio.games.judgement import Judgement, Resolution, decision_paths
+from studio.games.judgement import Judgement, Resolution, decision_paths, jackpot_review
 from studio.games.limits import with_limits
 from studio.games.model import GameRules
 
@@ -22,6 +22,7 @@ __all__ = [
     "Resolution",
     "decision_paths",
     "get_rules",
+    "jackpot_review",
     "judge",
     "variants",
     "with_limits",

@@ -119,6 +119,7 @@ def settle_players(
     names = decision_paths(rules)
     code = _path_array(paths, len(names), judgement)
     placed = _stake_arrays(rules, stakes, len(code))
+    _check_side_bets(rules, placed)
     ante = placed["ante"]
     multiple = _path_multiples(rules, names)
     result = BatchSettlement({}, {}, {}, {})
@@ -207,8 +208,9 @@ def _path_multiples(rules: GameRules, names: Sequence[str]) -> Cents:
 
 
 def _check_limit(rules: GameRules, name: str, stake: Cents) -> None:
-    """Raise `RuleError` naming the first player whose `stake` is over the bet's limit."""
-    limit = rules.bet(name).max_stake
+    """Raise `RuleError` naming the first player whose `stake` is outside the bet's limits."""
+    spec = rules.bet(name)
+    limit = spec.max_stake
     if limit is not None and stake.size:
         over = stake > _cents(limit, f"the {name} limit")
         if over.any():
@@ -216,6 +218,33 @@ def _check_limit(rules: GameRules, name: str, stake: Cents) -> None:
             raise RuleError(
                 f"player {first}: bet {name} of {stake[first] / 100:.2f} is over the limit {limit}"
             )
+    low = spec.min_stake
+    if low is not None and spec.placed != "decision" and stake.size:
+        # A stake of zero is no bet: the minimum applies only to bets placed.
+        below = (stake > 0) & (stake < _cents(low, f"the {name} minimum"))
+        if below.any():
+            first = int(np.flatnonzero(below)[0])
+            raise RuleError(
+                f"player {first}: bet {name} of {stake[first] / 100:.2f} is below the table "
+                f"minimum {low}"
+            )
+
+
+def _check_side_bets(rules: GameRules, placed: Mapping[str, Cents]) -> None:
+    """Raise `RuleError` naming the first player with a side bet on an Ante below the minimum."""
+    minimum = rules.bet("ante").min_stake
+    if minimum is None:
+        return
+    low = placed["ante"] < _cents(minimum, "the ante minimum")
+    for spec in rules.bets:
+        if spec.placed == "optional" and spec.name in placed:
+            bad = low & (placed[spec.name] > 0)
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                raise RuleError(
+                    f"player {first}: the {spec.name} bet needs an Ante at or above the table "
+                    f"minimum {minimum}"
+                )
 
 
 def _cents(amount: Fraction, what: str) -> int:

@@ -18,7 +18,7 @@ from typing import Any
 from studio.cards import Card, require_distinct
 from studio.errors import CardError
 from studio.games.model import DecisionWindow, GameRules, PayKind, Paytable
-from studio.hands import HandValue
+from studio.hands import HandValue, evaluate
 
 OUTCOMES = ("win", "lose", "push", "refund")
 
@@ -160,6 +160,25 @@ def paytable_resolution(table: Paytable, hand: HandValue) -> Resolution:
     if table.kind is PayKind.FIXED:
         return Resolution("win", pay, fixed_prize=pay)
     return Resolution("win", 1 + pay)
+
+
+def jackpot_review(rules: GameRules, cards: Mapping[str, Card]) -> bool:
+    """Whether the player's cards among `cards` would have won a Jackpot prize.
+
+    The review a voided round owes a player with a Jackpot bet (docs/games.md): True only when
+    the game has a Jackpot paytable, every player position has its card, no card is there twice,
+    and the hand wins on that paytable (a progressive category or a fixed prize). `cards` maps
+    positions to the cards dealt so far (any subset). The controller's `round_voided` and
+    `settle_void` both ask this one function.
+    """
+    table = rules.paytables.get("jackpot")
+    seats = rules.seats.get("player", ())
+    if table is None or not seats:
+        return False
+    mine = [cards[p] for p in seats if p in cards]
+    if len(mine) != len(seats) or len(set(mine)) != len(mine):
+        return False
+    return paytable_resolution(table, evaluate(mine)).outcome == "win"
 
 
 def eligible(window: DecisionWindow, choices: tuple[str, ...]) -> bool:

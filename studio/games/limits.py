@@ -31,9 +31,10 @@ def _amount(key: str, value: Amount | None) -> Fraction | None:
 def with_limits(rules: GameRules, limits: Mapping[str, Amount | None]) -> GameRules:
     """Return `rules` with a table's own limits; keys absent from `limits` keep the defaults.
 
-    Keys: `max_stake.<bet>`, `max_win.<bet>` (the win includes the stake) and `round_win_cap`
-    (all wins of one game together); a value of None lifts that limit. Raises
-    `ConfigurationError` for an unknown key or bet, or an amount that is not above zero.
+    Keys: `min_stake.<bet>`, `max_stake.<bet>`, `max_win.<bet>` (the win includes the stake) and
+    `round_win_cap` (all wins of one game together); a value of None lifts that limit. Raises
+    `ConfigurationError` for an unknown key or bet, an amount that is not above zero, or a
+    minimum above its bet's maximum.
     """
     bets = {spec.name: spec for spec in rules.bets}
     cap = rules.round_win_cap
@@ -41,6 +42,8 @@ def with_limits(rules: GameRules, limits: Mapping[str, Amount | None]) -> GameRu
         kind, _, bet = key.partition(".")
         if key == "round_win_cap":
             cap = _amount(key, value)
+        elif kind == "min_stake" and bet in bets:
+            bets[bet] = dataclasses.replace(bets[bet], min_stake=_amount(key, value))
         elif kind == "max_stake" and bet in bets:
             bets[bet] = dataclasses.replace(bets[bet], max_stake=_amount(key, value))
         elif kind == "max_win" and bet in bets:
@@ -48,6 +51,12 @@ def with_limits(rules: GameRules, limits: Mapping[str, Amount | None]) -> GameRu
         else:
             raise ConfigurationError(
                 f"unknown limit {key!r} for {rules.game} {rules.variant} (expected round_win_cap,"
-                f" max_stake.BET or max_win.BET with BET one of {', '.join(bets)})"
+                f" min_stake.BET, max_stake.BET or max_win.BET with BET one of {', '.join(bets)})"
+            )
+    for spec in bets.values():
+        low, high = spec.min_stake, spec.max_stake
+        if low is not None and high is not None and low > high:
+            raise ConfigurationError(
+                f"limit min_stake.{spec.name} ({low}) is above max_stake.{spec.name} ({high})"
             )
     return dataclasses.replace(rules, bets=tuple(bets.values()), round_win_cap=cap)

@@ -87,11 +87,14 @@ class BetSpec:
 
     `placed` says how it comes to be: `required` (the Ante), `optional` side bets, `automatic`
     (Hold'em's Blind, equal to the Ante) or `decision` (Call/Play, placed by a decision).
-    `max_stake` and `max_win` are the table limits (None: unlimited); `max_win` includes the stake.
+    `min_stake` and `max_stake` are the table limits on a stake the player places (None: no
+    limit; a minimum applies to the Ante and to a side bet that is placed, never to a bet of
+    zero, which is no bet); `max_win` caps the win, stake included.
     """
 
     name: str
     placed: str
+    min_stake: Fraction | None = None
     max_stake: Fraction | None = None
     max_win: Fraction | None = None
 

@@ -29,12 +29,11 @@ from studio.games.judgement import (
     decision_paths,
     decision_stake,
     eligible,
-    paytable_resolution,
+    jackpot_review,
     seated_cards,
 )
 from studio.games.model import GameRules
 from studio.games.money import floor_cents, money_json, money_text, whole_cents
-from studio.hands import evaluate
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +151,9 @@ def placed_stakes(rules: GameRules, bets: Mapping[str, Fraction]) -> dict[str, F
     """Check the bets placed before the deal and return them with the automatic ones added.
 
     Bets of zero are dropped (not placed). Raises `RuleError` for an unknown bet, a bet the
-    player cannot place (Call/Play come from decisions), a missing Ante, a stake over its limit,
-    or a Blind that differs from the Ante; `InputError` for a negative stake or one that is not
+    player cannot place (Call/Play come from decisions), a missing Ante, a stake outside its
+    table limits, a side bet on an Ante below the table minimum, or a Blind that differs from
+    the Ante; `InputError` for a negative stake or one that is not
     a whole number of cents.
     """
     known = {spec.name: spec for spec in rules.bets}
@@ -182,16 +182,37 @@ def placed_stakes(rules: GameRules, bets: Mapping[str, Fraction]) -> dict[str, F
             stakes[spec.name] = ante
         elif bets.get(spec.name, 0) > 0:
             stakes[spec.name] = bets[spec.name]
+    side = [n for n, spec in known.items() if spec.placed == "optional" and n in stakes]
+    check_side_bets(rules, ante, side)
     for name, stake in stakes.items():
         check_limit(rules, name, stake)
     return stakes
 
 
+def check_side_bets(rules: GameRules, ante: Fraction, side: Sequence[str]) -> None:
+    """Raise `RuleError` when side bets `side` are placed on an Ante below the table minimum.
+
+    A side bet (the 5+1 Bonus, the Jackpot, Trips) is only taken after an accepted Ante, and an
+    Ante below the table's minimum is not accepted (docs/games.md: table limits).
+    """
+    minimum = rules.bet("ante").min_stake
+    if side and minimum is not None and ante < minimum:
+        raise RuleError(
+            f"the {side[0]} bet needs an Ante at or above the table minimum "
+            f"{money_text(minimum)} (Ante {money_text(ante)})"
+        )
+
+
 def check_limit(rules: GameRules, name: str, stake: Fraction) -> None:
-    """Raise `RuleError` when `stake` on bet `name` is over the table's limit for it."""
-    limit = rules.bet(name).max_stake
-    if limit is not None and stake > limit:
-        raise RuleError(f"bet {name} of {money_text(stake)} is over the limit {money_text(limit)}")
+    """Raise `RuleError` when `stake` on bet `name` is outside the table's limits for it."""
+    spec = rules.bet(name)
+    low, high = spec.min_stake, spec.max_stake
+    if high is not None and stake > high:
+        raise RuleError(f"bet {name} of {money_text(stake)} is over the limit {money_text(high)}")
+    if low is not None and spec.placed != "decision" and stake < low:
+        raise RuleError(
+            f"bet {name} of {money_text(stake)} is below the table minimum {money_text(low)}"
+        )
 
 
 def parse_decisions(rules: GameRules, decisions: Sequence[str]) -> dict[str, str]:
@@ -385,11 +406,6 @@ def settle_void(
     stakes = round_stakes(rules, bets, path)
     cards = dict(cards or {})
     seated_cards(rules, cards, partial=True)
-    review = False
-    table = rules.paytables.get("jackpot")
-    seats = rules.seats.get("player", ())
-    mine = [cards[p] for p in seats if p in cards]
-    if table is not None and "jackpot" in stakes and mine and len(mine) == len(seats):
-        review = paytable_resolution(table, evaluate(mine)).outcome == "win"
+    review = "jackpot" in stakes and jackpot_review(rules, cards)
     refunds = {name: BetResult(stake, "refund", stake) for name, stake in stakes.items()}
     return Settlement(rules.game, rules.variant, path, refunds, None, True, review)

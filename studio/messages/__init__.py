@@ -62,7 +62,7 @@ from studio.messages.inputs import (
 )
 from studio.messages.names import POSITIONS, CardCode, Position
 from studio.messages.schema import json_schema
-from studio.messages.settings import TableSettings
+from studio.messages.settings import BetLimits, TableSettings
 from studio.messages.stream import EVENT_ENVELOPES, Heartbeat, check_event
 
 __all__ = [
@@ -74,6 +74,7 @@ __all__ = [
     "PUBLIC_NOTICE",
     "SCHEMA_VERSION",
     "Audience",
+    "BetLimits",
     "BettingClosed",
     "BettingLightChanged",
     "CardCode",

@@ -29,6 +29,7 @@ from studio.messages.names import (
     VariantName,
     WindowName,
 )
+from studio.messages.settings import BetLimits
 
 Count = Annotated[int, Field(ge=1)]
 """A number counted from 1: a card's place in its round, an incident's number."""
@@ -43,6 +44,7 @@ IncidentKind = Literal[
     "manager_called",
     "deal_timeout",
     "controller_restarted",
+    "deck_reused",
 ]
 """Why a round was paused."""
 
@@ -68,7 +70,13 @@ class EventBody(BaseModel):
 
 
 class RoundOpened(EventBody):
-    """A round began: its game number, the game, and when betting turns yellow and closes."""
+    """A round began: its game number, the game, and when betting turns yellow and closes.
+
+    `limits` are the table's stake limits per bet in force for the round (every bet of the
+    game; null: no limit), which the platform applies to the bets it accepts and `studio
+    settle` takes back. `deck` is the id of the deck (shuffle) the round is dealt from, as its
+    `deck_changed` announced it (null: no deck announced since the table started).
+    """
 
     TYPE: ClassVar[str] = "round_opened"
     game_number: str
@@ -77,6 +85,8 @@ class RoundOpened(EventBody):
     procedure: str | None
     yellow_at: AwareDatetime
     closes_at: AwareDatetime
+    limits: dict[BetName, BetLimits] = Field(default_factory=dict)
+    deck: str | None = None
 
 
 class BettingLightChanged(EventBody):
@@ -320,9 +330,14 @@ class RescanFinished(EventBody):
 
 
 class DeckChanged(EventBody):
-    """The dealer loaded a new deck into the shoe between rounds."""
+    """The dealer loaded a new (shuffled) deck: `deck` is its id, which rounds then record.
+
+    The id is the table and the time the deck was announced (`T01-deck-20261129-143207`, with
+    a suffix when two decks would share a second), so it is unique per table.
+    """
 
     TYPE: ClassVar[str] = "deck_changed"
+    deck: str | None = None
 
 
 EVENT_BODIES: tuple[type[EventBody], ...] = (

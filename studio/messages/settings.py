@@ -2,14 +2,46 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from decimal import Decimal
+from fractions import Fraction
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from studio.errors import ConfigurationError
-from studio.games import get_rules
+from studio.games import get_rules, with_limits
 from studio.games.model import DealCard, Face, GameRules, Reveal
 from studio.messages.envelope import SCHEMA_VERSION
+from studio.messages.names import BetName
+
+Amount = Annotated[Decimal, Field(gt=0, decimal_places=2)]
+"""An amount of money above zero in whole cents (JSON: a decimal string such as "2.50")."""
+
+
+class BetLimits(BaseModel):
+    """The table's limits on one bet's stake: `minimum` and `maximum` (None: no limit).
+
+    A minimum applies to a stake the player places (the Ante, a side bet that is placed); a
+    side bet also needs an Ante at or above the Ante's minimum (docs/games.md: table limits).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    minimum: Amount | None = None
+    maximum: Amount | None = None
+
+    @staticmethod
+    def of_rules(rules: GameRules) -> dict[str, BetLimits]:
+        """Every bet of `rules` with the stake limits in force, in the rules' order."""
+        return {
+            spec.name: BetLimits(minimum=_decimal(spec.min_stake), maximum=_decimal(spec.max_stake))
+            for spec in rules.bets
+        }
+
+
+def _decimal(amount: Fraction | None) -> Decimal | None:
+    # The rules hold whole cents, so the quotient is exact.
+    return None if amount is None else Decimal(amount.numerator) / Decimal(amount.denominator)
 
 
 class TableSettings(BaseModel):
@@ -25,6 +57,14 @@ class TableSettings(BaseModel):
     `card_seen` seats each card; it needs `camera`, and a game whose every face-down card is
     turned by a reveal step, since that is when the camera reads it). A journal written before
     `card_source` existed loads with the default, "shoe".
+
+    `limits` are the table's stake limits per bet: a bet named there has exactly those two
+    limits (null: none), a bet not named keeps the variant's; the limits in force are published
+    in every `round_opened`.
+    `new_deck_every_round` makes the rule that the deck is shuffled after every round a check:
+    each round must open on a deck announced by `new_deck` since the last round opened, else
+    the round pauses with a `deck_reused` incident. Both default to what journals written before
+    them meant: the variant's limits, and no deck check.
 
     Raises `pydantic.ValidationError` for a bad timing, an unknown game, variant or procedure,
     or a camera-only table without a camera.
@@ -46,6 +86,8 @@ class TableSettings(BaseModel):
     device_silence_seconds: float | None = Field(default=None, gt=0)
     auto_start: bool = False
     round_gap_seconds: float = Field(default=5.0, ge=0)
+    limits: dict[BetName, BetLimits] = Field(default_factory=dict)
+    new_deck_every_round: bool = False
     schema_version: int = SCHEMA_VERSION
 
     @model_validator(mode="after")
@@ -70,7 +112,14 @@ class TableSettings(BaseModel):
     def rules(self) -> GameRules:
         """The table's game rules; raises `ConfigurationError` for an unknown game or option."""
         options = {} if self.procedure is None else {"procedure": self.procedure}
-        return get_rules(self.game, self.variant, **options)
+        rules = get_rules(self.game, self.variant, **options)
+        if not self.limits:
+            return rules
+        overrides: dict[str, str | None] = {}
+        for bet, limit in self.limits.items():
+            for kind, amount in (("min_stake", limit.minimum), ("max_stake", limit.maximum)):
+                overrides[f"{kind}.{bet}"] = None if amount is None else str(amount)
+        return with_limits(rules, overrides)
 
 
 def _never_turned(rules: GameRules) -> list[str]:

@@ -77,7 +77,9 @@ class TableView(_Frozen):
     `phase` is "idle" without a round in progress; `expecting` is the position the next card
     goes to (None when no card may come); `rescan_next` the next position a re-scan reads;
     `turning` (camera-only, at a reveal) the positions the table waits to see turned, in order;
-    `resume_blockers` says why a resume would be refused now (empty while running).
+    `resume_blockers` says why a resume would be refused now (empty while running); `deck` is
+    the id of the deck the round in progress is dealt from, or between rounds the deck last
+    announced (None: none yet).
     """
 
     table: str
@@ -88,6 +90,7 @@ class TableView(_Frozen):
     now: datetime | None
     phase: str
     game_number: str | None
+    deck: str | None = None
     light: str | None
     cards: tuple[CardView, ...]
     expecting: str | None

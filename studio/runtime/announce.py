@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from studio.config import data_dir
 from studio.errors import ConfigurationError
+from studio.paths import data_dir
 
 
 class RunFile(BaseModel):

@@ -1,0 +1,123 @@
+"""Publishing: every event the controller emits goes through `emit`, every card through `emit_card`.
+
+The public/restricted split of a card's value is made here, once, so no other code can put a
+face-down card's value on the public stream (the rules: secret until revealed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from studio.cards import Card
+from studio.controller.state import Seat, TableState
+from studio.messages import (
+    Audience,
+    CardCorrected,
+    CardDealt,
+    Envelope,
+    EventBody,
+    body_json,
+)
+
+
+def emit(st: TableState, body: EventBody, audience: Audience = "public") -> None:
+    """Number `body` on from the last event and add it to the input's envelopes."""
+    st.seq += 1
+    rnd = st.active
+    st.out.append(
+        Envelope(
+            table=st.settings.table,
+            seq=st.seq,
+            game_number=rnd.game_number if rnd is not None else None,
+            ts=st.ts,
+            audience=audience,
+            type=body.TYPE,
+            body=body_json(body, audience),
+        )
+    )
+
+
+def emit_card(
+    st: TableState,
+    make: Callable[[str | None, bool], EventBody],
+    card: Card | None,
+    public: bool,
+) -> None:
+    """Emit a card event twice: public (the value only if `public`) and restricted (always).
+
+    `make(code, restricted)` builds the body.
+    """
+    code = card.code if card is not None else None
+    shown = code if public and not secret(st, card) else None
+    emit(st, make(shown, False), "public")
+    emit(st, make(code, True), "restricted")
+
+
+def secret(st: TableState, card: Card | None) -> bool:
+    """Whether `card` is the value of a face-down card not yet revealed this round.
+
+    A misread or duplicate can put the same code at a face-up position too; its value must
+    then stay off the public stream as well, or it would name the hidden card.
+    """
+    rnd = st.active
+    if rnd is None or card is None:
+        return False
+    return any(s.card == card and not s.public for s in rnd.seats.values())
+
+
+def announce(st: TableState, seat: Seat) -> None:
+    """Publish the `card_dealt` pair of a seat's card (the public value only when public).
+
+    A pending card (camera-only, face down, value unknown) has only its public event: the
+    restricted stream has nothing to add to it, and a restricted `card_dealt` always names
+    its card. Its value first appears in its `card_revealed`.
+    """
+    seat.announced = True
+    if seat.card is None:
+        assert seat.pending
+        body = CardDealt(
+            position=seat.position, face=seat.face.value, number=seat.number, card=None
+        )
+        emit(st, body, "public")
+        return
+    emit_card(
+        st,
+        lambda code, _: CardDealt(
+            position=seat.position, face=seat.face.value, number=seat.number, card=code
+        ),
+        seat.card,
+        seat.public,
+    )
+
+
+def announce_kept(st: TableState) -> None:
+    """Announce every card of the round kept unannounced, once, in dealing order.
+
+    A duplicate recorded while the manager corrected the other position (or a card that
+    duplicated a discarded one) stays where it lies: announced at resume, so no card ever rests
+    in a position its consumers were never told of.
+    """
+    rnd = st.active
+    if rnd is None:
+        return
+    for seat in rnd.seats.values():
+        if not seat.announced and seat.card is not None:
+            announce(st, seat)
+
+
+def publish_correction(st: TableState, seat: Seat, previous: Card | None) -> None:
+    """Publish the `card_corrected` pair of a seat whose card was corrected or filled."""
+    assert seat.card is not None
+    seat.announced = True
+    old = previous.code if previous is not None else None
+    emit_card(
+        st,
+        lambda code, restricted: CardCorrected(
+            position=seat.position,
+            face=seat.face.value,
+            card=code,
+            previous=old if restricted or (seat.public and not secret(st, previous)) else None,
+        ),
+        seat.card,
+        seat.public,
+    )
