@@ -109,7 +109,9 @@ class TableRig:
         self.procs.append(proc)
         assert proc.stdout is not None
         lines = []
-        deadline = time.monotonic() + 20
+        # A give-up limit, not a speed check: the first table of a test session learns the
+        # synthetic deck (the session's cache is empty), which takes over 20 s on loaded cores.
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             line = proc.stdout.readline()
             if not line:
