@@ -94,7 +94,9 @@ class Card:
     @property
     def code(self) -> str:
         """The canonical two-character code, such as `AS` or `TD`."""
-        return self.rank.char + self.suit.char
+        # Indexed by the enums as ints: an enum's `.value` costs several times more, and every
+        # card's code is read many times per input on the table's hot path.
+        return RANK_CHARS[self.rank] + SUIT_CHARS[self.suit]
 
     @classmethod
     def from_index(cls, index: int) -> Card:

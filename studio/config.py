@@ -34,6 +34,7 @@ from pydantic import (
 )
 from pydantic_core import core_schema
 
+from drivers.camera.backends import CAMERA_BACKENDS
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.shoe.host import PROTOCOLS
 from studio.bus import defaults as bus_defaults
@@ -60,6 +61,9 @@ ShoeProtocolName = Annotated[str, one_of(PROTOCOLS)]
 
 CardDesignName = Annotated[str, one_of(DESIGNS)]
 """A synthetic camera's card design (`drivers.camera.synthetic.designs.DESIGNS`)."""
+
+CameraBackendName = Annotated[str, one_of(CAMERA_BACKENDS)]
+"""A camera backend (`drivers.camera.backends.CAMERA_BACKENDS`)."""
 
 DEFAULT_TOML = """\
 schema_version = 1
@@ -154,7 +158,7 @@ class CameraConfig(_Section):
     device fault. `url` and `profile` belong to "capture" only, `design` to "synthetic" only.
     """
 
-    backend: Literal["none", "simulated", "synthetic", "capture"] = "none"
+    backend: CameraBackendName = "none"
     fps: float = Field(default=5.0, gt=0, le=60)
     stall_seconds: float = Field(default=2.0, gt=0)
     url: str | None = None
@@ -379,11 +383,15 @@ def build_config(data: dict[str, Any]) -> RuntimeConfig:
 
 
 def load_config(
-    path: str | os.PathLike[str] | None = None, *, game: str | None = None
+    path: str | os.PathLike[str] | None = None,
+    *,
+    game: str | None = None,
+    camera: str | None = None,
 ) -> RuntimeConfig:
     """The configuration in the TOML file at `path` (None: the embedded defaults).
 
-    `game` overrides `table.game` (the `--game` option). Raises `ConfigurationError` when the
+    `game` overrides `table.game` (the `--game` option), `camera` overrides `camera.backend`
+    (the `--camera` option). Raises `ConfigurationError` when the
     file cannot be read, is not TOML, or does not validate.
     """
     data: dict[str, Any] = {}
@@ -399,4 +407,9 @@ def load_config(
         if not isinstance(table, dict):
             raise ConfigurationError("config table: must be a TOML table")
         table["game"] = game
+    if camera is not None:
+        section = data.setdefault("camera", {})
+        if not isinstance(section, dict):
+            raise ConfigurationError("config camera: must be a TOML table")
+        section["backend"] = camera
     return build_config(data)

@@ -216,3 +216,22 @@ def test_reading_sees_one_state_of_a_live_journal(journal_path: Path) -> None:
         assert first.id == 1
         assert head == f"{rest[-1].id}:{rest[-1].hash}" == "9:" + rest[-1].hash
         assert reader.meta("head") == f"10:{writer.head_hash}"
+
+
+def test_the_last_event_of_an_audience_is_a_query(tmp_path: Path) -> None:
+    # A restarted table's public stream goes on from the journal's last public event, which may
+    # lie far behind a run of restricted ones (a round's hole cards).
+    with Journal(tmp_path / "t.journal") as journal:
+        assert journal.last_event_seq_of("public") == 0
+        journal.append_input({"kind": "tick", "ts": "2026-11-29T10:00:00Z"})
+        audiences = ["public", "restricted", "public"] + ["restricted"] * 300
+        journal.append_events(
+            [
+                {"seq": seq, "game_number": None, "type": "x", "audience": audience, "body": {}}
+                for seq, audience in enumerate(audiences, start=1)
+            ]
+        )
+        assert journal.last_event_seq_of("public") == 3
+        assert journal.last_event_seq_of("public", up_to=2) == 1
+        assert journal.last_event_seq_of("restricted") == 303
+        assert journal.last_event_seq_of("restricted", up_to=1) == 0

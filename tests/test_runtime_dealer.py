@@ -99,3 +99,38 @@ def test_the_simulated_dealer_redraws_the_cards_of_a_rescan() -> None:
         assert "round_resumed" in [e.type for e in table.manager("resume")]
 
     asyncio.run(scenario())
+
+
+def test_the_simulated_manager_clears_what_blocks_a_resume_as_the_headless_one_does() -> None:
+    # The same staff policy as `studio simulate`: a duplicate card pauses the round; the
+    # simulated shift manager discards it and resumes, and the dealer then deals the round on.
+    async def scenario() -> None:
+        table = ShoeTable()
+        table.submit(
+            Command(ts=datetime.now(UTC), actor="d7", role="dealer", command="start_round")
+        )
+        table.submit(Tick(ts=datetime.now(UTC) + timedelta(seconds=10.5)))
+        table.submit(CardDrawn(ts=datetime.now(UTC), card="2C", raw="sim"))
+        table.submit(CardDrawn(ts=datetime.now(UTC), card="2C", raw="sim"))
+        assert table.view().paused and table.view().resume_blockers
+        dealer = SimulatedDealer(
+            table,
+            table.deal,
+            DealerConfig(draw_seconds=0.0, manager="resume", manager_seconds=0.0),
+            seed=1,
+            faces={},
+            round_gap=0.0,
+            camera=False,
+            rounds=0,
+        )
+        task = asyncio.get_running_loop().create_task(dealer.run())
+        try:
+            await until(table, "round_resumed")
+            await until(table, "decision_window_opened")
+        finally:
+            task.cancel()
+        commands = [e.body["command"] for e in table.events if e.type == "command_accepted"]
+        assert commands[-2:] == ["discard_last_card", "resume"]
+        assert "round_voided" not in [e.type for e in table.events]
+
+    asyncio.run(scenario())

@@ -244,3 +244,36 @@ def test_cards_already_on_the_line_when_it_opens_are_delivered(tmp_path: Path) -
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_a_shoe_fed_by_its_draw_hook_deals_the_dealers_cards_and_keeps_its_line_alive(
+    tmp_path: Path,
+) -> None:
+    # The table's simulated dealer draws each card through the simulator's public `draw` hook.
+    # While the dealer draws nothing the shoe keeps serving its line: the host hears its
+    # heartbeats for longer than the host's silence limit and reports no fault.
+    path = tmp_path / "shoe"
+    hand = [Card.parse(code) for code in ("AS", "KD", "2C")]
+    orders: list[Card] = []
+    ready = threading.Event()
+
+    def draw(timeout: float) -> Card | None:
+        if not ready.wait(timeout) or not orders:
+            return None
+        return orders.pop(0)
+
+    sim = SimulatedShoe(f"pty:{path}", "framed", cards=3, interval=0.0, draw=draw)
+    with sim, SerialShoe(str(path), "framed") as reader:
+        sim.start()
+        time.sleep(1.5)  # nothing drawn yet: past the host's heartbeat limit
+        orders.extend(hand)
+        ready.set()
+        got: list[Card] = []
+        while len(got) < 3:
+            delivery = reader.read(timeout=10)
+            assert delivery is not None
+            assert not isinstance(delivery.item, ShoeFault), delivery.item
+            if isinstance(delivery.item, CardRead):
+                got.append(delivery.item.card)
+        assert sim.wait(10) and sim.error is None
+    assert got == hand

@@ -126,6 +126,20 @@ def _results_are_sound(path: Path, settings: TableSettings) -> None:
             assert recalled["positions"] == cards
 
 
+def test_a_table_that_checks_each_rounds_deck_gets_a_fresh_one_every_round(
+    tmp_path: Path,
+) -> None:
+    # The simulated dealer shuffles after every round and announces it (`new_deck`) before the
+    # next round opens: no round opens on a dealt deck, and each round has its own deck.
+    settings = TableSettings(game="caribbean-stud", camera=True, new_deck_every_round=True)
+    path = tmp_path / "table.journal"
+    summary = simulate(path, settings, rounds=6, seed=3)
+    assert (summary.rounds_completed, summary.rounds_voided) == (6, 0)
+    assert summary.incidents == {}
+    decks = [e["body"]["deck"] for e in _events(path) if e["type"] == "round_opened"]
+    assert len(decks) == 6 and None not in decks and len(set(decks)) == 6
+
+
 @pytest.mark.parametrize("settings", TABLES)
 def test_without_faults_every_round_completes(tmp_path: Path, settings: TableSettings) -> None:
     path = tmp_path / "table.journal"

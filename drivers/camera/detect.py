@@ -121,7 +121,8 @@ class CardOutline:
     region's outline, so a reader can tell whether an index corner is actually in view.
     `speculative` outlines are proposals inside a region holding several cards: report one only
     when it reads. `support` says, per corner, how well the two sides meeting there lie on image
-    edges (0..1): a proposal's corner is read only when it is well supported.
+    edges (0..1): a proposal's corner is read only when it is well supported. `corner` outlines
+    come from the learned index-corner detector (`finder.detected_corners`).
     """
 
     corners: Quad
@@ -129,6 +130,8 @@ class CardOutline:
     partial: bool
     speculative: bool = False
     support: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
+    corner: bool = False
+    """True for an outline built on an index corner the learned detector found."""
 
 
 def card_threshold(gray: Image) -> float:

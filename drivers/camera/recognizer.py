@@ -28,6 +28,8 @@ from drivers.camera.detect import (
 )
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
+from drivers.camera.finder import MIN_CORNER_SUPPORT, card_height, detected_corners
+from drivers.camera.index_corners import shipped_detector
 from drivers.camera.reading import CardReading
 
 PAPER_SHARE_FACE_UP = 0.3
@@ -42,9 +44,6 @@ PAPER_SHARE_BORDER = 0.5
 """Every card, face up or down, has a paper-white margin; a picture panel, a chip or a printed
 shape without one is not a card, whatever its outline looks like."""
 _PAPER_CHROMA = 60
-MIN_CORNER_SUPPORT = 0.7
-"""A proposed outline's index corner is read only when both sides meeting there lie on image
-edges along at least 70% of the stretch beside the index."""
 SAME_SPOT = 0.7
 """Two readings whose quads share 70% of the smaller one describe the same card."""
 
@@ -60,7 +59,8 @@ class CardRecognizer:
     """Recognises cards in BGR frames with a calibration profile that has a deck.
 
     `min_card_px` is the smallest card height (pixels) looked for: 80 covers a 120 px card at
-    1080p seen at 720p. Raises `RecognizerConfigurationError` when the profile has no deck.
+    1080p seen at 720p. `corners=False` leaves out the learned index-corner detector. Raises
+    `RecognizerConfigurationError` when the profile has no deck.
     """
 
     def __init__(
@@ -69,6 +69,7 @@ class CardRecognizer:
         templates: DeckTemplates | None,
         *,
         min_card_px: float = 80.0,
+        corners: bool = True,
     ) -> None:
         if profile.deck is None or templates is None:
             raise RecognizerConfigurationError(
@@ -78,6 +79,8 @@ class CardRecognizer:
         self._classifier = IndexClassifier(profile.deck, templates)
         self._geometry = TableGeometry.from_profile(profile)
         self._min_card_px = min_card_px
+        # Loaded (and its digest checked) now, so a bad model stops the start, not a frame.
+        self._corners = shipped_detector() if corners else None
         cw, ch = CANON_SIZE
         x0, y0, x1, y1 = profile.deck.index_window
         self._window = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
@@ -123,6 +126,7 @@ class CardRecognizer:
         longs = [_long_side(o.corners) for o in sure if not o.partial]
         frame_long = float(np.median(longs)) if longs else None
         guesses: list[CardReading] = list(retry)
+        open_regions: dict[int, float | None] = {}
         for k, region in enumerate(found.regions):
             area = float(cv2.contourArea(region.contour))
             covered = sum(
@@ -134,7 +138,18 @@ class CardRecognizer:
                 continue
             (cx, cy), _, _ = cv2.minAreaRect(region.contour)
             want = expected(float(cx), float(cy)) if expected is not None else None
+            open_regions[k] = want
             for outline in propose(gray, region, want or frame_long, region_edges(k)):
+                guess = self._read(frame, gray, thr, outline)
+                if guess is not None and guess.code is not None:
+                    guesses.append(guess)
+        # Where outlines fail (fans, merged rows), the learned detector finds index corners on
+        # the open regions' rims; each is read at that corner only.
+        if open_regions and self._corners is not None:
+            height = card_height(found, next(iter(open_regions.values())))
+            for outline in detected_corners(
+                gray, found, height, self._corners, regions=set(open_regions)
+            ):
                 guess = self._read(frame, gray, thr, outline)
                 if guess is not None and guess.code is not None:
                     guesses.append(guess)

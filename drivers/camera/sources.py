@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.backends import source_schemes
 from drivers.camera.errors import (
     CameraConnectionError,
     CameraStalledError,
@@ -257,15 +258,14 @@ def _capture(url: str, stall_seconds: float) -> FrameSource:
     return CaptureSource(url, stall_seconds=stall_seconds)
 
 
-BACKENDS: dict[str, Callable[[str, float], FrameSource]] = {
+_OPENERS: dict[str, Callable[[str, float], FrameSource]] = {
     "synthetic": _synthetic,
     "device": _device,
-    "file": _capture,
-    "rtsp": _capture,
-    "http": _capture,
-    "https": _capture,
 }
-"""Frame source backends by URL scheme; a plain path opens a video file."""
+# Every other scheme the camera backends name (`backends.CAMERA_BACKENDS`) is OpenCV's to open.
+_BY_SCHEME: dict[str, Callable[[str, float], FrameSource]] = {
+    scheme: _OPENERS.get(scheme, _capture) for scheme in source_schemes()
+}
 
 
 def open_source(url: str, stall_seconds: float = STALL_SECONDS) -> FrameSource:
@@ -277,10 +277,10 @@ def open_source(url: str, stall_seconds: float = STALL_SECONDS) -> FrameSource:
     scheme = url.split(":", 1)[0].lower() if ":" in url else "file"
     if len(scheme) == 1:  # a Windows drive letter, not a scheme
         scheme = "file"
-    backend = BACKENDS.get(scheme)
+    backend = _BY_SCHEME.get(scheme)
     if backend is None:
         raise RecognizerConfigurationError(
-            f"unknown camera source {url!r} (schemes: {', '.join(sorted(BACKENDS))})"
+            f"unknown camera source {url!r} (schemes: {', '.join(sorted(_BY_SCHEME))})"
         )
     target = url[len("file://") :] if url.startswith("file://") else url
     return backend(target, stall_seconds)

@@ -46,6 +46,11 @@ DRAIN_SETTLE = 0.1
 """Seconds for bytes already written to reach the host through the kernel or a device server."""
 SLOW_BYTE = 0.001
 """Seconds between bytes on a slow line."""
+DRAW_WAIT = 0.01
+"""Seconds a shoe fed by `draw` waits for the dealer's next card before it serves its line again
+(acknowledgements, heartbeats every 200 ms): short enough that its session never goes silent."""
+DRAW_SERVICE = 0.001
+"""Seconds a shoe fed by `draw` serves its line between two asks for a card."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +109,12 @@ class SimulatedShoe:
     `run()` deals in the calling thread and returns the number of cards given up (framed frames
     never acknowledged); `start()` runs it on a thread. Use as a context manager or call `close()`
     (idempotent). `on_write(n, seq, t)` is called as each card's bytes are written.
+
+    `draw(timeout)`, if given, is where the cards come from instead of the shoe's own deck: the
+    dealer draws this card. The shoe calls it when it is ready to deal; it returns the card, or
+    None when the dealer has drawn nothing within `timeout` seconds, and the shoe then serves its
+    line (acknowledgements, heartbeats) for a moment and asks again. `interval` still spaces the
+    cards (0: as fast as they are drawn).
     """
 
     def __init__(
@@ -121,6 +132,7 @@ class SimulatedShoe:
         deck_id: int = 1,
         on_write: Callable[[int, int | None, float], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        draw: Callable[[float], Card | None] | None = None,
     ) -> None:
         """Open the line (a `SimLine` or its configuration string) and prepare the deck."""
         if protocol not in PROTOCOLS:
@@ -149,6 +161,7 @@ class SimulatedShoe:
         self._log = log_to
         self._on_write = on_write
         self._clock = clock
+        self._draw = draw
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -190,7 +203,9 @@ class SimulatedShoe:
             self._closed = True
             self.line.close()
 
-    def _next_card(self) -> Card:
+    def _next_card(self) -> Card | None:
+        if self._draw is not None:
+            return self._draw(DRAW_WAIT)
         if not self._deck:
             self._deck = list(DECK)
             self._rng.shuffle(self._deck)
@@ -235,7 +250,12 @@ class SimulatedShoe:
             self._service(next_at)
             if self._stop.is_set():
                 break
-            self._deal()
+            card = self._next_card()
+            if card is None:
+                # The dealer has drawn nothing yet: the line must not go silent meanwhile.
+                self._service(self._now() + DRAW_SERVICE)
+                continue
+            self._deal(card)
             next_at = max(next_at + self.interval, self._now())
         self._finish()
         return self.given_up
@@ -251,8 +271,7 @@ class SimulatedShoe:
         # A barcode line has no acknowledgement: wait until the host has read every byte.
         self._drain()
 
-    def _deal(self) -> None:
-        card = self._next_card()
+    def _deal(self, card: Card) -> None:
         self.dealt += 1
         faults = self.faults.drawn(self._fault_rng)
         tag = deck_tag(self.deck_id, card)

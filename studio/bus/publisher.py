@@ -4,15 +4,16 @@
 heartbeat on a stream that has been idle for `heartbeat_interval` and a welcome heartbeat to every
 new subscription (so a subscriber that joined after events were sent learns at once that it has
 something to fetch). ZeroMQ sockets are not thread-safe, so that one thread is the only one that
-touches them. It is either
+touches them, and it is always an asyncio loop's: one implementation, hosted either
 
-- the publisher's own I/O thread (the default): `publish()` may be called from any thread; it
-  checks and encodes the event in the caller's thread, so a bad event raises there, and hands the
-  frames to the I/O thread; or
-- an asyncio loop's thread (`loop=`): `publish()` is called in that thread and sends at once,
-  without a hand-off to another thread (which costs a wake-up and a GIL switch per event, a
-  large part of a card's latency); the loop watches the sockets for subscriptions and keeps the
-  heartbeat timer.
+- by the caller's loop (`loop=`, what `studio run` does): `publish()` is called in that thread
+  and sends at once, without a hand-off to another thread (which costs a wake-up and a GIL
+  switch per event, a large part of a card's latency); or
+- by a loop of its own on a thread the publisher starts (the default, for callers without a
+  loop): `publish()` may be called from any thread; it checks the event in the caller's thread,
+  so a bad event raises there, and hands it to that loop.
+
+In both, the loop watches the sockets for subscriptions and keeps the heartbeat timer.
 
 Routing: every event goes to the restricted stream; only `audience == "public"` events go to the
 public stream. Offering a restricted event to the public stream raises `AudienceError` and logs it.
@@ -25,7 +26,6 @@ import logging
 import threading
 import time
 from collections.abc import Collection, Sequence
-from itertools import count
 from typing import Literal
 
 import zmq
@@ -37,7 +37,6 @@ from studio.bus.wire import (
     EnvelopeLike,
     WireEvent,
     check_table,
-    event_frames,
     heartbeat_frames,
     to_event,
 )
@@ -52,8 +51,8 @@ StreamName = Literal["public", "restricted"]
 RESTRICTED_DOMAIN = "restricted"
 """The ZAP domain of the restricted stream: only `RESTRICTED_READERS` keys complete a handshake."""
 
-_pipe_ids = count()
-_STOP = b"stop"
+_BOTH: frozenset[StreamName] = frozenset(("public", "restricted"))
+_RESTRICTED: frozenset[StreamName] = frozenset(("restricted",))
 
 
 def _following(seq: int, last: int) -> int:
@@ -66,6 +65,21 @@ def _following(seq: int, last: int) -> int:
     if seq != last + 1:
         log.warning("seq jumps from %d to %d", last, seq)
     return seq
+
+
+def _checked(wires: list[WireEvent], last: int) -> int:
+    """The last seq of `wires`, each checked to follow the one before (from `last`).
+
+    Raises InputError as `_following` does.
+    """
+    for wire in wires:
+        last = _following(wire.seq, last)
+    return last
+
+
+def _routes(wire: WireEvent) -> frozenset[StreamName]:
+    """Where an event goes by default: the restricted stream always, the public if its own."""
+    return _BOTH if wire.audience == "public" else _RESTRICTED
 
 
 def _restricted_reader(entry: AllowedKey) -> bool:
@@ -94,7 +108,7 @@ class EventPublisher(Closing):
         last_public_seq: int = 0,
         loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
-        """Bind the streams and start the I/O thread, or with `loop` attach them to that loop.
+        """Bind the streams and attach them to `loop`, or to a loop of its own on a new thread.
 
         With `loop`, the publisher must be created, used (`publish`) and closed in the thread
         that runs `loop`; it starts no thread. Raises EndpointInUseError or BusError when an
@@ -116,9 +130,15 @@ class EventPublisher(Closing):
         self._claims: list[ExclusiveBind] = []
         self._guard: KeyGuard | None = None
         self._sockets: dict[StreamName, zmq.Socket[bytes]] = {}
+        # No loop given: a loop of its own on its own thread, from its start the sockets' owner.
+        self._loop: asyncio.AbstractEventLoop = loop or asyncio.new_event_loop()
         self._thread: threading.Thread | None = None
-        self._pipe: zmq.Socket[bytes] | None = None
-        self._loop = loop
+        self._attached = threading.Event()
+        self._attach_error: BaseException | None = None
+        if loop is None:
+            self._thread = threading.Thread(
+                target=self._host, args=(self._loop,), name=f"publisher-{table}", daemon=True
+            )
         self._owner = threading.get_ident()
         self._watched: list[int] = []
         self._beat: asyncio.TimerHandle | None = None
@@ -144,22 +164,36 @@ class EventPublisher(Closing):
                     self._guard.secure(sock, security.server_keys, RESTRICTED_DOMAIN)
                 self._sockets[name] = sock  # type: ignore[index]
                 self._claims.append(bind(sock, endpoint))
-            if loop is not None:
-                self._attach(loop)
-                return
-            pipe_name = f"inproc://studio-publisher-{next(_pipe_ids)}"
-            self._pipe = self._ctx.socket(zmq.PAIR)
-            self._pipe.bind(pipe_name)
-            # Created here, used only by the I/O thread from its start on.
-            worker_pipe = self._ctx.socket(zmq.PAIR)
-            worker_pipe.connect(pipe_name)
         except BaseException:
             self._teardown()
+            if self._thread is not None:
+                self._loop.close()
             raise
-        self._thread = threading.Thread(
-            target=self._run, args=(worker_pipe,), name=f"publisher-{table}", daemon=True
-        )
+        if self._thread is None:
+            self._attach(self._loop)
+            return
         self._thread.start()
+        self._attached.wait()
+        if self._attach_error is not None:
+            self._thread.join()
+            raise BusError(f"the publisher's loop did not start: {self._attach_error}")
+
+    def _host(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Run the publisher's own loop until `close()` stops it, then release the sockets."""
+        asyncio.set_event_loop(loop)
+        self._owner = threading.get_ident()
+        try:
+            try:
+                self._attach(loop)
+            except BaseException as err:  # said to the constructor, which is waiting for it
+                self._attach_error = err
+                return
+            finally:
+                self._attached.set()
+            loop.run_forever()
+        finally:
+            self._teardown()
+            loop.close()
 
     def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Watch the sockets from `loop` (subscriptions) and arm the heartbeat timer."""
@@ -177,7 +211,7 @@ class EventPublisher(Closing):
 
     def _on_beat(self) -> None:
         self._beat = None
-        if self._closed or self._loop is None:
+        if self._closed:
             return
         now = time.monotonic()
         for name, sent in self._last_sent.items():
@@ -215,53 +249,24 @@ class EventPublisher(Closing):
         """
         wire = self._own(to_event(event))
         if streams is None:
-            targets: set[StreamName] = {"restricted"}
-            if wire.audience == "public":
-                targets.add("public")
+            targets: frozenset[StreamName] = _routes(wire)
         else:
-            targets = set(streams)
+            targets = frozenset(streams)
         if "public" in targets and wire.audience != "public":
             log.error("refused: %s event seq %d offered to the public stream", wire.type, wire.seq)
             raise AudienceError(f"event {wire.seq} ({wire.type}) is restricted: never public")
-        if self._loop is not None:
-            self._send_now(wire, targets)
-            return
-        flags = b"".join(n[:1].encode() for n in sorted(targets) if n in self._sockets)
-        with self._lock:
-            if self._closed or self._pipe is None:
-                raise BusError("the publisher is closed")
-            self._last_seq = _following(wire.seq, self._last_seq)
-            topic, payload, _ = event_frames(wire, 0)
-            audience = b"p" if wire.audience == "public" else b"r"
-            self._pipe.send_multipart([flags, topic, payload, str(wire.seq).encode(), audience])
+        self._dispatch([wire], [targets])
 
     def publish_all(self, events: Sequence[EnvelopeLike]) -> None:
         """Publish one input's events, routed as `publish` routes them, the public stream first.
 
         Each stream carries its events in sequence order, but a public event does not wait
         behind the restricted stream's sends (and its encryption) of the events before it: the
-        overlays and players' screens see a card as soon as it can be sent. A loop-owned
-        publisher sends every public event, then every event on the restricted stream; a
-        threaded one hands them on in order. Raises as `publish` does, before anything is sent
-        for a bad event.
+        overlays and players' screens see a card as soon as it can be sent. Raises as `publish`
+        does, before anything is sent for a bad event.
         """
         wires = [self._own(to_event(event)) for event in events]
-        if self._loop is None:
-            for wire in wires:
-                self.publish(wire)
-            return
-        self._check_owner()
-        last = self._last_seq
-        for wire in wires:
-            last = _following(wire.seq, last)
-        self._last_seq = last
-        now = time.monotonic()
-        for stream in ("public", "restricted"):
-            if stream in self._sockets:
-                for wire in wires:
-                    if stream == "restricted" or wire.audience == "public":
-                        self._send_on(stream, wire, now)
-        self._take_subscriptions()
+        self._dispatch(wires, [_routes(wire) for wire in wires])
 
     def _own(self, wire: WireEvent) -> WireEvent:
         """`wire` if it is this table's event; raises InputError otherwise."""
@@ -269,8 +274,38 @@ class EventPublisher(Closing):
             raise InputError(f"event of table {wire.table!r} offered to table {self.table!r}")
         return wire
 
+    def _dispatch(self, wires: list[WireEvent], routes: list[frozenset[StreamName]]) -> None:
+        """Number the checked `wires` in, then send them from the sockets' thread."""
+        if self._thread is None:
+            self._check_owner()
+            self._last_seq = _checked(wires, self._last_seq)
+            self._send(wires, routes)
+            return
+        with self._lock:
+            if self._closed:
+                raise BusError("the publisher is closed")
+            self._last_seq = _checked(wires, self._last_seq)
+            # Handed on under the lock: the loop sends them in the order they were numbered.
+            self._loop.call_soon_threadsafe(self._send, wires, routes)
+
+    def _send(self, wires: list[WireEvent], routes: list[frozenset[StreamName]]) -> None:
+        """Send `wires` on their streams, the public stream first (in the sockets' thread)."""
+        now = time.monotonic()
+        for stream in ("public", "restricted"):
+            if stream not in self._sockets:
+                continue
+            for wire, targets in zip(wires, routes, strict=True):
+                if stream not in targets:
+                    continue
+                if stream == "public" and wire.audience != "public":
+                    # Second line of defence behind publish(): never reached unless bypassed.
+                    log.error("dropped restricted event %d at the public socket", wire.seq)
+                    continue
+                self._send_on(stream, wire, now)
+        self._take_subscriptions()
+
     def _send_on(self, stream: StreamName, wire: WireEvent, now: float) -> None:
-        """Send `wire` on `stream` after the stream's previous event (loop-owned sockets)."""
+        """Send `wire` on `stream` after the stream's previous event."""
         topic = f"{wire.table}.{wire.type}".encode()
         previous = self._positions[stream]
         self._sockets[stream].send_multipart([topic, wire.payload, str(previous).encode()])
@@ -287,66 +322,6 @@ class EventPublisher(Closing):
         for stream, sock in self._sockets.items():
             # A send may have taken the edge a subscription raised on the socket's fd.
             self._on_readable(sock, stream)
-
-    def _send_now(self, wire: WireEvent, targets: set[StreamName]) -> None:
-        """Send `wire` on `targets` from the loop's thread, the sockets' owner."""
-        self._check_owner()
-        self._last_seq = _following(wire.seq, self._last_seq)
-        now = time.monotonic()
-        streams: tuple[StreamName, ...] = ("public", "restricted")
-        for stream in streams:
-            if stream in self._sockets and stream in targets:
-                self._send_on(stream, wire, now)
-        self._take_subscriptions()
-
-    def _run(self, pipe: zmq.Socket[bytes]) -> None:
-        poller = zmq.Poller()
-        poller.register(pipe, zmq.POLLIN)
-        by_socket = {sock: name for name, sock in self._sockets.items()}
-        for sock in self._sockets.values():
-            poller.register(sock, zmq.POLLIN)
-        last_sent = dict.fromkeys(self._sockets, time.monotonic())
-        try:
-            while True:
-                now = time.monotonic()
-                due = min(last_sent.values(), default=now) + self._interval
-                ready = dict(poller.poll(int(max(0.0, due - now) * 1000)))
-                if pipe in ready and not self._forward(pipe, last_sent):
-                    return
-                for sock, name in by_socket.items():
-                    if sock in ready:
-                        self._welcome(sock, name, last_sent)
-                now = time.monotonic()
-                for name, sent in last_sent.items():
-                    if now - sent >= self._interval:
-                        self._heartbeat(name, last_sent)
-        except zmq.ZMQError:
-            log.exception("publisher I/O thread for table %s stopped", self.table)
-        finally:
-            pipe.close(linger=0)
-
-    def _forward(self, pipe: zmq.Socket[bytes], last_sent: dict[StreamName, float]) -> bool:
-        # Drain what is queued so a burst does not wait one poll per event.
-        while True:
-            try:
-                flags, topic, payload, seq_text, audience = pipe.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return True
-            if flags == _STOP:
-                return False
-            seq = int(seq_text)
-            streams: tuple[StreamName, ...] = ("public", "restricted")
-            for stream in streams:
-                if stream[:1].encode() not in flags:
-                    continue
-                if stream == "public" and audience != b"p":
-                    # Second line of defence behind publish(): never reached unless it was bypassed.
-                    log.error("dropped restricted event %d at the public socket", seq)
-                    continue
-                previous = self._positions[stream]
-                self._sockets[stream].send_multipart([topic, payload, str(previous).encode()])
-                self._positions[stream] = seq
-                last_sent[stream] = time.monotonic()
 
     def _welcome(
         self, sock: zmq.Socket[bytes], name: StreamName, last_sent: dict[StreamName, float]
@@ -371,34 +346,31 @@ class EventPublisher(Closing):
         last_sent[name] = time.monotonic()
 
     def close(self) -> None:
-        """Stop the I/O thread after it has handed on what was published, and unbind.
+        """Stop after handing on what was published, and unbind; idempotent.
 
-        A loop-owned publisher is closed in its loop's thread; the sockets linger (up to 200 ms)
-        so that what was published still leaves.
+        A publisher on the caller's loop is closed in that loop's thread. The sockets linger
+        (up to 200 ms) so that what was published still leaves.
         """
-        if self._loop is not None:
+        if self._thread is None:
             if self._closed:
                 return
             if threading.get_ident() != self._owner:
                 raise BusError("a loop-owned publisher is closed from its loop's thread only")
-            self._detach()
             self._teardown()
             return
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            if self._thread is not None and self._pipe is not None:
-                self._pipe.send_multipart([_STOP, b"", b"", b"", b""])
-        if self._thread is not None:
-            self._thread.join()
-        self._teardown()
+            # After every send already handed on: the loop runs its callbacks in order.
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
 
     def _detach(self) -> None:
         if self._beat is not None:
             self._beat.cancel()
             self._beat = None
-        if self._loop is not None and not self._loop.is_closed():
+        if not self._loop.is_closed():
             for fd in self._watched:
                 self._loop.remove_reader(fd)
         self._watched.clear()
@@ -408,8 +380,6 @@ class EventPublisher(Closing):
         self._closed = True
         for sock in self._sockets.values():
             sock.close()
-        if self._pipe is not None:
-            self._pipe.close(linger=0)
         if self._guard is not None:
             self._guard.close()
         self._ctx.term()

@@ -1,4 +1,6 @@
-"""`studio run [--config table.toml] [--game GAME] [--rounds N] [--duration S]`: run a table.
+"""`studio run [--config TOML] [--game GAME] [--camera BACKEND] [--rounds N] [--duration S]`.
+
+Runs a table.
 
 With no config the table runs on the embedded defaults (`studio.config.DEFAULT_TOML`): a
 simulated shoe on a pseudo-terminal read through the real serial driver, a SQLite journal in the
@@ -16,6 +18,7 @@ import argparse
 import math
 from typing import Any
 
+from drivers.camera.backends import CAMERA_BACKENDS
 from studio.config import config_toml, load_config
 from studio.errors import ConfigurationError
 from studio.games import GAMES
@@ -27,6 +30,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser = subparsers.add_parser("run", help="run a table (embedded defaults: simulated)")
     parser.add_argument("--config", metavar="TOML", help="the table's config file")
     parser.add_argument("--game", choices=GAMES, help="override the config's table.game")
+    parser.add_argument(
+        "--camera",
+        choices=CAMERA_BACKENDS,
+        help="override the config's camera.backend",
+    )
     parser.add_argument("--rounds", type=int, metavar="N", help="stop after N rounds have ended")
     parser.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
     parser.add_argument(
@@ -41,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     Raises `StudioError` (exit 2) when the table cannot start.
     """
     if args.print_config:
-        print(config_toml(load_config(args.config, game=args.game)), end="")
+        config = load_config(args.config, game=args.game, camera=args.camera)
+        print(config_toml(config), end="")
         return 0
     if args.rounds is not None and args.rounds < 1:
         raise ConfigurationError(f"--rounds must be at least 1, got {args.rounds}")
@@ -49,5 +58,5 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigurationError(
             f"--duration must be a positive number of seconds, got {args.duration}"
         )
-    config = load_config(args.config, game=args.game)
+    config = load_config(args.config, game=args.game, camera=args.camera)
     return run_table(config, rounds=args.rounds, duration=args.duration)

@@ -40,6 +40,7 @@ def table_view(st: TableState) -> TableView:
         phase=rnd.phase if rnd is not None else "idle",
         game_number=shown.game_number if shown is not None else None,
         deck=rnd.deck if rnd is not None else st.deck,
+        deck_dealt=st.deck_dealt,
         light=rnd.light if rnd is not None else None,
         cards=tuple(
             CardView(

@@ -477,6 +477,28 @@ class Journal(Closing):
             raise JournalError(f"{self.path}: cannot read: {err}") from err
         return None if row is None else _row(row)
 
+    def last_event_seq_of(self, audience: str, up_to: int | None = None) -> int:
+        """The seq of the last stored event for `audience` at or below `up_to`, or 0 if none.
+
+        `audience` is "public" or "restricted"; `up_to` None means any. Reads back from `up_to`
+        through the `(kind, seq)` index, so it costs little while such events are frequent.
+        Raises `JournalError` when the file cannot be read.
+        """
+        limit = self._events if up_to is None else up_to
+        try:
+            row = (
+                self._db()
+                .execute(
+                    "SELECT seq FROM records WHERE kind = 'event' AND seq <= ? "
+                    "AND json_extract(body, '$.audience') = ? ORDER BY seq DESC LIMIT 1",
+                    (limit, audience),
+                )
+                .fetchone()
+            )
+        except sqlite3.Error as err:
+            raise JournalError(f"{self.path}: cannot read: {err}") from err
+        return 0 if row is None else int(row[0])
+
     def game_numbers(self) -> list[str]:
         """The game numbers that have events, in the order their rounds began."""
         rows = self._db().execute(

@@ -79,7 +79,8 @@ class TableView(_Frozen):
     `turning` (camera-only, at a reveal) the positions the table waits to see turned, in order;
     `resume_blockers` says why a resume would be refused now (empty while running); `deck` is
     the id of the deck the round in progress is dealt from, or between rounds the deck last
-    announced (None: none yet).
+    announced (None: none yet); `deck_dealt` the game number of the round that deck was dealt in
+    (None: a fresh deck, dealt in no round yet).
     """
 
     table: str
@@ -91,6 +92,7 @@ class TableView(_Frozen):
     phase: str
     game_number: str | None
     deck: str | None = None
+    deck_dealt: str | None = None
     light: str | None
     cards: tuple[CardView, ...]
     expecting: str | None

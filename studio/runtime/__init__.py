@@ -2,11 +2,13 @@
 
 `TableRuntime(config).run()` (or `run_table(config)`) runs one table from a `RuntimeConfig`
 (`studio.config`); `studio run` is its command line. The parts: `table` (the loop, inputs,
-commands, life cycle), `devices` (the shoe and its bridge into the loop), `camera` (the camera
-backends and the reader thread that turns frames into inputs), `dealer` (the simulated dealer),
-`source` (the replay service's journal-backed event source), `keys` (first-run keys), `announce`
-(the run file that tells `studio watch` where a table's streams are), `metrics` and `health`
-(the Prometheus figures and the HTTP probes), `systemd` (Type=notify).
+commands, listeners, life cycle), `parts` (every part of a running table, built at once by
+`build_parts`), `lock` (one running table per journal), `devices` (the shoe and its bridge into
+the loop), `camera` (the camera backends and the reader thread that turns frames into inputs),
+`dealer` (the simulated dealer), `source` (the replay service's journal-backed event source),
+`keys` (first-run keys), `announce` (the run file that tells `studio watch` where a table's
+streams are), `metrics` and `health` (the Prometheus figures and the HTTP probes), `systemd`
+(Type=notify).
 
 The names below are imported when first used (PEP 562): a client that only reads the run file
 (`studio status`, `watch`, `command`) must not pay for OpenCV and the camera to find its table.
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from studio.runtime.announce import RunFile, find_table, read_run_file, run_dir
     from studio.runtime.devices import DealerShoe, ShoeDevice
     from studio.runtime.keys import TableKeys, ensure_keys
+    from studio.runtime.parts import EventListener, TableParts, build_parts
     from studio.runtime.source import JournalSource
     from studio.runtime.table import TableRuntime, run_table
 
@@ -33,6 +36,9 @@ _HOMES = {
     "ShoeDevice": "devices",
     "TableKeys": "keys",
     "ensure_keys": "keys",
+    "EventListener": "parts",
+    "TableParts": "parts",
+    "build_parts": "parts",
     "JournalSource": "source",
     "TableRuntime": "table",
     "run_table": "table",
@@ -40,11 +46,14 @@ _HOMES = {
 
 __all__ = [
     "DealerShoe",
+    "EventListener",
     "JournalSource",
     "RunFile",
     "ShoeDevice",
     "TableKeys",
+    "TableParts",
     "TableRuntime",
+    "build_parts",
     "ensure_keys",
     "find_table",
     "read_run_file",

@@ -29,6 +29,7 @@ from typing import Any
 
 from calibration.errors import CalibrationError
 from calibration.profile import CalibrationProfile, DeckTemplates, load_profile
+from drivers.camera.backends import CAMERA_BACKENDS
 from drivers.camera.errors import CameraError
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.sources import FrameSource, open_source
@@ -38,7 +39,7 @@ from drivers.camera.synthetic.felt import Felt, FeltLayout, FeltSource, felt_pro
 from studio.closing import Closing
 from studio.config import RuntimeConfig, cache_dir
 from studio.errors import ConfigurationError
-from studio.messages import Input
+from studio.messages import Envelope, Input
 
 log = logging.getLogger(__name__)
 
@@ -209,11 +210,13 @@ def _capture(config: RuntimeConfig, positions: Sequence[str]) -> _Parts:
     return _Parts(source, profile, templates, None, text)
 
 
-BACKENDS: dict[str, Callable[[RuntimeConfig, Sequence[str]], _Parts]] = {
+_BUILDERS: dict[str, Callable[[RuntimeConfig, Sequence[str]], _Parts]] = {
     "synthetic": _synthetic,
     "capture": _capture,
 }
-"""Camera backends that read frames, by `camera.backend`."""
+# How each backend of `CAMERA_BACKENDS` that reads frames is built (the others build nothing).
+if set(_BUILDERS) != {n for n, b in CAMERA_BACKENDS.items() if b.schemes}:
+    raise ImportError("studio.runtime.camera: a frame-reading camera backend has no builder")
 
 
 class CameraDevice(Closing):
@@ -236,6 +239,11 @@ class CameraDevice(Closing):
         """A round opened: every zone's content counts afresh."""
         self.reader.new_round()
 
+    def on_event(self, event: Envelope) -> None:
+        """Follow the table's events as a listener: a round's opening starts the zones afresh."""
+        if event.type == "round_opened":
+            self.new_round()
+
     def close(self) -> None:
         """Stop the reader and close the source; idempotent."""
         self.reader.close()
@@ -253,7 +261,7 @@ def open_camera(config: RuntimeConfig, positions: Sequence[str], post: Post) -> 
     Raises `ConfigurationError` for a profile that cannot be used, or a source that cannot be
     opened.
     """
-    build = BACKENDS.get(config.camera.backend)
+    build = _BUILDERS.get(config.camera.backend)
     if build is None:
         return None
     try:

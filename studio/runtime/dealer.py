@@ -28,6 +28,24 @@ from studio.cards import DECK, Card
 from studio.config import DealerConfig
 from studio.messages import CardSeen, Command, CommandName, Envelope, Input
 from studio.messages.view import TableView
+from studio.simulation.staff import (
+    AnnounceDeck,
+    DiscardCard,
+    DrawCard,
+    LookAt,
+    OpenRound,
+    RedrawCard,
+    RepairDevices,
+    Resume,
+    StaffAction,
+    StaffConfig,
+    TakeAway,
+    TurnCards,
+    Void,
+    Wait,
+    WaitFor,
+    next_action,
+)
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +88,8 @@ class SimulatedDealer:
     `camera` enables sightings; `felt` is the synthetic camera's felt the dealer lays cards on
     (it follows the table's events through `observe`), and `confirm_seconds` the table's
     camera confirmation time. `camera_only` (a table whose card source is the camera) lays each
-    card on the felt by hand instead of drawing it into the shoe.
+    card on the felt by hand instead of drawing it into the shoe. `new_deck_every_round` (the
+    table's setting): the dealer announces each round's freshly shuffled deck (`new_deck`).
     """
 
     def __init__(
@@ -87,6 +106,7 @@ class SimulatedDealer:
         felt: Felt | None = None,
         confirm_seconds: float = 2.0,
         camera_only: bool = False,
+        new_deck_every_round: bool = False,
     ) -> None:
         self._table = table
         self._deal = deal
@@ -110,6 +130,12 @@ class SimulatedDealer:
         self._straightened: set[tuple[str | None, str, str]] = set()
         self._camera_only = camera_only
         self._laid: tuple[str | None, str] | None = None
+        self._staff = StaffConfig(
+            camera=camera,
+            camera_only=camera_only,
+            manager=config.manager,
+            new_deck_every_round=new_deck_every_round,
+        )
         if felt is not None:
             self._lay_recovered(table.view())
 
@@ -142,36 +168,44 @@ class SimulatedDealer:
             await asyncio.sleep(LOOK_EVERY)
 
     def _act(self, snap: TableView) -> None:
-        if snap.rescan_next is not None:
-            # A re-scan the shift manager asked for: the dealer feeds the round's cards through
-            # the shoe again, in dealing order, whoever asked (a person or `dealer.manager`).
-            if not self._in_flight and self._waited(self._config.draw_seconds):
-                self._redraw(snap)
-            return
-        if snap.paused:
-            self._manage(snap)
-            return
-        if self._camera and snap.timer("confirm") is not None:
-            self._look(snap)
-            return
-        if self._felt is not None:
+        # What to do is the staff's policy, shared with the headless simulator; when to do it
+        # (a person's reaction times, one card in the shoe's line at a time) is this dealer's.
+        action = next_action(snap, self._staff)
+        if self._felt is not None and not snap.paused and not isinstance(action, LookAt):
             self._straighten(snap)
-        if snap.phase == "idle":
-            if (self._rounds is None or self.opened < self._rounds) and self._waited(self._gap):
-                self.opened += 1
+        match action:
+            case RedrawCard(position=position, code=code):
+                if not self._in_flight and self._waited(self._config.draw_seconds):
+                    # An unreadable record is filled by the re-scan: the card lying there is one
+                    # the dealer has not dealt yet (the simulated shoe never says which it misread).
+                    self._feed(Card.parse(code) if code is not None else self._next_card(snap))
+            case AnnounceDeck() if not snap.paused:
+                if self._waited(self._gap):
+                    self._command("new_deck")
+            case RepairDevices() | AnnounceDeck() | DiscardCard() | TakeAway() | Resume() | Void():
+                self._manage(action)
+            case LookAt(positions=positions):
+                self._look(snap, positions)
+            case OpenRound():
+                if (self._rounds is None or self.opened < self._rounds) and self._waited(self._gap):
+                    self.opened += 1
+                    if self._felt is not None:
+                        # The last round's cards lay face up for all to see until now.
+                        self._felt.clear()
+                    self._command("start_round")
+            case TurnCards(positions=positions):
                 if self._felt is not None:
-                    # The last round's cards lay face up for all to see until now.
-                    self._felt.clear()
-                self._command("start_round")
-        elif self._camera_only:
-            if self._felt is not None:
-                self._lay(snap)
-        elif (
-            snap.expecting is not None
-            and not self._in_flight
-            and self._waited(self._config.draw_seconds)
-        ):
-            self._draw(snap)
+                    for position in positions:
+                        self._felt.turn(position)
+            case DrawCard(position=position):
+                if self._camera_only:
+                    if self._felt is not None:
+                        self._lay(snap, position)
+                elif not self._in_flight and self._waited(self._config.draw_seconds):
+                    self._feed(self._next_card(snap))
+            case WaitFor() | Wait():
+                # The runtime's clock closes betting and windows; a pause may wait for a person.
+                pass
 
     def _next_card(self, snap: TableView) -> Card:
         game = snap.game_number
@@ -184,15 +218,6 @@ class SimulatedDealer:
             self._sighted.clear()
             self._straightened.clear()
         return self._deck.pop()
-
-    def _draw(self, snap: TableView) -> None:
-        self._feed(self._next_card(snap))
-
-    def _redraw(self, snap: TableView) -> None:
-        code = snap.positions.get(snap.rescan_next) if snap.rescan_next else None
-        # An unreadable record is filled by the re-scan: the card lying there is one of the deck
-        # the dealer has not dealt yet (the simulated shoe never says which card it misread).
-        self._feed(Card.parse(code) if code is not None else self._next_card(snap))
 
     def _feed(self, card: Card) -> None:
         before = self._table.cards_drawn
@@ -217,9 +242,9 @@ class SimulatedDealer:
         """Whether a card is in the shoe's line and not yet applied by the table."""
         return self._in_flight
 
-    def _look(self, snap: TableView) -> None:
+    def _look(self, snap: TableView, positions: tuple[str, ...]) -> None:
         for timer in snap.timers:
-            if timer.kind != "confirm" or timer.position is None:
+            if timer.kind != "confirm" or timer.position not in positions:
                 continue
             position = timer.position
             key = (snap.game_number, position, str(timer.deadline))
@@ -237,6 +262,10 @@ class SimulatedDealer:
             self._table.submit(seen)
 
     # -- the felt (synthetic camera) -------------------------------------------------------------
+
+    def on_event(self, event: Envelope) -> None:
+        """Follow the table's events as a listener (see `observe`)."""
+        self.observe(event)
 
     def observe(self, event: Envelope) -> None:
         """Follow one of the table's events on the felt: lay, replace, turn or collect cards."""
@@ -258,16 +287,10 @@ class SimulatedDealer:
         elif event.type == "card_discarded" and body.get("position"):
             felt.remove(body["position"])
 
-    def _lay(self, snap: TableView) -> None:
-        # Camera-only: no shoe. The dealer lays the next card by hand where the table expects it,
-        # waits for the camera to seat it (straightening it once if it takes long), and turns
-        # the face-down cards the table waits to see at a reveal.
+    def _lay(self, snap: TableView, position: str) -> None:
+        # Camera-only: no shoe. The dealer lays the next card by hand where the table expects it
+        # and waits for the camera to seat it, straightening it once if it takes long.
         assert self._felt is not None
-        for position in snap.turning:
-            self._felt.turn(position)
-        if snap.expecting is None:
-            return
-        position = snap.expecting
         laid = (snap.game_number, position)
         if self._laid == laid:
             key = (snap.game_number, f"lay:{position}", "")
@@ -304,18 +327,25 @@ class SimulatedDealer:
                 log.info("straightening the card at %s for the camera", timer.position)
                 self._felt.nudge(timer.position)
 
-    def _manage(self, snap: TableView) -> None:
-        policy = self._config.manager
-        if policy == "none" or not self._waited(self._config.manager_seconds):
+    def _manage(self, action: StaffAction) -> None:
+        if not self._waited(self._config.manager_seconds):
             return
         self._since = self._loop.time()
-        if any(status != "ok" for status in snap.devices.values()):
-            # The simulated technician has the device working again at once (a restarted shoe
-            # never reports it itself); the shift manager vouches for it.
-            self._command("acknowledge_device", manager=True)
-            return
-        if policy == "resume" and not snap.resume_blockers:
-            self._command("resume", manager=True)
-        else:
-            # Between rounds a void ends the pause: there is no round to refund.
-            self._command("void", manager=True, note="simulated shift manager")
+        match action:
+            case RepairDevices():
+                # The simulated technician has the device working again at once (a restarted
+                # shoe never reports it itself); the shift manager vouches for it.
+                self._command("acknowledge_device", manager=True)
+            case AnnounceDeck():
+                self._command("new_deck")
+            case DiscardCard():
+                self._command("discard_last_card", manager=True)
+            case TakeAway() if self._felt is not None:
+                seated = self._table.view().positions
+                for zone in [z for z in self._felt.view()[1] if z not in seated]:
+                    self._felt.remove(zone)
+            case Resume():
+                self._command("resume", manager=True)
+            case _:
+                # Between rounds a void ends the pause: there is no round to refund.
+                self._command("void", manager=True, note="simulated shift manager")

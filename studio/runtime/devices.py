@@ -26,6 +26,7 @@ from typing import TextIO
 
 from drivers.errors import DriverError
 from drivers.shoe import SerialShoe, SimulatedShoe
+from drivers.shoe.firmware import ShoeSession
 from drivers.shoe.host import ProtocolOptions, frame_receipt
 from drivers.shoe.readings import Delivery, Receipt
 from studio.cards import Card
@@ -37,22 +38,14 @@ from studio.messages import CardDrawn, parse_input
 
 log = logging.getLogger(__name__)
 
-ORDER_POLL = 0.01
-"""Seconds the simulated shoe waits for the dealer's next card before it serves its line again
-(acknowledgements, heartbeats every 200 ms): short enough that its session never goes silent."""
 
-
-class _StoppedError(Exception):
-    """The dealer shoe was closed while it waited for a card."""
-
-
-class DealerShoe(SimulatedShoe):
+class DealerShoe(Closing):
     """A simulated shoe that deals exactly the cards a dealer hands it, when it hands them.
 
     The drivers' simulator deals its own shuffled deck at a fixed pace; a table's dealer must
     instead draw one card when the table can take it, from a deck shuffled for each round. This
-    subclass takes its next card from `deal()` (through the simulator's `_next_card` hook) and
-    keeps serving the line while it waits. Start it with `start()`; `close()` is idempotent.
+    is the drivers' `SimulatedShoe` fed through its public `draw` hook from `deal()`; it keeps
+    serving the line while it waits. Start it with `start()`; `close()` is idempotent.
     """
 
     def __init__(
@@ -60,26 +53,43 @@ class DealerShoe(SimulatedShoe):
     ) -> None:
         """Create the pty (its slave linked at `pty`); raises DriverError if it cannot."""
         self._orders: queue.Queue[Card] = queue.Queue()
-        super().__init__(
-            f"pty:{pty}", protocol, cards=sys.maxsize, interval=0.0, seed=seed, log_to=log_to
+        self.shoe = SimulatedShoe(
+            f"pty:{pty}",
+            protocol,
+            cards=sys.maxsize,
+            interval=0.0,
+            seed=seed,
+            log_to=log_to,
+            draw=self._take,
         )
+
+    def _take(self, timeout: float) -> Card | None:
+        try:
+            return self._orders.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def start(self) -> DealerShoe:
+        """Serve the line and deal on the simulator's thread."""
+        self.shoe.start()
+        return self
 
     def deal(self, card: Card) -> None:
         """Draw `card` now: its frame (or barcode line) goes onto the line at once."""
         self._orders.put(card)
 
-    def _next_card(self) -> Card:
-        while True:
-            try:
-                return self._orders.get(timeout=ORDER_POLL)
-            except queue.Empty:
-                if self._stop.is_set():
-                    raise _StoppedError from None
-                self._service(self._now() + 0.001)
+    @property
+    def session(self) -> ShoeSession | None:
+        """The framed protocol's shoe-side session (None on a barcode line)."""
+        return self.shoe.session
 
     def failure(self) -> BaseException | None:
         """What ended the simulator's thread, other than being closed."""
-        return None if isinstance(self.error, _StoppedError) else self.error
+        return self.shoe.error
+
+    def close(self) -> None:
+        """Stop the simulator and remove its pty; idempotent."""
+        self.shoe.close()
 
 
 class LoopQueue(queue.Queue[Delivery]):

@@ -140,6 +140,10 @@ class TableMetrics:
                     self._commands.labels(self.table, str(body.get("role")), outcome).inc()
         self._events.labels(self.table).inc(count)
 
+    def on_event(self, event: Envelope) -> None:
+        """Count one published event (the runtime's listener hook)."""
+        self.published((event,))
+
     def view(self, view: TableView) -> None:
         """Take the paused flag and each device's health from the table's latest view."""
         self._paused.labels(self.table).set(1 if view.paused else 0)

@@ -10,9 +10,12 @@ controller and the journal (so neither needs a lock):
 - each input is journalled durably before the controller sees it (`RecordedTable`), and every
   event it causes is published on the public and restricted streams;
 - the replay service serves the journal by sequence number and the latest snapshot;
+- in-process consumers (the camera's zones, the simulated dealer's felt) attach as listeners
+  (`add_listener`) and see every event once it is on the streams;
 - a command the channel refuses by role is journalled too, as the command input it was: the
   controller refuses it again and records the actor and the reason.
 
+The parts it runs on are built once by `studio.runtime.parts.build_parts`: all of them, or none.
 `start()` recovers from the journal (a round a crash interrupted comes back paused) before
 anything is bound; `stop()` (SIGTERM, SIGINT, `--rounds`, `--duration`) drains: no new cards,
 the command channel closes after answering what it holds, deliveries already read are applied,
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
+import dataclasses
 import logging
 import os
 import queue
@@ -35,25 +38,22 @@ from pathlib import Path
 
 from drivers.shoe.adapter import to_input
 from drivers.shoe.readings import Delivery, ShoeReset
-from studio.bus import CommandChannel, EventPublisher, ReplayService
 from studio.bus.commands import CommandDecision, CommandRequest
 from studio.bus.wire import encode_event
 from studio.config import RuntimeConfig
-from studio.controller import TableController
-from studio.errors import ConfigurationError, JournalError, StudioError
-from studio.journal import Journal, RecordedTable, recover
-from studio.journal.recorder import StoredEvent, bind_settings, event_json
+from studio.errors import JournalError, StudioError
+from studio.journal import RecordedTable
+from studio.journal.recorder import StoredEvent, event_json
 from studio.logs import set_log_context
 from studio.messages import CardDrawn, Envelope, Input, Tick
 from studio.messages.view import TableView
 from studio.runtime.announce import RunFile, run_dir, write_run_file
-from studio.runtime.camera import CameraDevice, open_camera
 from studio.runtime.dealer import SimulatedDealer
-from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
 from studio.runtime.health import MetricsServer, loop_answers, not_ready
-from studio.runtime.keys import TableKeys, ensure_keys
+from studio.runtime.keys import TableKeys
+from studio.runtime.lock import JournalLock as JournalLock  # its home was here
 from studio.runtime.metrics import TableMetrics
-from studio.runtime.source import JournalSource
+from studio.runtime.parts import EventListener, TableParts, build_parts
 from studio.runtime.systemd import SystemdNotifier
 from studio.simulation.table import card_faces
 
@@ -65,55 +65,6 @@ DRAIN_CARD_WAIT = 2.0
 """Seconds a stopping table waits for a card already in the shoe's line to arrive."""
 TIMER_MARGIN = 0.0005
 """Seconds past a timer's deadline that its tick is sent, so the deadline has surely passed."""
-
-
-def _last_public_seq(journal: Journal, last_seq: int) -> int:
-    """The sequence number of the journal's last public event up to `last_seq` (0 if none)."""
-    window = 64
-    while True:
-        start = max(1, last_seq - window + 1)
-        found = 0
-        for record in journal.events_from(start):
-            if record.seq > last_seq:
-                break
-            if '"audience":"public"' in record.body:
-                found = record.seq
-        if found or start == 1:
-            return found
-        window *= 4
-
-
-class JournalLock:
-    """An exclusive advisory lock on `<journal>.lock` for as long as a table runs on the journal.
-
-    The journal notices a second writer only at an append, and recovery appends at once: a second
-    `studio run` on the same journal would move the head under the running table and stop it.
-    Context manager; `close()` is idempotent. Raises `ConfigurationError` when another process
-    holds the lock.
-    """
-
-    def __init__(self, journal: Path) -> None:
-        self.path = journal.with_name(journal.name + ".lock")
-        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as err:
-            self.close()
-            raise ConfigurationError(
-                f"{journal} is in use by another running table (lock {self.path})"
-            ) from err
-
-    def close(self) -> None:
-        """Release the lock; calling it again does nothing."""
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            os.close(fd)
-
-    def __enter__(self) -> JournalLock:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class TableRuntime:
@@ -137,18 +88,11 @@ class TableRuntime:
         self._rounds = rounds
         self._duration = duration
         self._announce = announce
-        self._stop_requested: asyncio.Event | None = None
+        # Made in `run()`, inside the loop; None before and after: the table is not running.
+        self._parts: TableParts | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._journal: Journal | None = None
-        self._lock: JournalLock | None = None
-        self._table: RecordedTable | None = None
-        self._controller: TableController | None = None
-        self._publisher: EventPublisher | None = None
-        self._replay: ReplayService | None = None
-        self._channel: CommandChannel | None = None
-        self._shoe: ShoeDevice | None = None
-        self._camera: CameraDevice | None = None
-        self._deliveries: LoopQueue | None = None
+        self._stop_requested = asyncio.Event()
+        self._listeners: list[EventListener] = []
         self._dealer: SimulatedDealer | None = None
         self._dealer_task: asyncio.Task[None] | None = None
         self._tick: asyncio.TimerHandle | None = None
@@ -161,13 +105,27 @@ class TableRuntime:
         self._stopping = False
         self._failure: BaseException | None = None
         self._run_file: Path | None = None
-        self.keys: TableKeys | None = None
         self.events_published = 0
         self.metrics = TableMetrics(self.settings.table)
         self._systemd = SystemdNotifier()
         self._watchdog: asyncio.TimerHandle | None = None
-        set_log_context(self.settings.table)
         self._http: MetricsServer | None = None
+        set_log_context(self.settings.table)
+
+    @property
+    def keys(self) -> TableKeys | None:
+        """The table's keys while it runs (None before it starts)."""
+        return self._parts.keys if self._parts is not None else None
+
+    # -- listeners ------------------------------------------------------------------------------
+
+    def add_listener(self, listener: EventListener) -> None:
+        """Have `listener` see every event from now on, once it is on the streams (loop only)."""
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: EventListener) -> None:
+        """Stop giving `listener` events; raises ValueError if it was not added."""
+        self._listeners.remove(listener)
 
     # -- what the dealer and the replay source read ---------------------------------------------
 
@@ -177,10 +135,10 @@ class TableRuntime:
             raise StudioError("the table is not open: start() it first")
         return self._view
 
-    def _published_seq(self) -> int:
-        # Called from the replay service's thread: reading an int the loop replaces is safe.
-        publisher = self._publisher
-        return publisher.last_seq if publisher is not None else 0
+    def published_seq(self) -> int:
+        """The last event handed to the streams (any thread: reading an int is safe)."""
+        parts = self._parts
+        return parts.publisher.last_seq if parts is not None else 0
 
     @property
     def cards_drawn(self) -> int:
@@ -194,19 +152,24 @@ class TableRuntime:
 
     # -- inputs -----------------------------------------------------------------------------------
 
+    def _running(self) -> TableParts:
+        parts = self._parts
+        if parts is None:
+            raise StudioError("the table is not running")
+        return parts
+
     def submit(self, inp: Input) -> list[Envelope]:
         """Journal `inp`, apply it, publish its events and re-arm the clock; return the events.
 
         Runs in the loop's thread only. A journal that cannot be written stops the table: an
         input that is not on record must not be applied, and no later one may be either.
         """
-        if self._table is None or self._controller is None:
-            raise StudioError("the table is not running")
+        parts = self._running()
         if self._failure is not None:
             raise StudioError("the table has stopped after a journal failure")
         started = time.perf_counter()
         try:
-            stored = self._table.apply(inp)
+            stored = parts.table.apply(inp)
         except JournalError as err:
             self._fail(err)
             raise
@@ -219,15 +182,15 @@ class TableRuntime:
         # Sending them before the event append takes that write off every card's latency; the
         # replay service waits for them to be stored (JournalSource).
         try:
-            self._publish(stored)
+            self._publish(parts, stored)
         finally:
             # Stored whatever the streams did: the next input's events must follow these.
             try:
-                self._table.store(stored)
+                parts.table.store(stored)
             except JournalError as err:
                 self._fail(err)
                 raise
-        self._view = self._controller.view()
+        self._view = parts.controller.view()
         self.metrics.view(self._view)
         set_log_context(game_number=self._view.game_number, seq=self._view.seq)
         if stored and log.isEnabledFor(logging.DEBUG):
@@ -235,39 +198,34 @@ class TableRuntime:
         self._arm_clock()
         return [event.envelope for event in stored]
 
-    def _publish(self, events: list[StoredEvent]) -> None:
-        publisher = self._publisher
+    def _publish(self, parts: TableParts, events: list[StoredEvent]) -> None:
         for event, _ in events:
             if event.type in ("round_result", "round_voided") and event.audience == "public":
                 self._rounds_ended += 1
-        if publisher is not None and events:
+        if events:
             # The events are on record already; a stream that misses one is repaired by replay.
             # Sent from this thread, as the journal stores them: no hand-off, no re-encoding.
             started = time.perf_counter()
             try:
-                publisher.publish_all([encode_event(event, body) for event, body in events])
+                parts.publisher.publish_all([encode_event(event, body) for event, body in events])
                 self.events_published += len(events)
             except StudioError:
                 log.exception("events %d..%d not published", events[0][0].seq, events[-1][0].seq)
             if any(event.type == "card_dealt" for event, _ in events):
                 self.metrics.stage("publish", time.perf_counter() - started)
-            self.metrics.subscribers(publisher.subscriptions)
-        self.metrics.published(event for event, _ in events)
-        # The felt and the camera's zones follow once the streams have the events: a card's
-        # event never waits for the simulated hands that react to it.
+            self.metrics.subscribers(parts.publisher.subscriptions)
+        # The listeners follow once the streams have the events: a card's event never waits
+        # for the simulated hands that react to it.
         for event, _ in events:
-            self._follow(event)
+            for listener in list(self._listeners):
+                try:
+                    listener.on_event(event)
+                except Exception:  # one consumer's fault must not stop the table or the others
+                    log.exception("listener %r failed on event %d", listener, event.seq)
         if self._rounds is not None and self._rounds_ended >= self._rounds:
             self.stop()
 
-    def _follow(self, event: Envelope) -> None:
-        """Let the devices that watch the table see one event (the felt, the camera's zones)."""
-        if self._camera is not None and event.type == "round_opened":
-            self._camera.new_round()
-        if self._dealer is not None:
-            self._dealer.observe(event)
-
-    def _post_camera(self, inputs: list[Input]) -> None:
+    def post_camera(self, inputs: list[Input]) -> None:
         """Hand the camera reader's inputs to the loop (called in the reader's thread)."""
         loop = self._loop
         if loop is None:
@@ -280,7 +238,7 @@ class TableRuntime:
     def _on_camera(self, inputs: list[Input]) -> None:
         """Journal and apply the camera's inputs (in the loop's thread)."""
         for inp in inputs:
-            if self._table is None:
+            if self._parts is None:
                 return
             try:
                 self.submit(inp)
@@ -310,14 +268,14 @@ class TableRuntime:
         with contextlib.suppress(StudioError):
             self.submit(Tick(ts=datetime.now(UTC)))
 
-    def _on_delivery(self) -> None:
+    def on_delivery(self) -> None:
         """Apply every delivery the shoe reader has queued (called in the loop's thread)."""
-        deliveries = self._deliveries
-        if deliveries is None:
+        parts = self._parts
+        if parts is None:
             return
         while True:
             try:
-                delivery: Delivery = deliveries.get_nowait()
+                delivery: Delivery = parts.deliveries.get_nowait()
             except queue.Empty:
                 return
             first, self._shoe_heard = not self._shoe_heard, True
@@ -334,15 +292,16 @@ class TableRuntime:
                     self.submit(inp)
                 except StudioError:
                     return  # Not on record: the shoe keeps the frame and sends it again.
-            if self._shoe is not None:
-                self._shoe.commit(delivery)
+            parts.shoe.commit(delivery)
 
     # -- commands (called in the command channel's thread) -----------------------------------------
 
-    def _decide(self, request: CommandRequest) -> CommandDecision:
+    def decide(self, request: CommandRequest) -> CommandDecision:
+        """Decide `request` in the loop and answer it (the command channel's thread)."""
         return self._bridge(request, role_refusal=None)
 
-    def _refused(self, request: CommandRequest, reason: str) -> None:
+    def refused(self, request: CommandRequest, reason: str) -> None:
+        """Journal a command refused by role, as the input it was (the channel's thread)."""
         self._bridge(request, role_refusal=reason)
 
     def _bridge(self, request: CommandRequest, role_refusal: str | None) -> CommandDecision:
@@ -351,7 +310,7 @@ class TableRuntime:
             return CommandDecision(False, "the table is not running")
 
         async def apply() -> CommandDecision:
-            if self._table is None:
+            if self._parts is None:
                 return CommandDecision(False, "the table is stopping")
             events = self.submit(request.as_input(datetime.now(UTC)))
             for event in events:
@@ -368,8 +327,7 @@ class TableRuntime:
 
     def stop(self) -> None:
         """Ask the table to drain and stop (from the loop's thread; signals land here)."""
-        if self._stop_requested is not None:
-            self._stop_requested.set()
+        self._stop_requested.set()
 
     async def run(self, driver: Callable[[TableRuntime], Awaitable[None]] | None = None) -> int:
         """Start, serve until stopped, drain and stop; return the exit status (0, or 1 on failure).
@@ -399,66 +357,38 @@ class TableRuntime:
 
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
         config = self.config
-        self.keys = ensure_keys(config.keys_path)
-        security = self.keys.security()
-        path = config.journal_path
-        try:
-            # The journal's folder is the owner's alone, like the journal (see PRIVATE_MODE).
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self._lock = JournalLock(path)
-        except OSError as err:
-            where = f"{err.strerror}: {err.filename}" if err.filename else str(err)
-            raise JournalError(f"{path}: cannot open journal: {where}") from err
-        self._journal = Journal(path, durable_events=config.journal.durable_events)
-        settings = bind_settings(self._journal, self.settings)
-        self._controller = TableController(settings)
-        report = recover(self._journal, self._controller, datetime.now(UTC))
-        log.info("%s: %s", path, report.summary())
-        self._table = RecordedTable(self._journal, self.metrics.timed(self._controller))
-        self._view = self._controller.view()
+        parts = build_parts(config, self, loop)
+        # The controller's time is measured apart from the journal's (the card's stages).
+        parts = self._parts = dataclasses.replace(
+            parts, table=RecordedTable(parts.journal, self.metrics.timed(parts.controller))
+        )
+        self._view = parts.controller.view()
         self.metrics.view(self._view)
-        # The restart's own events are the first this process publishes; everything before was
-        # on the previous process's streams (or is fetched from replay by subscribers).
-        before = self._journal.last_event_seq - len(report.restarted)
-        bus = config.bus
-        self._publisher = EventPublisher(
-            settings.table,
-            public_endpoint=bus.public,
-            restricted_endpoint=bus.restricted,
-            security=security,
-            heartbeat_interval=bus.heartbeat_seconds,
-            last_seq=before,
-            last_public_seq=_last_public_seq(self._journal, before),
-            loop=loop,
-        )
-        self._publish([StoredEvent(e, event_json(e)) for e in report.restarted])
-        self._replay = ReplayService(
-            bus.replay,
-            open_source=lambda: JournalSource(path, self.view, self._published_seq),
-            security=security,
-        )
-        self._channel = CommandChannel(
-            bus.commands, self._decide, security, on_refused=self._refused
-        )
-        self._deliveries = LoopQueue(loop, self._on_delivery)
-        self._shoe = ShoeDevice(config, self._deliveries, resume_point(self._journal))
-        rules = settings.rules()
-        self._camera = open_camera(config, rules.positions, self._post_camera)
-        if config.dealer.enabled and self._shoe.simulator is not None:
+        # The metrics count what the events say, as any other consumer of them does.
+        self.add_listener(self.metrics)
+        report = parts.recovery
+        self._publish(parts, [StoredEvent(e, event_json(e)) for e in report.restarted])
+        if parts.camera is not None:
+            self.add_listener(parts.camera)
+        settings = parts.settings
+        if config.dealer.enabled and parts.shoe.simulator is not None:
+            rules = settings.rules()
             self._dealer = SimulatedDealer(
                 self,
-                self._shoe.deal,
+                parts.shoe.deal,
                 config.dealer,
                 # A continued journal gets new cards, not the same shuffles again.
-                seed=f"{config.dealer.seed}:{self._journal.input_count}",
+                seed=f"{config.dealer.seed}:{parts.journal.input_count}",
                 faces=card_faces(rules.deals),
                 round_gap=settings.round_gap_seconds,
                 camera=config.camera.backend == "simulated",
                 rounds=self._rounds,
-                felt=self._camera.felt if self._camera is not None else None,
+                felt=parts.camera.felt if parts.camera is not None else None,
                 confirm_seconds=settings.camera_confirm_seconds,
                 camera_only=settings.card_source == "camera",
+                new_deck_every_round=settings.new_deck_every_round,
             )
+            self.add_listener(self._dealer)
             self._dealer_task = loop.create_task(self._dealer.run())
         self._arm_clock()
         metrics = config.metrics
@@ -467,19 +397,30 @@ class TableRuntime:
                 metrics.host,
                 metrics.port,
                 self.metrics.registry,
-                alive=self._alive,
+                alive=lambda: loop_answers(self._loop),
                 not_ready=self._not_ready,
             )
-        self._run_file = self._write_run_file()
+        self._run_file = self._write_run_file(parts)
         if self._announce:
-            self._print_where(report.summary())
+            self._print_where(parts, report.summary())
         self._systemd.notify("READY=1", f"STATUS=table {self.settings.table} {report.summary()}")
         self._on_watchdog()
 
-    def _write_run_file(self) -> Path:
-        assert self._publisher is not None and self._replay is not None
-        assert self._channel is not None and self.keys is not None
-        streams = self._publisher.endpoints
+    def _not_ready(self) -> list[str]:
+        """Why the table is not fit to deal (the metrics server's thread reads it)."""
+        stopping = self._stopping or self._parts is None
+        return not_ready(self._view, self.config.journal_path, self._failure, stopping=stopping)
+
+    def _on_watchdog(self) -> None:
+        """Ping systemd's watchdog from the loop, twice a period: a hung loop misses it."""
+        seconds = self._systemd.watchdog_seconds
+        if seconds is None or self._stopping or self._loop is None:
+            return
+        self._systemd.notify("WATCHDOG=1")
+        self._watchdog = self._loop.call_later(seconds / 2, self._on_watchdog)
+
+    def _write_run_file(self, parts: TableParts) -> Path:
+        streams = parts.publisher.endpoints
         return write_run_file(
             RunFile(
                 table=self.settings.table,
@@ -487,31 +428,29 @@ class TableRuntime:
                 pid=os.getpid(),
                 public=streams["public"],
                 restricted=streams["restricted"],
-                replay=self._replay.endpoint,
-                commands=self._channel.endpoint,
-                server_key=str(self.keys.server_public),
-                keys_dir=str(self.keys.directory),
+                replay=parts.replay.endpoint,
+                commands=parts.channel.endpoint,
+                server_key=str(parts.keys.server_public),
+                keys_dir=str(parts.keys.directory),
                 journal=str(self.config.journal_path),
                 metrics=self._http.address if self._http is not None else None,
             )
         )
 
-    def _print_where(self, recovery: str) -> None:
-        assert self._publisher is not None and self._replay is not None
-        assert self._channel is not None and self.keys is not None and self._shoe is not None
+    def _print_where(self, parts: TableParts, recovery: str) -> None:
         s = self.settings
-        streams = self._publisher.endpoints
-        keys = self.keys
+        streams = parts.publisher.endpoints
+        keys = parts.keys
         dealer = "simulated dealer" if self._dealer is not None else "no simulated dealer"
         lines = [
             f"table {s.table}: {s.game} ({s.variant}), {dealer}",
-            f"  shoe        {self._shoe.describe()}",
-            f"  camera      {self._camera_text()}",
+            f"  shoe        {parts.shoe.describe()}",
+            f"  camera      {self._camera_text(parts)}",
             f"  journal     {self.config.journal_path} ({recovery})",
             f"  public      {streams['public']}  (plain)",
             f"  restricted  {streams['restricted']}  (CURVE)",
-            f"  replay      {self._replay.endpoint}  (CURVE)",
-            f"  commands    {self._channel.endpoint}  (CURVE)",
+            f"  replay      {parts.replay.endpoint}  (CURVE)",
+            f"  commands    {parts.channel.endpoint}  (CURVE)",
             f"  keys        {keys.directory}  (table key {keys.server_public.name})",
             f"  manager key {keys.local_secret('shift-manager')}",
             f"  observer    {keys.local_secret('observer')}",
@@ -536,36 +475,18 @@ class TableRuntime:
         where = self._http.address
         return f"{where}/metrics  (health {where}/healthz, ready {where}/readyz)"
 
-    # -- health (called in the metrics server's threads) ------------------------------------------
-
-    def _alive(self) -> bool:
-        return loop_answers(self._loop)
-
-    def _not_ready(self) -> list[str]:
-        stopping = self._stopping or self._table is None
-        return not_ready(self._view, self.config.journal_path, self._failure, stopping=stopping)
-
-    def _camera_text(self) -> str:
-        if self._camera is not None:
-            return self._camera.describe()
+    def _camera_text(self, parts: TableParts) -> str:
+        if parts.camera is not None:
+            return parts.camera.describe()
         if self.config.camera.backend == "simulated":
             return "simulated: the simulated dealer reports what lies where (no frames)"
         return "none"
-
-    def _on_watchdog(self) -> None:
-        """Ping systemd's watchdog from the loop, twice a period: a hung loop misses it."""
-        seconds = self._systemd.watchdog_seconds
-        if seconds is None or self._stopping or self._loop is None:
-            return
-        self._systemd.notify("WATCHDOG=1")
-        self._watchdog = self._loop.call_later(seconds / 2, self._on_watchdog)
 
     async def _shutdown(self) -> None:
         self._stopping = True
         self._systemd.notify("STOPPING=1")
         if self._watchdog is not None:
             self._watchdog.cancel()
-        loop = asyncio.get_running_loop()
         if self._dealer_task is not None:
             self._dealer_task.cancel()
             try:
@@ -579,36 +500,25 @@ class TableRuntime:
             while self._dealer is not None and self._dealer.in_flight and waited < DRAIN_CARD_WAIT:
                 await asyncio.sleep(0.01)
                 waited += 0.01
-        if self._camera is not None:
-            # Joined off the loop: the reader may be handing the loop its last inputs.
-            await loop.run_in_executor(None, self._camera.close)
-        if self._channel is not None:
-            # Closed off the loop: its thread may be waiting for the loop to decide a command.
-            await loop.run_in_executor(None, self._channel.close)
-        if self._shoe is not None:
-            await loop.run_in_executor(None, self._shoe.close)
-            self._on_delivery()
-        if self._tick is not None:
-            self._tick.cancel()
-            self._tick = None
-        if self._publisher is not None:
-            # The loop's thread owns the publisher's sockets, so it closes them (they linger
-            # until what was published has left, as the I/O thread's close did).
-            self._publisher.close()
-        if self._replay is not None:
-            await loop.run_in_executor(None, self._replay.close)
+        parts = self._parts
+        if parts is not None:
+            # Deliveries already read are applied before the journal closes.
+            await parts.close(after_readers=self._drain)
+        self._parts = None
+        self._listeners.clear()
         if self._http is not None:
-            await loop.run_in_executor(None, self._http.close)
-        if self._journal is not None:
-            self._journal.close()
-        if self._lock is not None:
-            self._lock.close()
-        self._table = None
+            await asyncio.get_running_loop().run_in_executor(None, self._http.close)
         if self._run_file is not None:
             with contextlib.suppress(FileNotFoundError):
                 self._run_file.unlink()
         self._systemd.close()
         log.info("table %s stopped", self.settings.table)
+
+    def _drain(self) -> None:
+        self.on_delivery()
+        if self._tick is not None:
+            self._tick.cancel()
+            self._tick = None
 
 
 def run_table(

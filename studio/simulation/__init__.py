@@ -124,6 +124,7 @@ def simulate(
             camera=settings.camera,
             faces=card_faces(settings.rules().deals),
             camera_only=settings.card_source == "camera",
+            new_deck_every_round=settings.new_deck_every_round,
         )
         sim.observe(report.restarted)
         if any(e.type == "round_paused" for e in report.restarted):

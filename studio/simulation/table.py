@@ -38,8 +38,27 @@ from studio.messages import (
 from studio.messages.view import TableView, TimerKind
 from studio.simulation.devices import SimulatedCamera, SimulatedClock, SimulatedShoe
 from studio.simulation.faults import INCIDENT_OF, NO_FAULTS, FaultRates
+from studio.simulation.staff import (
+    AnnounceDeck,
+    DiscardCard,
+    DrawCard,
+    LookAt,
+    OpenRound,
+    RedrawCard,
+    RepairDevices,
+    Resume,
+    StaffAction,
+    StaffConfig,
+    TakeAway,
+    TurnCards,
+    Void,
+    Wait,
+    WaitFor,
+    next_action,
+)
 
 ManagerPolicy = Literal["resume", "void"]
+"""The headless shift manager always answers (a person never comes to a simulated table)."""
 
 DRAW_SECONDS = 1.5
 """Between two cards drawn by the dealer: well inside the deal timeout."""
@@ -51,10 +70,7 @@ ROUND_GAP_SECONDS = 5.0
 """From the end of one round to the dealer opening the next."""
 DEALER = "dealer-sim"
 MANAGER = "manager-sim"
-_DISCARD_FOR = frozenset({"duplicate_card", "unreadable_card", "card_out_of_turn"})
 _STUCK_AFTER = 8
-_RECORD_BLOCKER = "discard"
-"""Resume blockers a discard clears end with it; "take it away" (camera-only) needs the dealer."""
 
 
 @dataclass(slots=True)
@@ -99,6 +115,7 @@ class SimulatedTable:
     reproducible; `manager` is the shift manager's answer to every pause. `camera_only` (a
     camera-only table, `card_source = "camera"`): the dealer lays the shoe's cards by hand and
     only the camera reports them, face-down cards when turned at their reveal.
+    `new_deck_every_round` (the table's setting): the dealer announces each round's deck.
     """
 
     def __init__(
@@ -113,6 +130,7 @@ class SimulatedTable:
         camera: bool,
         faces: dict[str, str],
         camera_only: bool = False,
+        new_deck_every_round: bool = False,
     ) -> None:
         self._table = table
         self._view = view
@@ -126,6 +144,13 @@ class SimulatedTable:
         self._camera_only = camera_only and camera
         self._laid: dict[str, str] = {}
         self._rolled: set[tuple[str | None, int]] = set()
+        self._answering: tuple[str | None, int] | None = None
+        self._staff = StaffConfig(
+            camera=camera,
+            camera_only=self._camera_only,
+            manager=manager,
+            new_deck_every_round=new_deck_every_round,
+        )
         self.summary = SimulationSummary()
 
     # -- publishing ---------------------------------------------------------------------------
@@ -174,40 +199,76 @@ class SimulatedTable:
     ) -> SimulationSummary:
         """Finish any round in progress, then play `rounds` more; return the summary.
 
-        `progress(done, rounds)` is called as each round starts and once all are played.
+        `progress(done, rounds)` is called as each round is about to open and once all are played.
 
-        Raises `SimulationError` when the table stops moving or refuses the staff.
+        The staff follow `studio.simulation.staff.next_action`; this carries each action out
+        with the simulated devices and clock. Raises `SimulationError` when the table stops
+        moving or refuses the staff.
         """
         started = 0
         idle = 0
         while True:
             snap = self._view()
             before = self.summary.events
-            if snap.paused:
-                self._manage(snap)
-            elif self._camera is not None and snap.timer("confirm") is not None:
-                self._look(snap)
-            elif snap.phase == "idle":
-                if progress is not None:
-                    progress(started, rounds)
-                if started >= rounds:
-                    return self.summary
-                self._start()
-                started += 1
-            elif snap.phase == "betting":
-                # The next deadline first: the yellow light is journalled at its own time.
-                self._tick(min(t.deadline for t in snap.timers if t.deadline is not None))
-            elif snap.phase == "window":
-                self._window(snap)
-            elif snap.turning:
-                self._turn(snap)
-            elif snap.expecting is not None:
-                self._deal(snap)
-            else:
-                raise SimulationError(f"the simulated dealer does not know what to do: {snap}")
+            action = next_action(snap, self._staff)
+            if isinstance(action, OpenRound) and progress is not None:
+                progress(started, rounds)
+            if isinstance(action, OpenRound) and started >= rounds:
+                return self.summary
+            started += isinstance(action, OpenRound)
+            self._carry_out(action, snap)
             idle = idle + 1 if self.summary.events == before else 0
             if idle >= _STUCK_AFTER:
                 raise SimulationError(f"the simulated table stopped moving: {snap}")
+
+    def _carry_out(self, action: StaffAction, snap: TableView) -> None:
+        if snap.paused and not isinstance(action, RedrawCard):
+            self._answer_pause(snap)
+        match action:
+            case RedrawCard(code=code):
+                # An unreadable record is filled by the re-scan: a card not dealt yet.
+                card = code or self._shoe.draw()
+                self.submit(self._shoe.reading(card, self._clock.advance(DRAW_SECONDS)))
+            case RepairDevices(devices=devices):
+                for device in devices:
+                    now = self._clock.now
+                    self.submit(DeviceStatus(ts=now, device=device, status="ok", detail="repaired"))
+            case AnnounceDeck():
+                self._command("new_deck", manager=False)
+            case DiscardCard():
+                self._command("discard_last_card", manager=True)
+            case TakeAway():
+                self._take_away()
+            case Resume():
+                events = self._command("resume", manager=True)
+                if not any(e.type == "round_resumed" for e in events):
+                    raise SimulationError(f"the table did not resume: {snap}")
+            case Void(blockers=blockers):
+                if blockers and self._manager == "resume":
+                    raise SimulationError(f"the table cannot resume ({'; '.join(blockers)})")
+                self._command("void", manager=True)
+            case LookAt(positions=positions):
+                self._look(snap, positions)
+            case OpenRound():
+                self._start()
+            case WaitFor(deadline=deadline):
+                if snap.phase == "window":
+                    self._window(snap)
+                else:
+                    self._tick(deadline)
+            case TurnCards():
+                self._turn(snap)
+            case DrawCard():
+                self._deal(snap)
+            case Wait():
+                raise SimulationError(f"the simulated dealer does not know what to do: {snap}")
+
+    def _answer_pause(self, snap: TableView) -> None:
+        """The shift manager takes a while to come to a pause (timers are frozen meanwhile)."""
+        key = (snap.game_number, len(snap.incidents))
+        if key != self._answering:
+            self._answering = key
+            self._clock.advance(MANAGER_SECONDS)
 
     def _tick(self, deadline: datetime) -> None:
         self._clock.advance_to(deadline)
@@ -364,44 +425,15 @@ class SimulatedTable:
         face = self._faces[position]
         self.submit(self._camera.sighting(position, face, code, self._clock.now))
 
-    def _look(self, snap: TableView) -> None:
+    def _look(self, snap: TableView, pending: tuple[str, ...]) -> None:
         """The camera looks again at every card it has not confirmed (after a mismatch)."""
         assert self._camera is not None
-        pending = [t.position for t in snap.timers if t.kind == "confirm" and t.position]
         for position in pending:
             now = self._clock.advance(CAMERA_LAG_SECONDS)
             code = snap.positions[position]
             self.submit(self._camera.sighting(position, self._faces[position], code, now))
 
     # -- the shift manager ----------------------------------------------------------------------
-
-    def _manage(self, snap: TableView) -> None:
-        if snap.rescan_next is not None:
-            # A re-scan in progress (recovered after a crash): the dealer feeds the round's
-            # cards through the shoe again, in dealing order; an unreadable record takes a new one.
-            code = snap.positions.get(snap.rescan_next) or self._shoe.draw()
-            self.submit(self._shoe.reading(code, self._clock.advance(DRAW_SECONDS)))
-            return
-        now = self._clock.advance(MANAGER_SECONDS)
-        broken: list[Device] = [d for d, status in snap.devices.items() if status != "ok"]
-        for device in broken:
-            # The technician fixes the device whatever the manager decides for the round.
-            self.submit(DeviceStatus(ts=now, device=device, status="ok", detail="repaired"))
-        if self._manager == "void" and snap.phase != "idle":
-            self._command("void", manager=True)
-            return
-        kinds = [incident.kind for incident in snap.incidents]
-        for _ in range(sum(kind in _DISCARD_FOR for kind in kinds)):
-            # Discard only while a card still blocks the resume: after a crash the discard may
-            # already be on record (the process died between it and the resume).
-            if not [b for b in self._view().resume_blockers if _RECORD_BLOCKER in b]:
-                break
-            self._command("discard_last_card", manager=True)
-        if self._camera_only:
-            self._take_away()
-        events = self._command("resume", manager=True)
-        if not any(e.type == "round_resumed" for e in events):
-            raise SimulationError(f"the table did not resume: {snap}")
 
     def _take_away(self) -> None:
         """Camera-only: the dealer takes away every card lying where none is on record."""

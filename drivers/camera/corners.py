@@ -1,0 +1,86 @@
+"""Index-corner hypotheses, deck-agnostic: where a card's corner shows on a bright region's rim.
+
+Where cards are fanned or overlap, the bright region they make together has no card-shaped
+outline, but every card's index corner still pokes out of it: a convex, near-right-angled bend
+of the rim. `corner_quads` turns each such bend into a card outline whose first corner is the
+bend, its short side going clockwise from there (as at a card's top-left or bottom-right index
+corner), sized by the frame's card height. Most hypotheses are wrong: the learned detector
+(`corner_detector`) decides which are a card's index corner.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Quad = npt.NDArray[Any]
+
+CARD_ASPECT = 88.0 / 63.0
+APPROX = (0.02,)
+"""Rim simplification tolerances, shares of the card height: at 2% a rounded card corner (radius
+~5% of its width) stays one vertex and a pip cut into the rim does not make one. (Adding 1%
+found no more corners on a fan whose index ink bites into its top edge: the rim there is broken
+into stretches shorter than `MIN_SIDE`.)"""
+ANGLE = (65.0, 115.0)
+"""Bends this close to a right angle (degrees) may be a card's corner under moderate tilt."""
+MIN_SIDE = 0.12
+"""The longer of the two rim stretches meeting at a bend must be this share of the card height:
+it gives the corner's direction."""
+
+
+def corner_quads(contour: npt.NDArray[Any], card_long: float) -> list[Quad]:
+    """Card outlines (TL-TR-BR-BL, first side short) at the index-corner-like bends of a rim.
+
+    `contour` is a bright region's outer outline (image pixels); `card_long` the card height.
+    """
+    if card_long <= 0:
+        return []
+    out: list[Quad] = []
+    for tolerance in APPROX:
+        poly = cv2.approxPolyDP(contour, tolerance * card_long, True)
+        out.extend(_stretch_corners(contour, poly.reshape(-1, 2).astype(np.float64), card_long))
+    return out
+
+
+def _stretch_corners(
+    contour: npt.NDArray[Any], poly: npt.NDArray[Any], card_long: float
+) -> list[Quad]:
+    """The index-corner outlines at both ends of every long enough straight stretch of `poly`."""
+    n = len(poly)
+    if n < 3:
+        return []
+    width = card_long / CARD_ASPECT
+    out = []
+    for i in range(n):
+        v, w = poly[i], poly[(i + 1) % n]
+        seg = w - v
+        length = float(np.hypot(*seg))
+        if length < MIN_SIDE * card_long:
+            continue
+        along = seg / length
+        inward = np.array([-along[1], along[0]])
+        mid = (v + w) / 2 + 3.0 * inward
+        if cv2.pointPolygonTest(contour, (float(mid[0]), float(mid[1])), False) <= 0:
+            inward = -inward
+        # A straight stretch of rim is a card's side: its index corner is at one of its ends,
+        # the other side square to it and into the region. Clockwise in image axes from an
+        # index corner, the next side is the short one: that fixes which side is which.
+        for corner, d in ((v, along), (w, -along)):
+            if float(d[0] * inward[1] - d[1] * inward[0]) > 0:
+                short, long_ = d, inward
+            else:
+                short, long_ = inward, d
+            out.append(
+                np.array(
+                    [
+                        corner,
+                        corner + width * short,
+                        corner + width * short + card_long * long_,
+                        corner + card_long * long_,
+                    ]
+                )
+            )
+    return out

@@ -1,0 +1,151 @@
+"""Every place in a frame a card may be, deck-agnostic: the finder the recognizer reads from.
+
+`find_candidates` gathers the firm outlines of `detect.detect_cards`, each one moved onto the
+edges nearest it, and the row proposals of every bright region that may hold several cards; with
+`corners=True` it adds the index corners the learned detector (`corner_net`) finds in those
+regions. Nothing here reads a card: a candidate is only where a reader should look, and which of
+its index corners are worth looking at (`CardOutline.support`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.corners import corner_quads
+from drivers.camera.detect import (
+    CardOutline,
+    Detection,
+    detect_cards,
+    inside,
+    propose,
+    snap_outline,
+)
+from drivers.camera.edges import local_edges
+from drivers.camera.index_corners import THRESHOLD, IndexCornerDetector, shipped_detector
+
+Image = npt.NDArray[Any]
+Quad = npt.NDArray[Any]
+
+MIN_CORNER_SUPPORT = 0.7
+"""A proposed outline's index corner is read only when both sides meeting there lie on image
+edges along at least 70% of the stretch beside the index."""
+
+
+def readable_turns(outline: CardOutline) -> tuple[int, ...]:
+    """The turns (0: `corners[0]`, 2: `corners[2]`) of `outline` whose index is worth reading."""
+    return tuple(t for t in (0, 2) if outline.support[t] >= MIN_CORNER_SUPPORT)
+
+
+def find_candidates(
+    frame: Image,
+    *,
+    min_card_px: float = 80.0,
+    expected: Callable[[float, float], float | None] | None = None,
+    corners: bool = True,
+) -> list[CardOutline]:
+    """Every candidate outline in a BGR frame: firm, snapped, proposed, and detected corners.
+
+    `min_card_px` and `expected` are as for `detect_cards`. Firm outlines come first.
+    """
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    found = detect_cards(gray, min_long_px=min_card_px, expected=expected, frame=frame)
+    edge_maps = [local_edges(gray, r.contour) for r in found.regions]
+    out = list(found.outlines)
+    for o in found.outlines:
+        around = [
+            m for r, m in zip(found.regions, edge_maps, strict=True) if inside(r.contour, o.contour)
+        ]
+        out.append(snap_outline(gray, o, around[0] if around else None))
+    longs = [_long_side(o.corners) for o in found.outlines if not o.partial]
+    frame_long = float(np.median(longs)) if longs else None
+    for region, maps in zip(found.regions, edge_maps, strict=True):
+        (cx, cy), _, _ = cv2.minAreaRect(region.contour)
+        want = expected(float(cx), float(cy)) if expected is not None else None
+        out.extend(propose(gray, region, want or frame_long, maps))
+    if corners:
+        want = expected(*_centre(found)) if expected is not None and found.regions else None
+        out.extend(detected_corners(gray, found, card_height(found, want)))
+    return out
+
+
+OUTLINE_SCALE = 1.06
+"""Card height over the long side of a firm outline: the paper's edge is cut a little by the
+threshold and the edge cut (median 1.06, 5-95% 1.02-1.10 on the tuning designs)."""
+SAME_CORNER = 0.04
+"""Two detected corners this close (a share of the card height) are one."""
+
+
+def card_height(found: Detection, expected: float | None = None) -> float | None:
+    """The frame's card height: `expected` (the table calibration's), else from firm outlines."""
+    if expected is not None:
+        return expected
+    longs = [_long_side(o.corners) for o in found.outlines if not o.partial]
+    return OUTLINE_SCALE * float(np.median(longs)) if longs else None
+
+
+def corner_hypotheses(found: Detection, card_long: float | None) -> list[tuple[Quad, int]]:
+    """Index-corner hypotheses on the rims of the bright regions, with their region's number.
+
+    `card_long` is the card height (`card_height`); None gives no hypotheses.
+    """
+    if card_long is None:
+        return []
+    return [
+        (quad, k)
+        for k, region in enumerate(found.regions)
+        for quad in corner_quads(region.contour, card_long)
+    ]
+
+
+def detected_corners(
+    gray: Image,
+    found: Detection,
+    card_long: float | None,
+    detector: IndexCornerDetector | None = None,
+    regions: set[int] | None = None,
+) -> list[CardOutline]:
+    """Speculative outlines on the hypotheses the learned detector takes for index corners.
+
+    Each is read at its first corner only (`support` 1 there, 0 elsewhere); its visible region is
+    its bright region's. `detector` defaults to the shipped one; `regions` may limit the search
+    to those bright regions (by number in `found.regions`).
+    """
+    hyps = [
+        (q, k) for q, k in corner_hypotheses(found, card_long) if regions is None or k in regions
+    ]
+    if not hyps:
+        return []
+    scores = (detector or shipped_detector()).scores(gray, [q for q, _ in hyps])
+    out: list[CardOutline] = []
+    for i in np.argsort(-scores):
+        if scores[i] < THRESHOLD:
+            break
+        quad, k = hyps[i]
+        tol = SAME_CORNER * _long_side(quad)
+        if any(float(np.linalg.norm(o.corners[0] - quad[0])) < tol for o in out):
+            continue
+        out.append(
+            CardOutline(
+                quad, found.regions[k].contour, True, True, (1.0, 0.0, 0.0, 0.0), corner=True
+            )
+        )
+    return out
+
+
+def _centre(found: Detection) -> tuple[float, float]:
+    """The middle of the bright regions (where the card height is looked up)."""
+    pts = np.concatenate([r.contour.reshape(-1, 2) for r in found.regions]).astype(np.float64)
+    x, y = pts.mean(axis=0)
+    return float(x), float(y)
+
+
+def _long_side(quad: npt.NDArray[Any]) -> float:
+    """The mean length of a quad's two longer opposite sides."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)

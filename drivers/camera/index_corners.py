@@ -1,0 +1,117 @@
+"""The learned index-corner detector: is a hypothesis a face-up card's index corner, in place.
+
+Deck-agnostic: a small convolutional network, trained offline on scenes of many generated
+*tuning* designs (never the test designs; `index_corner_training` rebuilds it), looks at the grey
+patch around a corner hypothesis (`corners.corner_quads`), warped to the hypothesis' own card
+frame, and scores whether an index corner of a face-up card sits exactly there, the hypothesis'
+short side along its top. It runs only on the hypotheses the bright regions give (tens per
+frame, one batch), with onnxruntime on one thread. The model ships as package data; its SHA-256
+is checked at load and a mismatch is a `RecognizerConfigurationError`, never a silent model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.errors import RecognizerConfigurationError
+
+Image = npt.NDArray[Any]
+Quad = npt.NDArray[Any]
+
+PATCH_SIZE = (32, 40)
+"""Width and height (pixels) of the patch the network sees."""
+PATCH_SPAN = ((-0.08, 0.5), (-0.06, 0.42))
+"""The patch's extent in the hypothesis' card frame: (u0, u1) of the card's width, (v0, v1) of
+its height. It holds the whole index window (a jumbo index reaches 45% down the card, which the
+window's upper part shows) and a margin of what lies beyond the corner."""
+MODEL_FILE = "index_corners.onnx"
+MODEL_SHA256 = "c1516c4a37f793d933868ace87bd7540774a0b496d89a7a0e9adf533b5f21862"
+"""The digest of the shipped model (`python -m drivers.camera.index_corner_training` prints it)."""
+THRESHOLD = 0.44
+"""A hypothesis is an index corner from this score: the least that keeps 97% of the index corners
+of the 8 held-out tuning designs (0.439 when the shipped model was built; 2.9% of the other
+hypotheses there pass it too, and the reader's own guards are left to refuse them)."""
+
+
+def patch_transform(quad: Quad) -> npt.NDArray[np.float64]:
+    """The 3x3 map from patch pixels to image pixels for a hypothesis `quad` (corner first)."""
+    (u0, u1), (v0, v1) = PATCH_SPAN
+    w, h = PATCH_SIZE
+    card = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    to_image = cv2.getPerspectiveTransform(card, np.asarray(quad, np.float32))
+    to_card = np.array(
+        [[(u1 - u0) / (w - 1), 0, u0], [0, (v1 - v0) / (h - 1), v0], [0, 0, 1]], np.float64
+    )
+    out: npt.NDArray[np.float64] = to_image @ to_card
+    return out
+
+
+def patches(gray: Image, quads: list[Quad]) -> npt.NDArray[np.float32]:
+    """The network's input for each hypothesis: (N, 1, H, W), each patch zero mean, unit spread."""
+    w, h = PATCH_SIZE
+    out = np.empty((len(quads), 1, h, w), np.float32)
+    for k, quad in enumerate(quads):
+        flat = cv2.warpPerspective(
+            gray,
+            patch_transform(quad),
+            (w, h),
+            flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        ).astype(np.float32)
+        # Lighting and paper tint vary by table and deck: only the patch's own contrast counts.
+        out[k, 0] = (flat - flat.mean()) / (flat.std() + 8.0)
+    return out
+
+
+class IndexCornerDetector:
+    """Scores corner hypotheses with the shipped network (see the module docstring).
+
+    `path` may name another model file (the training script's output); its digest must then be
+    `sha256`. Raises `RecognizerConfigurationError` when the file is missing or its digest differs.
+    """
+
+    def __init__(self, path: str | None = None, sha256: str = MODEL_SHA256) -> None:
+        import onnxruntime
+
+        try:
+            data = (
+                open(path, "rb").read()  # noqa: SIM115 - read whole, closed at once
+                if path is not None
+                else resources.files("drivers.camera").joinpath("models", MODEL_FILE).read_bytes()
+            )
+        except OSError as err:
+            raise RecognizerConfigurationError(f"index-corner model: {err}") from err
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != sha256:
+            raise RecognizerConfigurationError(
+                f"index-corner model digest {digest[:12]} is not the expected {sha256[:12]}: "
+                "rebuild it with python -m drivers.camera.index_corner_training"
+            )
+        options = onnxruntime.SessionOptions()
+        # One core for the whole recognizer: the network must not spread over others.
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            data, options, providers=["CPUExecutionProvider"]
+        )
+
+    def scores(self, gray: Image, quads: list[Quad]) -> npt.NDArray[np.float32]:
+        """The index-corner probability of each hypothesis (empty in, empty out)."""
+        if not quads:
+            return np.zeros(0, np.float32)
+        (logits,) = self._session.run(None, {"patch": patches(gray, quads)})
+        out: npt.NDArray[np.float32] = (1.0 / (1.0 + np.exp(-logits[:, 0]))).astype(np.float32)
+        return out
+
+
+@cache
+def shipped_detector() -> IndexCornerDetector:
+    """The shipped detector, loaded once per process."""
+    return IndexCornerDetector()
