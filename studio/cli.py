@@ -43,6 +43,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("run", "run a table (embedded defaults: simulated)"),
     "watch": ("watch", "follow a table's stream as a live log"),
     "status": ("status", "show what a table is doing now"),
+    "users": ("users", "who may sign in to the console"),
+    "console": ("console", "serve the dealer display and manager console"),
 }
 """Subcommand -> (its module in `studio.commands`, its one-line help); the help's order.
 

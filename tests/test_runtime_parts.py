@@ -70,7 +70,11 @@ def test_the_replay_source_reads_events_by_sequence_number(tmp_path: Path) -> No
 def test_first_run_keys_are_made_once_and_never_replaced(tmp_path: Path) -> None:
     keys = ensure_keys(tmp_path / "keys")
     names = {(k.name, k.role) for k in read_allow_list(keys.allow_list).keys}
-    assert names == {("shift-manager", "shift_manager"), ("observer", "observer")}
+    assert names == {
+        ("shift-manager", "shift_manager"),
+        ("observer", "observer"),
+        ("console", "console"),
+    }
     before = {p.name: p.read_bytes() for p in keys.directory.iterdir()}
     again = ensure_keys(tmp_path / "keys")
     assert {p.name: p.read_bytes() for p in again.directory.iterdir()} == before

@@ -15,6 +15,7 @@ from test_controller_exit_property import OPS, apply
 from test_controller_kit import CONFIGS, bench
 
 from studio.cards import DECK
+from studio.messages.view import HIDDEN_BLOCKER
 
 
 @settings(max_examples=40, deadline=None)
@@ -37,10 +38,16 @@ def test_the_public_view_never_shows_a_face_down_card(
         assert not [code for code in hidden if f'"{code}"' in text], (hidden, text)
         # Everything else a person needs stays: where cards lie, which are up, what blocks.
         assert [c.position for c in public.cards] == [c.position for c in full.cards]
+        # A face-up card keeps its code unless a face-down position holds the same code (the
+        # stream's rule: its value would name the hidden card).
         assert [c.code for c in public.cards if c.face_up] == [
-            c.code for c in full.cards if c.face_up
+            None if c.code in hidden else c.code for c in full.cards if c.face_up
         ]
-        assert public.resume_blockers == full.resume_blockers
+        assert len(public.resume_blockers) == len(full.resume_blockers)
+        for shown, whole in zip(public.resume_blockers, full.resume_blockers, strict=True):
+            assert shown == whole or (
+                shown == HIDDEN_BLOCKER and any(code in whole for code in hidden)
+            ), (shown, whole)
         assert [i.kind for i in public.incidents] == [i.kind for i in full.incidents]
 
 
@@ -56,3 +63,20 @@ def test_a_dealt_round_shows_its_hole_cards_only_in_the_restricted_view() -> Non
     assert down and all(c.code for c in down)
     public = full.public()
     assert {c.position for c in public.cards if c.code is None} == {c.position for c in down}
+
+
+def test_a_duplicate_of_a_face_up_card_at_a_face_down_position_names_neither() -> None:
+    b = bench({"game": "ultimate-holdem", "variant": "live"})
+    b.start()
+    b.wait(10.0)
+    b.deal("8C")
+    b.deal("AC")
+    b.draw("AC")  # dealer-1, face down: a duplicate of player-2
+    full = b.view()
+    assert full.positions == {"player-1": "8C", "player-2": "AC", "dealer-1": "AC"}
+    public = full.public()
+    assert public.positions == {"player-1": "8C", "player-2": None, "dealer-1": None}
+    assert public.resume_blockers == (HIDDEN_BLOCKER,)
+    assert '"AC"' not in public.model_dump_json()
+    # The public stream said the same: player-2's card_dealt went out before the duplicate.
+    assert b.of_type("card_dealt", "public")[1].body["card"] == "AC"

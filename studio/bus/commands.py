@@ -13,6 +13,15 @@ connection already made, so the check is per message). A message's own claims (a
 say) are refused as unknown fields, never believed. A role allowed to send the action gets the
 command handed to the handler (the runtime: controller and journal), whose decision is the reply;
 otherwise it is refused here and reported to `on_refused` so it can be journalled with its actor.
+
+A key with the `console` role acts only for a person signed in to it, named in the message:
+
+    {"id": "c2", "action": "call_manager", "relay": {"name": "alice", "role": "dealer"}}
+
+The channel then checks *the person's* role against the action (a dealer relayed by the console
+may not void, exactly as a dealer's own key may not) and the actor journalled is
+`alice via console` (the console key's name). A `relay` from any other key is refused: only a
+key the table lists as a console may speak for someone else, and a console never acts as itself.
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ import zmq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from studio.bus.endpoints import ExclusiveBind, bind, connect
-from studio.bus.keys import KeyPair
+from studio.bus.keys import AllowedKey, KeyPair
 from studio.bus.security import KeyGuard, ServerSecurity, any_listed, secure_client, user_id
 from studio.bus.service import RouterService
 from studio.closing import Closing
@@ -61,14 +70,27 @@ class CommandArgs(BaseModel):
     note: str = Field(default="", max_length=500)
 
 
+class RelayedPerson(BaseModel):
+    """The person a console key acts for: their sign-in name and their role."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    role: Role
+
+
 class CommandMessage(BaseModel):
-    """A command as a client sends it; unknown fields (claims of identity or role) are refused."""
+    """A command as a client sends it; unknown fields (claims of identity or role) are refused.
+
+    `relay` is honoured only from a `console` key (see the module docstring).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     id: str = Field(min_length=1, max_length=64)
     action: CommandName
     args: CommandArgs = CommandArgs()
+    relay: RelayedPerson | None = None
 
 
 @dataclass(frozen=True)
@@ -186,30 +208,51 @@ class CommandChannel(RouterService):
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "message"
             return {"id": None, "status": "error", "reason": f"malformed: {where}: {first['msg']}"}
-        request = CommandRequest(
-            request_id=message.id,
-            action=message.action,
-            args=message.args,
-            actor=entry.name,
-            role=entry.role,
-            public_key=entry.public_key,
-        )
+        request = self._request(entry, message)
+        if isinstance(request, str):
+            log.warning("command from %s refused: %s", entry.name, request)
+            return {"id": message.id, "status": "refused", "reason": request}
+        if message.relay is not None and entry.role != "console":
+            reason = f"{entry.name} is not a console: it may not act for another person"
+            self._refuse(request, reason)
+            return {"id": message.id, "status": "refused", "reason": reason}
         allowed = self._permissions.get(message.action)
-        if allowed is None or entry.role not in allowed:
+        if allowed is None or request.role not in allowed:
             reason = (
                 f"unknown action {message.action!r}"
                 if allowed is None
-                else f"role {entry.role} may not {message.action}"
+                else f"role {request.role} may not {message.action}"
             )
-            if self._on_refused is not None:
-                try:
-                    self._on_refused(request, reason)
-                except Exception:
-                    log.exception("on_refused listener failed")
+            self._refuse(request, reason)
             return {"id": message.id, "status": "refused", "reason": reason}
         decision = self._handler(request)
         status = "accepted" if decision.accepted else "refused"
         return {"id": message.id, "status": status, "reason": decision.reason}
+
+    @staticmethod
+    def _request(entry: AllowedKey, message: CommandMessage) -> CommandRequest | str:
+        """Who asks, by key (or, from a console, the person it relays); else why nobody does."""
+        if entry.role == "console":
+            if message.relay is None:
+                return "a console acts only for a signed-in person (relay)"
+            actor, role = f"{message.relay.name} via {entry.name}", message.relay.role
+        else:
+            actor, role = entry.name, entry.role
+        return CommandRequest(
+            request_id=message.id,
+            action=message.action,
+            args=message.args,
+            actor=actor,
+            role=role,
+            public_key=entry.public_key,
+        )
+
+    def _refuse(self, request: CommandRequest, reason: str) -> None:
+        if self._on_refused is not None:
+            try:
+                self._on_refused(request, reason)
+            except Exception:
+                log.exception("on_refused listener failed")
 
 
 CommandStatus = Literal["accepted", "refused", "error"]
@@ -260,10 +303,22 @@ class CommandClient(Closing):
             raise BusError("unreadable command reply")
         return reply
 
-    def send(self, action: str, args: Mapping[str, str | None] | None = None) -> CommandReply:
-        """Send one command and wait for its answer; raises BusTimeoutError or BusError."""
+    def send(
+        self,
+        action: str,
+        args: Mapping[str, str | None] | None = None,
+        *,
+        relay: RelayedPerson | None = None,
+    ) -> CommandReply:
+        """Send one command (for `relay`, from a console key) and wait for its answer.
+
+        Raises BusTimeoutError or BusError.
+        """
         rid = f"{self._prefix}-{next(self._ids)}"
-        payload = json.dumps({"id": rid, "action": action, "args": dict(args or {})})
+        message: dict[str, Any] = {"id": rid, "action": action, "args": dict(args or {})}
+        if relay is not None:
+            message["relay"] = relay.model_dump()
+        payload = json.dumps(message)
         deadline_polls = 3
         reply = self.send_raw(payload.encode())
         # A reply to an earlier command that timed out may still be queued: skip it.

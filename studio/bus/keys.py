@@ -32,11 +32,21 @@ from studio.messages import Role
 
 log = logging.getLogger(__name__)
 
-ROLES: tuple[Role, ...] = get_args(Role)
-"""Every role, in the order the help lists them."""
+KeyRole = Role | Literal["console"]
+"""A key's role: a person's role, or `console`, the key of a console that relays for people."""
 
-RESTRICTED_READERS: frozenset[Role] = frozenset({"shift_manager", "settlement"})
-"""Roles that may read restricted events (stream, replay, snapshot); the others see public only."""
+ROLES: tuple[KeyRole, ...] = (*get_args(Role), "console")
+"""Every role a key may have, in the order the help lists them."""
+
+PERSON_ROLES: tuple[Role, ...] = get_args(Role)
+"""The roles a person has (a console relays for one of these, never for another console)."""
+
+RESTRICTED_READERS: frozenset[KeyRole] = frozenset({"shift_manager", "settlement", "console"})
+"""Roles that may read restricted events (stream, replay, snapshot); the others see public only.
+
+The console reads them to show a shift manager the incident's particulars; it serves its dealer
+display from the public view only.
+"""
 
 ALLOW_LIST_FORMAT: Literal["studio-allow-list/1"] = "studio-allow-list/1"
 """The value of `format` in every allow-list file this module writes."""
@@ -50,7 +60,7 @@ class AllowedKey(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
-    role: Role
+    role: KeyRole
     public_key: str = Field(pattern=_Z85_KEY)
 
 
@@ -159,7 +169,7 @@ def write_allow_list(path: str | os.PathLike[str], content: AllowListFile) -> No
         raise KeyFileError(f"cannot write the allow-list {target}: {err}") from err
 
 
-def register_key(path: str | os.PathLike[str], name: str, role: Role, public_key: bytes) -> None:
+def register_key(path: str | os.PathLike[str], name: str, role: KeyRole, public_key: bytes) -> None:
     """Add a key to the allow-list file at `path` (created if missing).
 
     Raises KeyFileError if the name or the key is listed already, or the file is invalid.

@@ -71,6 +71,10 @@ class IncidentView(_Frozen):
     detail: str
 
 
+HIDDEN_BLOCKER = "a card is recorded twice: the shift manager corrects or discards one"
+"""What the public view says for a resume blocker that names a face-down card's code."""
+
+
 class TableView(_Frozen):
     """The table now (see the module docstring).
 
@@ -113,19 +117,29 @@ class TableView(_Frozen):
     def public(self) -> TableView:
         """The view as anyone may see it: no face-down card's code, no incident's particulars.
 
-        A face-down card shows as `code=None` exactly as the public stream shows it; an incident
-        keeps its kind, position and device, but not the cards, raw frame or detail, which may
-        name a face-down card.
+        A face-down card shows as `code=None` exactly as the public stream shows it. As on the
+        stream, a face-up card whose code is also recorded at a face-down position (a duplicate
+        or a misread) shows none either, or it would name the hidden card; a resume blocker that
+        names such a code (or where it lies) reads `HIDDEN_BLOCKER`. An incident keeps its kind,
+        position and device, but not the cards, raw frame or detail, which may name a face-down
+        card.
         """
+        hidden = {c.code for c in self.cards if c.code is not None and not c.face_up}
+        blockers = tuple(
+            b if not any(code in b for code in hidden) else HIDDEN_BLOCKER
+            for b in self.resume_blockers
+        )
         return self.model_copy(
             update={
                 "cards": tuple(
-                    c if c.face_up else c.model_copy(update={"code": None}) for c in self.cards
+                    c if c.face_up and c.code not in hidden else c.model_copy(update={"code": None})
+                    for c in self.cards
                 ),
                 "incidents": tuple(
                     i.model_copy(update={"cards": (), "raw": "", "detail": ""})
                     for i in self.incidents
                 ),
+                "resume_blockers": blockers,
             }
         )
 

@@ -1,7 +1,8 @@
-"""First-run keys: the table's own CURVE pair and a local shift manager's and observer's keys.
+"""First-run keys: the table's own CURVE pair and local shift manager, observer and console keys.
 
 `studio run` calls `ensure_keys` before it binds anything, so that on a fresh machine
-`studio command ... --key .../shift-manager.key_secret` and `studio watch` work at once. Keys
+`studio command ... --key .../shift-manager.key_secret`, `studio watch` and `studio console`
+work at once. Keys
 that exist are never touched (a key is never overwritten: its holder would be locked out), and
 a name already on the allow-list is not registered twice.
 """
@@ -12,13 +13,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.bus.defaults import ALLOW_LIST_NAME, SERVER_KEY_NAME
-from studio.bus.keys import AllowList, KeyPair, create_key_files, read_allow_list, register_key
+from studio.bus.keys import (
+    AllowList,
+    KeyPair,
+    KeyRole,
+    create_key_files,
+    read_allow_list,
+    register_key,
+)
 from studio.bus.security import ServerSecurity
-from studio.messages import Role
 
-LOCAL_KEYS: tuple[tuple[str, Role], ...] = (
+LOCAL_KEYS: tuple[tuple[str, KeyRole], ...] = (
     ("shift-manager", "shift_manager"),
     ("observer", "observer"),
+    # `studio console` relays signed-in people's actions with it (the table checks their role).
+    ("console", "console"),
 )
 """The client keys made on first run, by name and role."""
 

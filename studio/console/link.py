@@ -1,0 +1,177 @@
+"""`TableLink`: one table followed by the console, in its own thread, reconnecting on its own.
+
+It follows the table's restricted stream with the console's key (or, through `studio proxy`, its
+public stream: a `Subscriber` either way, lossless, gaps fetched from the replay service) and,
+after each batch of events, asks the replay service for the table's `TableView` twice: public
+(the only one the dealer display ever gets) and restricted (for a shift manager). Each change is
+handed to `on_update` (from the link's thread). When the table stops answering, the link says so
+(`reachable` False) and retries; it then continues from the last event it had, so the recall and
+counts have no gap and no repeat.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from studio.bus.keys import KeyPair
+from studio.bus.replay import ReplayClient
+from studio.bus.subscriber import ReplayTarget, Subscriber
+from studio.closing import Closing
+from studio.console.history import RoundBook
+from studio.errors import StudioError
+from studio.messages.view import TableView
+
+log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 0.5
+"""Seconds between attempts to reach a table that went away."""
+
+RECALL_BACKLOG = 3000
+"""Events read back from the replay service at start, to fill the recall of the last rounds."""
+
+
+@dataclass(frozen=True)
+class TableAddress:
+    """Where one table's stream, replay service and command channel are, and its key.
+
+    `stream` is the table's restricted stream (`stream_key` None: its CURVE key is the table's
+    `server_key`) or, with `public_stream`, a plain public stream such as a proxy's frontend.
+    """
+
+    table: str
+    stream: str
+    replay: str
+    commands: str
+    server_key: bytes
+    public_stream: bool = False
+
+
+@dataclass(frozen=True)
+class TableState:
+    """What the console knows of a table now: both views, reachability, when it last spoke."""
+
+    table: str
+    reachable: bool
+    public: TableView | None
+    restricted: TableView | None
+    last_event: datetime | None
+
+
+class TableLink(Closing):
+    """Follow one table (see the module docstring); `close()` stops the thread (idempotent)."""
+
+    def __init__(
+        self,
+        address: TableAddress,
+        keys: KeyPair,
+        on_update: Callable[[TableState], None],
+        *,
+        timeout: float = 1.0,
+    ) -> None:
+        """Start following `address` with the console's `keys`; nothing raises here."""
+        self.address = address
+        self.book = RoundBook()
+        self._keys = keys
+        self._on_update = on_update
+        self._timeout = timeout
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._state = TableState(address.table, False, None, None, None)
+        self._last_seq = 0
+        self._thread = threading.Thread(target=self._run, name=f"console-{address.table}")
+        self._thread.start()
+
+    @property
+    def state(self) -> TableState:
+        """The latest state (thread-safe)."""
+        with self._lock:
+            return self._state
+
+    def _publish(self, state: TableState) -> None:
+        with self._lock:
+            self._state = state
+        try:
+            self._on_update(state)
+        except Exception:
+            log.exception("console update listener failed")
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._follow()
+            except StudioError as err:
+                log.info("table %s unreachable: %s", self.address.table, err)
+            except Exception:
+                log.exception("table %s: link failed", self.address.table)
+            if self._stop.is_set():
+                return
+            previous = self.state
+            if previous.reachable or previous.public is None:
+                self._publish(
+                    TableState(
+                        self.address.table,
+                        False,
+                        previous.public,
+                        previous.restricted,
+                        previous.last_event,
+                    )
+                )
+            self._stop.wait(RETRY_SECONDS)
+
+    def _follow(self) -> None:
+        address = self.address
+        with ReplayClient(
+            address.replay,
+            client_keys=self._keys,
+            server_key=address.server_key,
+            timeout=self._timeout,
+        ) as replay:
+            view = replay.view(audience="restricted")
+            if self._last_seq == 0:
+                self._last_seq = max(0, view.seq - RECALL_BACKLOG)
+            with Subscriber(
+                address.stream,
+                {address.table: ReplayTarget(address.replay, address.server_key)},
+                audience="public" if address.public_stream else "restricted",
+                client_keys=self._keys,
+                stream_server_key=None if address.public_stream else address.server_key,
+                after={address.table: self._last_seq},
+                replay_timeout=self._timeout,
+            ) as sub:
+                self._refresh(replay, None)
+                silent_since = time.monotonic()
+                while not self._stop.is_set():
+                    event = sub.receive(timeout=0.2)
+                    if event is None:
+                        # Heartbeats keep a live table's stream busy; silence means it is gone.
+                        if time.monotonic() - silent_since > 3 * self._timeout:
+                            replay.view(audience="public")  # raises when the table is away
+                            silent_since = time.monotonic()
+                        continue
+                    silent_since = time.monotonic()
+                    last = event.envelope.ts
+                    self.book.add(event.envelope)
+                    self._last_seq = event.seq
+                    # Take every event already queued before asking for the view once.
+                    while (more := sub.receive(timeout=0)) is not None:
+                        self.book.add(more.envelope)
+                        self._last_seq = more.seq
+                        last = more.envelope.ts
+                    self._refresh(replay, last)
+
+    def _refresh(self, replay: ReplayClient, last: datetime | None) -> None:
+        restricted = replay.view(audience="restricted")
+        public = replay.view(audience="public")
+        seen = last or self.state.last_event or restricted.now or datetime.now(UTC)
+        self._publish(TableState(self.address.table, True, public, restricted, seen))
+
+    def close(self) -> None:
+        """Stop following and join the thread."""
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
