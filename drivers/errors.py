@@ -18,6 +18,8 @@ user can cause through configuration raises `DriverConfigurationError` with one 
 
 from __future__ import annotations
 
+from typing import Literal
+
 
 class DriverError(Exception):
     """Root of every error raised or reported by the drivers package."""
@@ -55,8 +57,30 @@ class ProtocolError(DriverError):
         return f"{type(self).__name__}({str(self)!r}, raw={self.raw!r})"
 
 
+DamageKind = Literal[
+    "cut_short",
+    "too_long",
+    "outside_frame",
+    "too_short",
+    "bad_length",
+    "crc",
+    "unknown_type",
+    "bad_payload",
+    "unexpected_type",
+    "malformed",
+]
+"""How a smart-shoe frame was damaged: what the reader counts, so a failing cable shows early."""
+
+
 class FrameError(ProtocolError):
-    """A smart-shoe frame is truncated, overlong, malformed or fails its CRC."""
+    """A smart-shoe frame is truncated, overlong, malformed or fails its CRC.
+
+    `kind` names the damage for the reader's counters (`HostCounters.damaged`).
+    """
+
+    def __init__(self, message: str, raw: bytes = b"", kind: DamageKind = "malformed") -> None:
+        super().__init__(message, raw)
+        self.kind: DamageKind = kind
 
 
 class LineError(ProtocolError):

@@ -43,6 +43,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("run", "run a table (embedded defaults: simulated)"),
     "watch": ("watch", "follow a table's stream as a live log"),
     "status": ("status", "show what a table is doing now"),
+    "integrity": (
+        "integrity",
+        "certify the installed software and configuration (SHA-256 manifest)",
+    ),
     "users": ("users", "who may sign in to the console"),
     "console": ("console", "serve the dealer display and manager console"),
 }

@@ -37,6 +37,7 @@ from pydantic_core import core_schema
 from drivers.camera.backends import CAMERA_BACKENDS
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.shoe.host import PROTOCOLS
+from drivers.shoe.identity import UsbPin
 from studio.bus import defaults as bus_defaults
 from studio.errors import ConfigurationError, did_you_mean
 from studio.messages import SCHEMA_VERSION, TableSettings
@@ -92,6 +93,16 @@ fps = 5.0
 [journal]
 path = "{data}/journals/{table}-{game}.journal"
 durable_events = false
+checkpoint_events = 100
+
+[integrity]
+manifest = ""
+check_hours = 24.0
+
+[clock]
+step_bound_ms = 100.0
+require_sync = false
+check_seconds = 1.0
 
 [bus]
 public = "tcp://127.0.0.1:7710"
@@ -136,6 +147,21 @@ class ShoeConfig(_Section):
     pty: str = "{data}/run/{table}-shoe"
     baudrate: int = Field(default=9600, gt=0)
     log: str | None = None
+    usb_vendor: int | None = Field(default=None, ge=0, le=0xFFFF)
+    usb_product: int | None = Field(default=None, ge=0, le=0xFFFF)
+    usb_serial: str | None = None
+    identity: str | None = None
+    """For the framed protocol: the identity the shoe must report in its RESET frame."""
+
+    def usb_pin(self) -> UsbPin | None:
+        """The USB identity the shoe is pinned to (`usb_*`), or None when none is set.
+
+        Any other device on the line is a device fault and is never read (`studio shoe list`
+        shows each port's identity).
+        """
+        if self.usb_vendor is None and self.usb_product is None and self.usb_serial is None:
+            return None
+        return UsbPin(self.usb_vendor, self.usb_product, self.usb_serial)
 
     @model_validator(mode="after")
     def _url_for_serial(self) -> ShoeConfig:
@@ -181,10 +207,41 @@ class CameraConfig(_Section):
 
 
 class JournalConfig(_Section):
-    """Where the journal lives, and whether events fsync too (inputs always do)."""
+    """Where the journal lives, and whether events fsync too (inputs always do).
+
+    A signed checkpoint of the journal's end goes out on the restricted stream every
+    `checkpoint_events` events and at every round's end (`studio.journal.anchors`).
+    """
 
     path: str = "{data}/journals/{table}-{game}.journal"
     durable_events: bool = False
+    checkpoint_events: int = Field(default=100, ge=1)
+
+
+class IntegrityConfig(_Section):
+    """The certified manifest the table checks itself against (`studio integrity manifest`).
+
+    `manifest` "" means no check. With one, the table hashes its installed packages and its
+    effective configuration at start, on a shift manager's `check_integrity`, and every
+    `check_hours`; a difference pauses the table until a manager resumes it.
+    """
+
+    manifest: str = ""
+    check_hours: float = Field(default=24.0, gt=0)
+
+
+class ClockConfig(_Section):
+    """The watch on the table's clock (`studio.runtime.clock`).
+
+    A wall-clock step beyond `step_bound_ms` against the monotonic clock pauses the table; so
+    does, with `require_sync`, the kernel reporting the clock unsynchronised (off by default:
+    containers and development machines often run without a time daemon). Both clocks are
+    compared before every input and every `check_seconds`.
+    """
+
+    step_bound_ms: float = Field(default=100.0, gt=0)
+    require_sync: bool = False
+    check_seconds: float = Field(default=1.0, gt=0)
 
 
 class BusConfig(_Section):
@@ -239,6 +296,8 @@ class RuntimeConfig(_Section):
     shoe: ShoeConfig = ShoeConfig()
     camera: CameraConfig = CameraConfig()
     journal: JournalConfig = JournalConfig()
+    integrity: IntegrityConfig = IntegrityConfig()
+    clock: ClockConfig = ClockConfig()
     bus: BusConfig = BusConfig()
     dealer: DealerConfig = DealerConfig()
     metrics: MetricsConfig = MetricsConfig()

@@ -331,3 +331,48 @@ def test_the_channel_and_the_controller_agree_on_who_may_do_what() -> None:
     assert {k: set(v) for k, v in COMMAND_ROLES.items()} == {
         k: set(v) for k, v in CONTROLLER_ROLES.items()
     }
+
+
+def test_only_the_documented_frames_are_read_and_nothing_made_up_is_echoed(
+    keys: Keys, channel: tuple[CommandChannel, Controller]
+) -> None:
+    chan, controller = channel
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    raw = ctx.socket(zmq.DEALER)
+    raw.setsockopt(zmq.LINGER, 0)
+    secure_client(raw, keys.clients["shift_manager"], keys.server.public)
+    raw.connect(chan.endpoint)
+    command = json.dumps({"id": "f1", "action": "void", "args": {}}).encode()
+    try:
+        # Three frames: once executed, with the leading frames echoed back to the sender.
+        for frames in ([b"other-peer", command], [b"", b"x", command], [b"a", b"b", command]):
+            raw.send_multipart(frames)
+            assert raw.poll(3000)
+            reply = raw.recv_multipart()
+            assert len(reply) == 1, reply
+            assert json.loads(reply[0])["status"] == "error"
+        assert controller.handled == []
+        # A REQ socket's delimiter is documented: that command is read and its reply routed.
+        raw.send_multipart([b"", command])
+        assert raw.poll(3000)
+        reply = raw.recv_multipart()
+        assert reply[0] == b"" and json.loads(reply[1])["status"] == "accepted"
+        assert len(controller.handled) == 1
+    finally:
+        raw.close()
+        ctx.term()
+
+
+@pytest.mark.parametrize("note", ["a\x00b", "\x1b[2Jcleared", "bell\x07", "c1\x9b"])
+def test_control_characters_in_free_text_are_refused(
+    keys: Keys, channel: tuple[CommandChannel, Controller], note: str
+) -> None:
+    chan, controller = channel
+    with _client(chan, keys, "shift_manager") as manager:
+        reply = manager.send("void", {"note": note})
+        assert reply.status == "error" and "control character" in (reply.reason or "")
+        # A note in words, over lines, is free text still.
+        assert manager.send("void", {"note": "misdeal:\n\tthe dealer dropped a card"}).status == (
+            "accepted"
+        )
+    assert [r.args.note for r in controller.handled] == ["misdeal:\n\tthe dealer dropped a card"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import typing
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,6 +11,9 @@ from test_controller_kit import CONFIGS, Bench, bench
 
 from studio.cards import DECK
 from studio.controller import ROLES
+from studio.messages import AlarmCause, AlarmRaised
+
+ALARM_CAUSES: tuple[AlarmCause, ...] = typing.get_args(AlarmCause)
 
 OPS = st.lists(
     st.sampled_from(
@@ -25,6 +29,7 @@ OPS = st.lists(
             "rescan",
             "wait",
             "restart",
+            "alarm",
         ]
     ),
     max_size=14,
@@ -56,6 +61,9 @@ def apply(b: Bench, op: str, codes: list[str], drawn: list[str]) -> None:
             b.wait(6.0)
         case "restart":
             b.restart()
+        case "alarm":
+            # The shell's own faults (a journal that failed a write) pause like any incident.
+            b.feed(AlarmRaised(ts=b.now, cause=ALARM_CAUSES[len(drawn) % len(ALARM_CAUSES)]))
         case "newdeck":
             b.cmd("new_deck", role="dealer")
 

@@ -40,6 +40,10 @@ class ShoeTable:
     def cards_drawn(self) -> int:
         return self.drawn
 
+    @property
+    def journal_writable(self) -> bool:
+        return True
+
     async def card_drawn_after(self, count: int) -> None:
         while self.drawn <= count:
             await asyncio.sleep(0.005)

@@ -210,10 +210,11 @@ def test_adapter_maps_every_reading_to_one_input() -> None:
         ts=TS, card="AS", raw="02"
     )
     assert to_input(_delivery(CardUnreadable(b"NOREAD"))) == CardDrawn(
-        ts=TS, card=None, raw=b"NOREAD".hex()
+        ts=TS, card=None, raw=b"NOREAD".hex(), detail="the shoe reported a card it could not read"
     )
     garbled = to_input(_delivery(LineError("bad", b"\xff")))
     assert isinstance(garbled, CardDrawn) and garbled.card is None
+    assert garbled.detail == "bad"  # the driver's words reach the incident
     assert to_input(_delivery(FrameError("CRC mismatch", b"\x02"))) is None
     jam = to_input(_delivery(ShoeStatus(frozenset({StatusFlag.JAM}))))
     assert jam == DeviceStatus(ts=TS, device="shoe", status="fault", detail="jam")

@@ -35,9 +35,11 @@ def to_input(delivery: Delivery) -> CardDrawn | DeviceStatus | None:
     if isinstance(item, CardRead):
         return CardDrawn(ts=ts, card=item.card.code, raw=item.raw.hex())
     if isinstance(item, CardUnreadable):
-        return CardDrawn(ts=ts, card=None, raw=item.raw.hex())
+        detail = "the shoe reported a card it could not read"
+        return CardDrawn(ts=ts, card=None, raw=item.raw.hex(), detail=detail)
     if isinstance(item, LineError | UnknownCodeError):
-        return CardDrawn(ts=ts, card=None, raw=item.raw.hex())
+        # The driver's words (which barcode, which deck) are what the shift manager needs.
+        return CardDrawn(ts=ts, card=None, raw=item.raw.hex(), detail=str(item))
     if isinstance(item, FrameError):
         return None
     if isinstance(item, ShoeStatus):

@@ -13,7 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from drivers.errors import FrameError
-from drivers.shoe.framed import Frame, FrameCodec, FrameType, encode_frame
+from drivers.shoe.framed import Frame, FrameCodec, FrameType, encode_frame, reset_payload
 from drivers.shoe.host import HEARTBEAT_INTERVAL
 from drivers.shoe.readings import StatusFlag, flags_to_byte
 
@@ -41,6 +41,7 @@ class ShoeSession:
         give_up_after: float = 10.0,
         first_seq: int = 1,
         session: int = 1,
+        identity: str = "",
     ) -> None:
         """Configure the timers (seconds); the first event frame gets `first_seq`.
 
@@ -48,6 +49,7 @@ class ShoeSession:
         random at power-up.
         """
         self.session = session & 0xFFFF
+        self.identity = identity
         self.heartbeat_interval = heartbeat_interval
         self.ack_timeout = ack_timeout
         self.give_up_after = give_up_after
@@ -94,7 +96,7 @@ class ShoeSession:
 
     def reset(self, now: float) -> tuple[int, bytes]:
         """Event frame announcing a (re)start: the host numbers afresh from it."""
-        return self.event(FrameType.RESET, bytes((FIRMWARE_VERSION,)), now)
+        return self.event(FrameType.RESET, reset_payload(FIRMWARE_VERSION, self.identity), now)
 
     def receive(self, data: bytes, now: float) -> bytes:
         """Consume bytes from the host (ACK, NAK); return frames to resend at once."""

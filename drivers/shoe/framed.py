@@ -25,6 +25,8 @@ MAX_PAYLOAD = 40
 """Longest payload accepted; the longest real one is a card with a 16-byte tag."""
 MAX_TAG = 16
 """Longest RFID tag id, in bytes."""
+MAX_IDENTITY = 32
+"""Longest identity a shoe may report in its RESET frame, in bytes."""
 _HEAD = struct.Struct(">BHHB")
 _MAX_BODY = _HEAD.size + 2 + MAX_PAYLOAD
 _KEEP_GARBAGE = 64
@@ -46,7 +48,9 @@ class FrameType(IntEnum):
     NAK = 0x31
     """sequence number (2 bytes): resend from this frame on."""
     RESET = 0x40
-    """firmware version byte: the shoe restarted and numbers its events afresh from this one."""
+    """firmware version byte, then optionally the shoe's identity (a length byte 1..32 and that
+    many bytes of printable ASCII: maker, model, serial number): the shoe restarted and numbers
+    its events afresh from this one."""
 
 
 EVENT_TYPES = frozenset(
@@ -71,11 +75,33 @@ def _valid_payload(kind: FrameType, payload: bytes) -> bool:
         return size >= 3 and 1 <= payload[0] <= MAX_TAG and size == payload[0] + 2
     if kind is FrameType.CARD_UNREADABLE:
         return size >= 1 and payload[0] <= MAX_TAG and size == payload[0] + 1
-    if kind in (FrameType.STATUS, FrameType.RESET):
+    if kind is FrameType.RESET:
+        return size == 1 or (
+            size >= 3
+            and 1 <= payload[1] <= MAX_IDENTITY
+            and size == payload[1] + 2
+            and all(32 <= b < 127 for b in payload[2:])
+        )
+    if kind is FrameType.STATUS:
         return size == 1
     if kind is FrameType.HEARTBEAT:
         return size == 5
     return size == 2  # ACK, NAK
+
+
+def reset_identity(payload: bytes) -> str | None:
+    """The identity a (valid) RESET payload reports, or None when it reports none."""
+    return payload[2:].decode("ascii") if len(payload) > 2 else None
+
+
+def reset_payload(version: int, identity: str = "") -> bytes:
+    """A RESET payload: the firmware `version` and, if not empty, the shoe's `identity`."""
+    data = identity.encode("ascii")
+    if not data:
+        return bytes((version,))
+    if len(data) > MAX_IDENTITY:
+        raise FrameError(f"a shoe identity is at most {MAX_IDENTITY} bytes")
+    return bytes((version, len(data))) + data
 
 
 def encode_frame(frame: Frame) -> bytes:
@@ -114,7 +140,11 @@ class FrameCodec:
         for byte in data:
             if byte == STX:
                 if self._in_frame:
-                    out.append(FrameError("frame cut short by a new start byte", bytes(self._raw)))
+                    out.append(
+                        FrameError(
+                            "frame cut short by a new start byte", bytes(self._raw), "cut_short"
+                        )
+                    )
                 elif self._garbage_count:
                     out.append(self._garbage_error())
                 self._start()
@@ -137,7 +167,9 @@ class FrameCodec:
                     self._body.append(byte)
                 if len(self._body) > _MAX_BODY:
                     out.append(
-                        FrameError("frame longer than the longest message", bytes(self._raw))
+                        FrameError(
+                            "frame longer than the longest message", bytes(self._raw), "too_long"
+                        )
                     )
                     self._in_frame = False
         return out
@@ -149,7 +181,9 @@ class FrameCodec:
         self._raw[:] = bytes((STX,))
 
     def _garbage_error(self) -> FrameError:
-        error = FrameError(f"{self._garbage_count} bytes outside any frame", bytes(self._garbage))
+        error = FrameError(
+            f"{self._garbage_count} bytes outside any frame", bytes(self._garbage), "outside_frame"
+        )
         self._garbage.clear()
         self._garbage_count = 0
         return error
@@ -157,18 +191,18 @@ class FrameCodec:
     def _finish(self) -> Frame | FrameError:
         body, raw = bytes(self._body), bytes(self._raw)
         if self._escaped or len(body) < _HEAD.size + 2:
-            return FrameError("frame too short", raw)
+            return FrameError("frame too short", raw, "too_short")
         length, session, seq, kind = _HEAD.unpack_from(body)
         if length != len(body) - _HEAD.size - 2:
-            return FrameError("frame length byte disagrees with the frame", raw)
+            return FrameError("frame length byte disagrees with the frame", raw, "bad_length")
         (crc,) = struct.unpack_from(">H", body, len(body) - 2)
         if crc != crc16_ccitt(body[:-2]):
-            return FrameError("CRC mismatch", raw)
+            return FrameError("CRC mismatch", raw, "crc")
         try:
             frame_type = FrameType(kind)
         except ValueError:
-            return FrameError(f"unknown message type 0x{kind:02x}", raw)
+            return FrameError(f"unknown message type 0x{kind:02x}", raw, "unknown_type")
         payload = body[_HEAD.size : -2]
         if not _valid_payload(frame_type, payload):
-            return FrameError(f"malformed {frame_type.name} payload", raw)
+            return FrameError(f"malformed {frame_type.name} payload", raw, "bad_payload")
         return Frame(session, seq, frame_type, payload)

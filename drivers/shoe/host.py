@@ -20,6 +20,7 @@ duplicate it is.
 
 from __future__ import annotations
 
+import logging
 import math
 import struct
 from collections.abc import Callable
@@ -35,7 +36,14 @@ from drivers.errors import (
 )
 from drivers.shoe.barcode import BarcodeCodec
 from drivers.shoe.deck import BarcodeTable, DeckRegistration
-from drivers.shoe.framed import EVENT_TYPES, Frame, FrameCodec, FrameType, encode_frame
+from drivers.shoe.framed import (
+    EVENT_TYPES,
+    Frame,
+    FrameCodec,
+    FrameType,
+    encode_frame,
+    reset_identity,
+)
 from drivers.shoe.readings import (
     CardRead,
     CardUnreadable,
@@ -49,6 +57,8 @@ from drivers.shoe.readings import (
     flags_from_byte,
 )
 from studio.cards import Card
+
+log = logging.getLogger(__name__)
 
 HEARTBEAT_INTERVAL = 0.2
 """Seconds between a smart shoe's heartbeats."""
@@ -73,6 +83,8 @@ class HostCounters:
     naks: int = 0
     last_heartbeat: float | None = None
     last_frames: list[bytes] = field(default_factory=list)
+    damaged: dict[str, int] = field(default_factory=dict)
+    """Damaged frames by kind (`drivers.errors.DamageKind`)."""
 
 
 class HostProtocol(Protocol):
@@ -95,6 +107,10 @@ class HostProtocol(Protocol):
 
     def commit(self, receipt: Receipt) -> bytes:
         """The reading of frame `receipt` is durable: return the acknowledgement to send, if any."""
+        ...
+
+    def rewind(self) -> None:
+        """The consumer could not keep what was delivered after the last `commit`: take it again."""
         ...
 
 
@@ -139,6 +155,9 @@ class BarcodeHost:
     def commit(self, receipt: Receipt) -> bytes:
         """A barcode reader takes no acknowledgements."""
         return b""
+
+    def rewind(self) -> None:
+        """A barcode reader never sends a line again: nothing to rewind (the table says so)."""
 
 
 class FramedHost:
@@ -192,6 +211,7 @@ class FramedHost:
         replies = bytearray()
         for decoded in self.codec.feed(data):
             if isinstance(decoded, FrameError):
+                self._damaged(decoded.kind, decoded.raw)
                 if decoded.raw.startswith(b"\x02"):
                     self.counters.crc_errors += 1
                 self.counters.protocol_errors += 1
@@ -225,7 +245,10 @@ class FramedHost:
         raw = encode_frame(frame)
         if frame.type not in EVENT_TYPES:
             self.counters.protocol_errors += 1
-            items.append(FrameError(f"unexpected {frame.type.name} from the shoe", raw))
+            self._damaged("unexpected_type", raw)
+            items.append(
+                FrameError(f"unexpected {frame.type.name} from the shoe", raw, "unexpected_type")
+            )
             return b""
         if frame.session != self.session:
             if frame.type is not FrameType.RESET:
@@ -249,7 +272,7 @@ class FramedHost:
             if self._reset_reported == frame.session:
                 return self._acknowledge(frame.seq)  # Nothing to deliver, nothing to wait for.
             self._reset_reported = frame.session
-            items.append(ShoeReset(frame.seq, frame.session))
+            items.append(ShoeReset(frame.seq, frame.session, reset_identity(frame.payload)))
         else:
             items.append(self._reading(frame, raw))
         return b"" if self.hold_acks else self._acknowledge(frame.seq)
@@ -267,6 +290,25 @@ class FramedHost:
         if self.expected is not None and _ahead(receipt.seq, self.expected) >= 0:
             return b""  # Never delivered: acknowledging it would discard it unseen.
         return self._acknowledge(receipt.seq)
+
+    def _damaged(self, kind: str, raw: bytes) -> None:
+        # Retransmission repairs a damaged frame, so nothing else would show a failing cable
+        # until it costs a card: count each kind, and say it in the debug log.
+        self.counters.damaged[kind] = self.counters.damaged.get(kind, 0) + 1
+        log.debug(
+            "damaged frame (%s, %d so far): %s", kind, self.counters.damaged[kind], raw.hex(" ")
+        )
+
+    def rewind(self) -> None:
+        """Forget the deliveries after the last commit: the shoe's resends of them are new again.
+
+        With `hold_acks` a delivered frame that its consumer could not put on record (a journal
+        that cannot be written) is still held by the shoe, which sends it again; without this
+        the resend would be taken as a duplicate and the card lost.
+        """
+        if self._committed is not None and self.session is not None:
+            self.expected = (self._committed + 1) & 0xFFFF
+            self._nak = None
 
     def _acknowledge(self, seq: int) -> bytes:
         self._committed = seq

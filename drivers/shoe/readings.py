@@ -86,10 +86,13 @@ class ShoeReset:
 
     `session` is set when the shoe's RESET frame said so (that frame waits for its receipt);
     None when the host found the new session from a heartbeat (no frame to acknowledge).
+    `identity` is what the shoe's RESET frame says it is (None: it said nothing, or there was
+    no RESET frame).
     """
 
     seq: int
     session: int | None = None
+    identity: str | None = None
 
 
 class FaultReason(Enum):
@@ -98,11 +101,17 @@ class FaultReason(Enum):
     DISCONNECTED = "disconnected"
     SILENT = "silent"
     FRAMES_LOST = "frames_lost"
+    WRONG_DEVICE = "wrong_device"
+    """Another device than the pinned shoe is on the line: it is not read."""
 
 
 @dataclass(frozen=True, slots=True)
 class ShoeFault:
-    """The shoe is lost (`DISCONNECTED`, `SILENT`) or gave up frames the host never got."""
+    """The shoe is lost, or the device on the line is not the pinned shoe.
+
+    `DISCONNECTED`, `SILENT`: lost; `FRAMES_LOST`: it gave up frames the host never got;
+    `WRONG_DEVICE`: another device than the pinned shoe is on the line (it is not read).
+    """
 
     reason: FaultReason
     detail: str = ""
@@ -155,3 +164,5 @@ class ShoeHealth:
     reconnects: int
     faults: int
     last_frames: tuple[bytes, ...] = field(default=())
+    damaged: tuple[tuple[str, int], ...] = field(default=())
+    """Damaged frames by kind, e.g. (("crc", 3),): a failing cable shows before it costs a card."""

@@ -69,8 +69,13 @@ class SerialShoe:
         trace: bool = False,
         clock: Callable[[], float] = time.monotonic,
         tap: Callable[[Literal["rx", "tx"], bytes, float], None] | None = None,
+        verify: Callable[[str], str | None] | None = None,
     ) -> None:
         """Check `url` and `protocol` and start reading.
+
+        `verify(url)`, if given, runs each time the line opens and names what is wrong with the
+        device on it (None: it is the right one); a wrong device is closed unread, reported as a
+        `WRONG_DEVICE` fault once, and tried again with the reconnection backoff.
 
         Raises `DriverConfigurationError` for an unknown protocol or a malformed URL; a device
         that is absent is not an error here: it is reported as a fault and retried. `tap`, if
@@ -84,6 +89,8 @@ class SerialShoe:
         self._tap = tap
         self._baudrate = baudrate
         self._clock = clock
+        self._verify = verify
+        self._wrong: str | None = None
         try:
             serial.serial_for_url(url, do_not_open=True, baudrate=baudrate)
         except (ValueError, serial.SerialException) as err:
@@ -152,6 +159,15 @@ class SerialShoe:
         if self.trace:
             self._log.debug("tx %s", reply.hex(" "))
 
+    def rewind(self) -> None:
+        """The consumer could not put the deliveries since its last `commit` on record.
+
+        A framed shoe still holds those frames and sends them again; they are delivered anew
+        (see `FramedHost.rewind`). A barcode line cannot: its lines are gone.
+        """
+        with self._lock:
+            self.protocol.rewind()
+
     def health(self) -> ShoeHealth:
         """Return a snapshot of the connection state and the protocol's counters."""
         with self._lock:
@@ -169,6 +185,7 @@ class SerialShoe:
                 reconnects=self.reconnects,
                 faults=self.faults,
                 last_frames=tuple(counters.last_frames),
+                damaged=tuple(sorted(counters.damaged.items())),
             )
 
     def _deliver(self, item: ShoeReading | DriverError | HostItem) -> None:
@@ -211,6 +228,16 @@ class SerialShoe:
     def _connect(self) -> bool:
         if self.url.startswith("rfc2217://"):
             quiet_rfc2217_reader_threads()
+        # Checked before the line is opened: another device is never read at all.
+        problem = self._verify(self.url) if self._verify is not None else None
+        if problem is not None:
+            if problem != self._wrong:
+                self._wrong = problem
+                self._faulted = True
+                self._log.error("%s", problem)
+                self._deliver(ShoeFault(FaultReason.WRONG_DEVICE, problem))
+            return False
+        self._wrong = None
         try:
             port = open_line(self.url, baudrate=self._baudrate, timeout=READ_TIMEOUT)
         except (serial.SerialException, OSError, ValueError) as err:

@@ -103,6 +103,10 @@ def simulated_registration(deck_id: int) -> DeckRegistration:
     return DeckRegistration(deck_id=f"sim-{deck_id}", tags=tags)
 
 
+SIMULATED_IDENTITY = "studio simulated shoe"
+"""The identity a simulated framed shoe reports unless told another."""
+
+
 class SimulatedShoe:
     """A simulated shoe speaking `protocol` ("barcode" or "framed") on a `SimLine`.
 
@@ -132,9 +136,13 @@ class SimulatedShoe:
         deck_id: int = 1,
         on_write: Callable[[int, int | None, float], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        identity: str = SIMULATED_IDENTITY,
         draw: Callable[[float], Card | None] | None = None,
     ) -> None:
-        """Open the line (a `SimLine` or its configuration string) and prepare the deck."""
+        """Open the line (a `SimLine` or its configuration string) and prepare the deck.
+
+        `identity` is what a framed shoe reports in its RESET frame ("" for none).
+        """
         if protocol not in PROTOCOLS:
             known = ", ".join(sorted(PROTOCOLS))
             raise DriverConfigurationError(
@@ -149,7 +157,9 @@ class SimulatedShoe:
         self.table = table or BarcodeTable.card_codes()
         self.deck_id = deck_id
         boot = random.Random(f"boot-{seed}-{time.time_ns()}").randrange(1, 0x10000)
-        self.session = ShoeSession(session=boot) if protocol == "framed" else None
+        self.session = (
+            ShoeSession(session=boot, identity=identity) if protocol == "framed" else None
+        )
         self._barcode = BarcodeCodec(self.table)
         self.dealt = 0
         self._rng = random.Random(seed)

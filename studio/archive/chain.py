@@ -5,18 +5,17 @@ chains inputs too, which never leave the table). The archive therefore keeps its
 what it stored: `link(prev, payload)` is the SHA-256 hex of `prev`, a newline and the payload
 bytes; the first event of a table links to `ARCHIVE_GENESIS`. A row edited, inserted or deleted
 in the database breaks every later link, which `studio.archive.store.verify_table` finds. The
-operations issue's signed journal checkpoints will be stored beside this chain and compared with
-the journal's own head (the archive keeps the exact payloads, so it can recompute it then).
+table's signed checkpoints carry this chain's value at their last event (`events_head`), so the
+archive holds each one to what it stored.
 """
 
 from __future__ import annotations
 
-import hashlib
+from studio.journal.chain import EVENTS_GENESIS, event_link
 
-ARCHIVE_GENESIS = "0" * 64
+ARCHIVE_GENESIS = EVENTS_GENESIS
 """The `prev` of a table's first archived event."""
 
-
-def link(prev: str, payload: bytes) -> str:
-    """The hash of an event whose JSON is `payload`, chained after `prev`."""
-    return hashlib.sha256(prev.encode() + b"\n" + payload).hexdigest()
+link = event_link
+"""The hash of an event whose JSON is `payload`, chained after `prev` (the journal's checkpoints
+sign the same chain's value, so the archive can hold them to what it stored)."""

@@ -23,12 +23,14 @@ from datetime import UTC, datetime
 
 import psycopg
 
+from studio.archive.checkpoints import check_checkpoints, store_checkpoints
 from studio.archive.keys import record_flag, refused
 from studio.archive.migrate import migrate
 from studio.archive.store import Conn, Flag, positions, store
 from studio.bus import Subscriber
 from studio.bus.wire import WireEvent
 from studio.errors import BusError
+from studio.messages.notices import Checkpoint
 
 log = logging.getLogger(__name__)
 
@@ -122,17 +124,25 @@ def _run(
                 break
             if event.table not in bad:
                 pending.append(event)
-        if not pending:
+        checkpoints = [cp for cp in sub.notices() if isinstance(cp, Checkpoint)]
+        if not pending and not checkpoints:
             continue
-        result = store(conn, pending, gapless=gapless)
-        now = datetime.now(UTC)
-        done.stored += result.written
-        done.duplicates += result.duplicates
-        for flag in result.flags:
+        flags: list[Flag] = []
+        if pending:
+            result = store(conn, pending, gapless=gapless)
+            now = datetime.now(UTC)
+            done.stored += result.written
+            done.duplicates += result.duplicates
+            flags.extend(result.flags)
+            for event in pending:
+                done.lag[event.table] = (now - event.envelope.ts).total_seconds()
+        # Checkpoints follow their events on the stream: held to what is stored by now.
+        if checkpoints:
+            flags.extend(store_checkpoints(conn, (c for c in checkpoints if c.table not in bad)))
+        flags.extend(check_checkpoints(conn))
+        for flag in flags:
             log.error("archive: %s at %s seq %d: %s", flag.kind, flag.table, flag.seq, flag.detail)
-        done.flags.extend(result.flags)
-        for event in pending:
-            done.lag[event.table] = (now - event.envelope.ts).total_seconds()
+        done.flags.extend(flags)
 
 
 def _refuse(conn: Conn, keys: Mapping[str, str], done: Progress) -> dict[str, Flag]:

@@ -1,6 +1,8 @@
 """The command channel: authenticated commands in, "accepted" or the refusal reason out.
 
-A client (DEALER or REQ) sends one frame of UTF-8 JSON, at most `MAX_COMMAND_BYTES`:
+A client (DEALER or REQ) sends one frame of UTF-8 JSON, at most `MAX_COMMAND_BYTES` (a REQ
+socket puts its empty delimiter frame before it; any other frame is refused unread, and nothing
+but the sender's identity and that delimiter is ever sent back):
 
     {"id": "c1", "action": "void", "args": {"reason": "misdeal"}}
 
@@ -33,11 +35,11 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from uuid import uuid4
 
 import zmq
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from studio.bus.endpoints import ExclusiveBind, bind, connect
 from studio.bus.keys import AllowedKey, KeyPair
@@ -60,14 +62,27 @@ COMMAND_ROLES: Mapping[str, frozenset[Role]] = ROLES
 """Which roles may send each action: the controller's command registry, read, never copied."""
 
 
+def _printable(text: str) -> str:
+    # A NUL or an escape sequence in a note reaches the journal, the logs and every screen
+    # that shows the command: free text is printable text (a new line or tab included).
+    bad = [c for c in text if (ord(c) < 32 and c not in "\t\n") or 127 <= ord(c) < 160]
+    if bad:
+        raise ValueError(f"control character {bad[0]!r} refused in free text")
+    return text
+
+
+PrintableText = Annotated[str, AfterValidator(_printable)]
+"""A string with no control character but tab and new line."""
+
+
 class CommandArgs(BaseModel):
     """A command's arguments: those `studio.messages.Command` takes, checked by the controller."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    position: str | None = Field(default=None, max_length=32)
-    card: str | None = Field(default=None, max_length=8)
-    note: str = Field(default="", max_length=500)
+    position: PrintableText | None = Field(default=None, max_length=32)
+    card: PrintableText | None = Field(default=None, max_length=8)
+    note: PrintableText = Field(default="", max_length=500)
 
 
 class RelayedPerson(BaseModel):
@@ -87,7 +102,7 @@ class CommandMessage(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    id: str = Field(min_length=1, max_length=64)
+    id: PrintableText = Field(min_length=1, max_length=64)
     action: CommandName
     args: CommandArgs = CommandArgs()
     relay: RelayedPerson | None = None
@@ -183,7 +198,16 @@ class CommandChannel(RouterService):
                 continue
             route = [f.bytes for f in frames[:-1]]
             try:
-                reply = self._decide(frames[-1])
+                if not _documented(route):
+                    # Never echo frames a client made up: they could address another peer.
+                    route = route[:1]
+                    reply = {
+                        "id": None,
+                        "status": "error",
+                        "reason": "a command is one frame (after a REQ socket's empty delimiter)",
+                    }
+                else:
+                    reply = self._decide(frames[-1])
             except Exception:
                 log.exception("command handling failed")
                 reply = {"id": None, "status": "error", "reason": "internal error"}
@@ -253,6 +277,15 @@ class CommandChannel(RouterService):
                 self._on_refused(request, reason)
             except Exception:
                 log.exception("on_refused listener failed")
+
+
+def _documented(route: list[bytes]) -> bool:
+    """Whether the frames before a command are the documented ones.
+
+    Those are a DEALER's identity, or a REQ's identity and empty delimiter; anything else is not
+    read.
+    """
+    return len(route) == 1 or (len(route) == 2 and route[1] == b"")
 
 
 CommandStatus = Literal["accepted", "refused", "error"]

@@ -38,10 +38,12 @@ from studio.bus.wire import (
     WireEvent,
     check_table,
     heartbeat_frames,
+    notice_frames,
     to_event,
 )
 from studio.closing import Closing
 from studio.errors import AudienceError, BusError, InputError
+from studio.messages.notices import AnyNotice
 
 log = logging.getLogger(__name__)
 
@@ -273,6 +275,33 @@ class EventPublisher(Closing):
         if wire.table != self.table:
             raise InputError(f"event of table {wire.table!r} offered to table {self.table!r}")
         return wire
+
+    def publish_notice(self, notice: AnyNotice) -> None:
+        """Send `notice` on the restricted stream only (a notice may name what the journal holds).
+
+        It takes no sequence number: its position is the last event the stream carried. Without
+        a restricted stream it is only logged. Raises InputError for another table's notice,
+        BusError when the publisher is closed.
+        """
+        if notice.table != self.table:
+            raise InputError(f"notice of table {notice.table!r} offered to table {self.table!r}")
+        if "restricted" not in self._sockets:
+            log.info("no restricted stream for the %s notice", notice.kind)
+            return
+        if self._thread is None:
+            self._check_owner()
+            self._send_notice(notice)
+            return
+        with self._lock:
+            if self._closed:
+                raise BusError("the publisher is closed")
+            self._loop.call_soon_threadsafe(self._send_notice, notice)
+
+    def _send_notice(self, notice: AnyNotice) -> None:
+        """Send `notice` after the restricted stream's last event (in the sockets' thread)."""
+        frames = notice_frames(notice, self._positions["restricted"])
+        self._sockets["restricted"].send_multipart(frames)
+        self._last_sent["restricted"] = time.monotonic()
 
     def _dispatch(self, wires: list[WireEvent], routes: list[frozenset[StreamName]]) -> None:
         """Number the checked `wires` in, then send them from the sockets' thread."""

@@ -26,8 +26,12 @@ from studio.bus.security import secure_client
 from studio.bus.wire import WireEvent, check_table, parse_frames, topic_prefix
 from studio.closing import Closing
 from studio.errors import BusError, InputError
+from studio.messages.notices import AnyNotice
 
 log = logging.getLogger(__name__)
+
+NOTICES_KEPT = 10_000
+"""Notices a subscriber keeps until `notices()` takes them (the oldest go first)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,8 @@ class Subscriber(Closing):
         self._last = {check_table(t): (after or {}).get(t, 0) for t in tables}
         self._delivered = dict(self._last)
         self._pending: collections.deque[WireEvent] = collections.deque()
+        # Notices are not replayed: a consumer that does not take them keeps the newest only.
+        self._notices: collections.deque[AnyNotice] = collections.deque(maxlen=NOTICES_KEPT)
         self._replayed = 0
         self._last_heard = time.monotonic()
         self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
@@ -120,6 +126,16 @@ class Subscriber(Closing):
         """
         return self._last_heard
 
+    def notices(self) -> list[AnyNotice]:
+        """The notices (journal alarms, checkpoints) received since the last call, in order.
+
+        Notices ride the stream only (a lost one is not fetched again); only a restricted
+        stream carries them. At most `NOTICES_KEPT` are kept between two calls.
+        """
+        taken = list(self._notices)
+        self._notices.clear()
+        return taken
+
     def receive(self, timeout: float | None = None) -> WireEvent | None:
         """The next event of any followed table, in sequence order per table.
 
@@ -156,6 +172,8 @@ class Subscriber(Closing):
         self._last_heard = time.monotonic()
         last = self._last[table]
         event = message.event
+        if message.notice is not None:
+            self._notices.append(message.notice)
         if event is None:
             if message.position > last:
                 self._catch_up(table)

@@ -2,12 +2,15 @@
 
 Every stream message has three frames:
 
-1. the topic, `<table>.<type>` in UTF-8 (`<table>.heartbeat` for a heartbeat);
-2. the payload, UTF-8 JSON: the event's envelope, or for a heartbeat
-   `{"table": ..., "last_seq": N, "ts": "<ISO 8601 UTC>"}`;
+1. the topic, `<table>.<type>` in UTF-8 (`<table>.heartbeat` for a heartbeat, `<table>.notice`
+   for a notice);
+2. the payload, UTF-8 JSON: the event's envelope, for a heartbeat
+   `{"table": ..., "last_seq": N, "ts": "<ISO 8601 UTC>"}`, for a notice a
+   `studio.messages.notices` model (restricted stream only: a journal alarm, a checkpoint);
 3. the stream position, ASCII decimal: for an event, the `seq` of the event this stream carried
    before it for the same table (0 if none: the public stream skips restricted events, so its
-   sequence numbers have holes that are not losses); for a heartbeat, the last `seq` it carried.
+   sequence numbers have holes that are not losses); for a heartbeat or a notice, the last `seq`
+   it carried.
 
 A subscriber that has delivered up to `seq` L and receives an event whose position is not L, or a
 heartbeat whose position is above L, has missed something and asks the replay service.
@@ -26,9 +29,13 @@ from pydantic import ValidationError
 
 from studio.errors import InputError
 from studio.messages import Envelope
+from studio.messages.notices import AnyNotice, parse_notice
 
 HEARTBEAT = "heartbeat"
 """The type part of a heartbeat's topic; no event type is called that."""
+
+NOTICE = "notice"
+"""The type part of a notice's topic (`studio.messages.notices`); no event type is called that."""
 
 TABLE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Table ids the bus accepts: no dot, so `<table>.` is an unambiguous topic prefix."""
@@ -120,8 +127,8 @@ def to_event(item: EnvelopeLike) -> WireEvent:
 def _check_topic(envelope: Envelope) -> None:
     if not TABLE_PATTERN.match(envelope.table):
         raise InputError(f"an envelope's table {envelope.table!r} cannot be a topic")
-    if envelope.type == HEARTBEAT:
-        raise InputError("no event may be called heartbeat: that topic is the bus's own")
+    if envelope.type in (HEARTBEAT, NOTICE):
+        raise InputError(f"no event may be called {envelope.type}: that topic is the bus's own")
 
 
 def event_frames(event: WireEvent, previous: int) -> list[bytes]:
@@ -137,13 +144,23 @@ def heartbeat_frames(table: str, last_seq: int, now: datetime | None = None) -> 
     return [f"{table}.{HEARTBEAT}".encode(), payload, str(last_seq).encode()]
 
 
+def notice_frames(notice: AnyNotice, last_seq: int) -> list[bytes]:
+    """The three frames of `notice`, sent after the stream's event `last_seq`."""
+    payload = notice.model_dump_json().encode()
+    return [f"{notice.table}.{NOTICE}".encode(), payload, str(last_seq).encode()]
+
+
 @dataclass(frozen=True)
 class StreamMessage:
-    """A decoded stream message: an event (with its position) or a heartbeat (event is None)."""
+    """A decoded stream message: an event (with its position), a notice, or a heartbeat.
+
+    A heartbeat has neither `event` nor `notice`.
+    """
 
     table: str
     position: int
     event: WireEvent | None
+    notice: AnyNotice | None = None
 
 
 def parse_frames(frames: list[bytes]) -> StreamMessage:
@@ -158,6 +175,11 @@ def parse_frames(frames: list[bytes]) -> StreamMessage:
         raise InputError(f"malformed stream message: {err}") from err
     if kind == HEARTBEAT:
         return StreamMessage(table, position, None)
+    if kind == NOTICE:
+        notice = parse_notice(payload)
+        if notice.table != table:
+            raise InputError(f"topic {topic!r} does not match the notice it carries")
+        return StreamMessage(table, position, None, notice)
     event = to_event(payload)
     if event.table != table or event.type != kind:
         raise InputError(f"topic {topic!r} does not match the envelope it carries")

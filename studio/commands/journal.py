@@ -5,23 +5,29 @@ line naming the first bad record when anything was edited, inserted or deleted, 
 `studio.cli`) when the file is missing or is not a readable journal. A journal that holds table
 settings is also replayed through a fresh controller (nothing is written): every stored event
 must equal the event its input rebuilds, which catches a forger who rewrote every hash after a
-change. `--no-replay` checks the chain only.
+change. `--no-replay` checks the chain only. `--anchors FILE` also holds the journal to the
+signed checkpoints a consumer kept (`studio journal anchors`): whole trailing rounds deleted, which
+no check inside the file can see, show as records missing (exit 1).
 
 `--json` prints one object instead of the lines, with the same exit status: `{"path", "ok",
-"records", "inputs", "events", "rounds", "head", "problem", "bad_record", "unstored_events"}`
-(`problem` and `bad_record` null when sound; `unstored_events` the last input's events a crash
-or a live table left unstored, which recovery stores).
+"records", "inputs", "events", "rounds", "head", "problem", "bad_record", "unstored_events",
+"anchors_checked"}` (`problem` and `bad_record` null when sound; `unstored_events` the last input's
+events a crash or a live table left unstored, which recovery stores; `anchors_checked` the number
+of kept checkpoints that match, null without `--anchors`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
+from studio.commands import anchors as anchors_command
 from studio.controller import TableController
 from studio.errors import JournalError
 from studio.journal import Journal, verify
+from studio.journal.anchors import check_anchors, read_anchors
 from studio.journal.recorder import bind_settings, replay
 
 
@@ -39,8 +45,18 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_false",
         help="check the chain only; do not replay the inputs through a controller",
     )
+    check.add_argument(
+        "--anchors",
+        type=Path,
+        metavar="FILE",
+        help="signed checkpoints kept elsewhere (studio journal anchors): detects deleted rounds",
+    )
+    check.add_argument(
+        "--signing-key", metavar="HEX", help="the table's checkpoint key (its table.sign file)"
+    )
     check.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
     check.set_defaults(run=run_verify)
+    anchors_command.register(actions)
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -58,6 +74,13 @@ def run_verify(args: argparse.Namespace) -> int:
                 pending = len(replay(journal, controller)[1])
             except JournalError as err:  # ReplayMismatchError too
                 problem = f"replay: {str(err).removeprefix(f'{journal.path}: ')}"
+        anchored = None
+        if problem is None and getattr(args, "anchors", None) is not None:
+            settings = journal.meta("settings")
+            table = bind_settings(journal, None).table if settings else None
+            held = check_anchors(journal, read_anchors(args.anchors), table, args.signing_key)
+            problem = None if held.problem is None else f"anchors: {held.problem}"
+            anchored = held.checked
     if getattr(args, "json", False):
         bad = report.bad_record if report.problem is not None else None
         verdict = {
@@ -71,6 +94,7 @@ def run_verify(args: argparse.Namespace) -> int:
             "problem": problem,
             "bad_record": bad,
             "unstored_events": pending,
+            "anchors_checked": anchored,
         }
         print(json.dumps(verdict))
         return 0 if problem is None else 1
@@ -78,6 +102,8 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"{args.path}: BAD: {problem}")
         return 1
     print(f"{args.path}: {report.summary()}")
+    if anchored is not None:
+        print(f"{args.path}: {anchored} checkpoint(s) kept elsewhere match the journal")
     if pending:
         print(
             f"{args.path}: note: the last input's {pending} events are not stored (a crash, or "

@@ -1,4 +1,4 @@
-"""`studio shoe simulate | monitor | enroll | record | replay`: simulate, watch, register, capture.
+"""`studio shoe`: simulate, watch, list ports, register a deck, capture and replay a line.
 
 - `simulate --protocol barcode|framed (--pty PATH | --listen HOST:PORT) [--cards N]
   [--interval-ms MS] [--start-delay-ms MS] [--seed S] [--faults NAME=RATE,...] [--log FILE]`
@@ -10,6 +10,8 @@
 - `monitor URL --protocol barcode|framed [--json] [--count N]` opens any pyserial URL or device
   path as the host, prints one line per decoded message (with `--json` one object, with "card"
   for a card drawn) and exits after N cards (status 0) or when `--timeout` passes first (status 1).
+- `list [--json]` prints every serial port with its USB identity (vendor:product, serial
+  number, maker): what `[shoe] usb_vendor`, `usb_product` and `usb_serial` pin.
 - `enroll URL --out FILE` reads one whole deck (52 cards) from a smart shoe that names its cards,
   optionally checking them against `--order`, and writes the tag -> card registration file.
 
@@ -22,6 +24,7 @@ Configuration mistakes end as one line on stderr with status 2, like every `stud
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import signal
@@ -35,6 +38,7 @@ from typing import Any, TextIO
 from drivers.errors import DriverError, ProtocolError
 from drivers.shoe.deck import BarcodeTable, DeckRegistration
 from drivers.shoe.host import PROTOCOLS, ProtocolOptions
+from drivers.shoe.identity import ports
 from drivers.shoe.readings import (
     CardRead,
     CardUnreadable,
@@ -98,7 +102,23 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     enr.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
     enr.set_defaults(run=run_enroll)
 
+    lst = sub.add_parser("list", help="show the serial ports and their USB identities")
+    lst.add_argument("--json", action="store_true", help="one JSON object per port")
+    lst.set_defaults(run=run_list)
     shoe_capture.add_parsers(sub, PROTOCOL_NAMES)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """Print each serial port with its identity (what `[shoe] usb_*` can pin); return 0."""
+    found = ports()
+    for port in found:
+        if args.json:
+            print(json.dumps(dataclasses.asdict(port)))
+        else:
+            print(port.describe())
+    if not found and not args.json:
+        print("no serial ports found")
+    return 0
 
 
 def _fail(args: argparse.Namespace, err: DriverError) -> int:

@@ -278,6 +278,9 @@ COMMANDS: Mapping[CommandName, CommandSpec] = {
     "cancel_rescan": CommandSpec(MANAGER, _check_cancel_rescan, _apply_cancel_rescan),
     "acknowledge_device": CommandSpec(MANAGER, _check_acknowledge, _apply_acknowledge),
     "void": CommandSpec(MANAGER, _check_void, _apply_void),
+    # Carried out by the runtime (it hashes the files, studio.runtime.safeguards): the command
+    # is only put on record here, by whom and when.
+    "check_integrity": CommandSpec(MANAGER, lambda st, _: None, lambda st, _: None),
 }
 """Every command the controller knows (the `CommandName` type lists the same names)."""
 

@@ -54,7 +54,7 @@ class ShoeSource:
             cards = (card.code,) if card is not None else ()
             fault(st, "card_out_of_turn", cards=cards, device="shoe", raw=inp.raw, detail=detail)
             return
-        if seat_card(st, rnd, deal, card, inp.raw, confirmed=not self.camera):
+        if seat_card(st, rnd, deal, card, inp.raw, confirmed=not self.camera, detail=inp.detail):
             if self.camera:
                 await_camera(st, rnd, rnd.seats[deal.position])
             proceed(st)

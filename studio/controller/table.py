@@ -23,18 +23,26 @@ from studio.controller import commands
 from studio.controller.camera_source import CameraSource
 from studio.controller.confirmation import camera_timed_out
 from studio.controller.dealing import auto_start, close_betting, close_window, turn_yellow
-from studio.controller.incidents import device_status, device_went_silent, heard, restarted
+from studio.controller.incidents import (
+    device_status,
+    device_went_silent,
+    fault,
+    heard,
+    restarted,
+)
 from studio.controller.shoe_source import ShoeSource
 from studio.controller.state import CardSource, TableState, TimerName
 from studio.controller.timers import Fire, advance
 from studio.controller.view import snapshot, table_view
 from studio.messages import (
+    AlarmRaised,
     CardDrawn,
     CardSeen,
     Command,
     DeviceStatus,
     Envelope,
     Input,
+    IntegrityChecked,
     Restarted,
     TableSettings,
     Tick,
@@ -107,6 +115,15 @@ class TableController:
                 device_status(st, inp)
             case Command():
                 commands.handle_command(st, inp)
+            case AlarmRaised():
+                # The shell's own faults (journal, clock): a manager must see them before
+                # anything goes on; a resume clears them (see docs/integrity.md).
+                fault(st, inp.cause, detail=inp.detail)
+            case IntegrityChecked():
+                if inp.differences:
+                    # Software or configuration not as certified: no round opens until a
+                    # manager has looked (resume) - the regulators' R11.
+                    fault(st, "integrity_mismatch", detail="; ".join(inp.differences[:10]))
             case Tick() | Restarted():
                 pass
         out, st.out = st.out, []

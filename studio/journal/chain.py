@@ -121,3 +121,17 @@ class Record:
     def label(self) -> str:
         """A short human name for the record, such as `record 17 (event 9)`."""
         return f"record {self.id} ({self.kind} {self.seq})"
+
+
+EVENTS_GENESIS = "0" * 64
+"""The `prev` of a table's first event in the events-only chain (`event_link`)."""
+
+
+def event_link(prev: str, payload: bytes) -> str:
+    """The events-only chain: SHA-256 hex of `prev`, a newline and an event's JSON `payload`.
+
+    Unlike the journal's chain it covers the events alone, in sequence order, as the restricted
+    stream carries them: a consumer that stored every event (the archive) computes the same
+    value, so a signed checkpoint (`studio.journal.anchors`) can be held to what it stored.
+    """
+    return hashlib.sha256(prev.encode() + b"\n" + payload).hexdigest()

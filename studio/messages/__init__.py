@@ -48,6 +48,8 @@ from studio.messages.events import (
 )
 from studio.messages.inputs import (
     INPUT_TYPES,
+    AlarmCause,
+    AlarmRaised,
     CardDrawn,
     CardSeen,
     Command,
@@ -55,6 +57,7 @@ from studio.messages.inputs import (
     Device,
     DeviceStatus,
     Input,
+    IntegrityChecked,
     Restarted,
     Role,
     Tick,
@@ -73,6 +76,8 @@ __all__ = [
     "POSITIONS",
     "PUBLIC_NOTICE",
     "SCHEMA_VERSION",
+    "AlarmCause",
+    "AlarmRaised",
     "Audience",
     "BetLimits",
     "BettingClosed",
@@ -101,6 +106,7 @@ __all__ = [
     "IncidentKind",
     "IncidentReported",
     "Input",
+    "IntegrityChecked",
     "Position",
     "RescanFinished",
     "RescanStarted",

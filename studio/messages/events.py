@@ -45,6 +45,10 @@ IncidentKind = Literal[
     "deal_timeout",
     "controller_restarted",
     "deck_reused",
+    "journal_unwritable",
+    "integrity_mismatch",
+    "clock_step",
+    "clock_unsynchronised",
 ]
 """Why a round was paused."""
 

@@ -39,6 +39,7 @@ CommandName = Literal[
     "acknowledge_device",
     "void",
     "new_deck",
+    "check_integrity",
 ]
 """Every command the controller knows."""
 
@@ -60,6 +61,9 @@ class _Input(BaseModel):
 
     ts: AwareDatetime
     schema_version: int = SCHEMA_VERSION
+    mono: float | None = None
+    """The runtime's monotonic clock (seconds) when it journalled the input; None where no
+    runtime did (a simulation, a test). A wall-clock step shows against it."""
 
     @field_validator("ts")
     @classmethod
@@ -71,12 +75,14 @@ class CardDrawn(_Input):
     """The shoe read a card as it was drawn.
 
     `card` is the canonical code, or None when the shoe could not read it (an unreadable card is a
-    reading, not a missing input). `raw` keeps the device's own frame for incident reports.
+    reading, not a missing input). `raw` keeps the device's own frame for incident reports;
+    `detail` says why an unreadable card was not read (the driver's words), for the incident.
     """
 
     kind: Literal["card_drawn"] = "card_drawn"
     card: str | None
     raw: str = ""
+    detail: str = ""
 
     @field_validator("card")
     @classmethod
@@ -142,6 +148,40 @@ class Tick(_Input):
     kind: Literal["tick"] = "tick"
 
 
+AlarmCause = Literal["journal_unwritable", "clock_step", "clock_unsynchronised"]
+"""What the table's shell found wrong outside the game itself: each is an incident kind."""
+
+
+class AlarmRaised(_Input):
+    """The table's shell found a fault the manager must see: the table pauses until a resume.
+
+    `journal_unwritable`: the journal failed a write and has just taken writes again; `detail`
+    says what failed, for how long, and how many inputs were refused meanwhile.
+    `clock_step`: the wall clock stepped against the monotonic one beyond the bound.
+    `clock_unsynchronised`: the kernel reports the clock unsynchronised (no time daemon).
+    """
+
+    kind: Literal["alarm_raised"] = "alarm_raised"
+    cause: AlarmCause
+    detail: str = ""
+
+
+class IntegrityChecked(_Input):
+    """The table hashed its installed software and configuration against its manifest.
+
+    `why` is "start", "command" (a shift manager asked) or "schedule" (every 24 hours);
+    `manifest` the SHA-256 of the manifest file; `hashes` every file's SHA-256 as found now
+    (package-relative path, and `config:` + the configuration's path); `differences` one line
+    per file that is changed, missing or not in the manifest (empty: everything matched).
+    """
+
+    kind: Literal["integrity_checked"] = "integrity_checked"
+    why: Literal["start", "command", "schedule"]
+    manifest: str
+    hashes: dict[str, str]
+    differences: list[str] = Field(default_factory=list)
+
+
 class Restarted(_Input):
     """The runtime recovered from its journal and restarted; a round in progress gets paused."""
 
@@ -149,7 +189,14 @@ class Restarted(_Input):
 
 
 Input = Annotated[
-    CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted,
+    CardDrawn
+    | CardSeen
+    | DeviceStatus
+    | Command
+    | Tick
+    | Restarted
+    | AlarmRaised
+    | IntegrityChecked,
     Field(discriminator="kind"),
 ]
 """Any input, told apart by its `kind`."""
@@ -161,17 +208,27 @@ INPUT_TYPES: tuple[type[BaseModel], ...] = (
     Command,
     Tick,
     Restarted,
+    AlarmRaised,
+    IntegrityChecked,
 )
 """Every input model, in schema order."""
 
-_ADAPTER: TypeAdapter[CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted] = (
-    TypeAdapter(Input)
+AnyInput = (
+    CardDrawn
+    | CardSeen
+    | DeviceStatus
+    | Command
+    | Tick
+    | Restarted
+    | AlarmRaised
+    | IntegrityChecked
 )
+"""The union `Input` discriminates, for annotations."""
+
+_ADAPTER: TypeAdapter[AnyInput] = TypeAdapter(Input)
 
 
-def parse_input(
-    data: str | bytes,
-) -> CardDrawn | CardSeen | DeviceStatus | Command | Tick | Restarted:
+def parse_input(data: str | bytes) -> AnyInput:
     """Read one input from its JSON form.
 
     Raises `InputError` with one line naming the problem for malformed JSON, an unknown `kind`,

@@ -16,6 +16,7 @@ from pydantic_core import core_schema
 from studio.messages.envelope import SCHEMA_VERSION, Envelope
 from studio.messages.events import EVENT_BODIES, EVENT_TYPES
 from studio.messages.inputs import INPUT_TYPES
+from studio.messages.notices import Checkpoint, IntegrityReport, JournalAlarm
 from studio.messages.settings import TableSettings
 from studio.messages.stream import EVENT_ENVELOPE, Heartbeat
 from studio.messages.view import TableView
@@ -79,7 +80,9 @@ def json_schema() -> dict[str, Any]:
     Keys: `envelope` (see `envelope_schema`); `heartbeat` (a stream's idle message);
     `inputs` by `kind`; `events` by `type`, each the body's schema with `x-audiences` (where it
     may be published); `settings`; `table_view` (what a table is doing now:
-    `studio.messages.view.TableView`); and `schema_version`. Each is a complete schema on its own.
+    `studio.messages.view.TableView`); `notices` by `kind` (what the restricted stream carries
+    beside the events: `studio.messages.notices`); and `schema_version`. Each is a complete
+    schema on its own.
     """
     inputs = {}
     for model in INPUT_TYPES:
@@ -96,6 +99,10 @@ def json_schema() -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "envelope": envelope_schema(),
         "heartbeat": _sent(Heartbeat),
+        "notices": {
+            str(model.model_fields["kind"].default): _sent(model)
+            for model in (JournalAlarm, Checkpoint, IntegrityReport)
+        },
         "inputs": inputs,
         "events": events,
         "settings": TableSettings.model_json_schema(),

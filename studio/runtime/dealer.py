@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from drivers.camera.synthetic.felt import Felt
 from studio.cards import DECK, Card
 from studio.config import DealerConfig
+from studio.errors import JournalError
 from studio.messages import CardSeen, Command, CommandName, Envelope, Input
 from studio.messages.view import TableView
 from studio.simulation.staff import (
@@ -73,6 +74,11 @@ class Table(Protocol):
     @property
     def cards_drawn(self) -> int:
         """How many card_drawn inputs the table has applied."""
+        ...
+
+    @property
+    def journal_writable(self) -> bool:
+        """False while the journal's failure makes the table refuse every input."""
         ...
 
     async def card_drawn_after(self, count: int) -> None:
@@ -164,7 +170,13 @@ class SimulatedDealer:
             if state != self._state:
                 # Every reaction is timed from the moment the table last changed.
                 self._state, self._since = state, self._loop.time()
-            self._act(snap)
+            if self._table.journal_writable:
+                # A table whose journal fails refuses everything: the dealer waits (a person
+                # would see the table stopped); the table pauses once the journal is back.
+                try:
+                    self._act(snap)
+                except JournalError as err:
+                    log.info("the dealer waits: %s", err)
             await asyncio.sleep(LOOK_EVERY)
 
     def _act(self, snap: TableView) -> None:

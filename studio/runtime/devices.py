@@ -28,6 +28,7 @@ from drivers.errors import DriverError
 from drivers.shoe import SerialShoe, SimulatedShoe
 from drivers.shoe.firmware import ShoeSession
 from drivers.shoe.host import ProtocolOptions, frame_receipt
+from drivers.shoe.identity import usb_verifier
 from drivers.shoe.readings import Delivery, Receipt
 from studio.cards import Card
 from studio.closing import Closing
@@ -163,6 +164,7 @@ class ShoeDevice(Closing):
                 options=ProtocolOptions(hold_acks=True, resume_after=resume_after),
                 deliveries=deliveries,
                 baudrate=shoe.baudrate,
+                verify=None if (pin := shoe.usb_pin()) is None else usb_verifier(pin),
             )
         except (DriverError, OSError) as err:
             self._close_simulator()
@@ -176,6 +178,10 @@ class ShoeDevice(Closing):
     def commit(self, delivery: Delivery) -> None:
         """`delivery` is on record (journalled, or not an input): the shoe may forget its frame."""
         self.reader.commit(delivery)
+
+    def rewind(self) -> None:
+        """The deliveries not committed are not on record: a framed shoe's resends count again."""
+        self.reader.rewind()
 
     def deal(self, card: Card) -> None:
         """Have the simulated shoe draw `card`; raises ConfigurationError for a real shoe."""

@@ -33,10 +33,10 @@ import queue
 import signal
 import time
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 from drivers.shoe.adapter import to_input
+from drivers.shoe.host import receipt_of
 from drivers.shoe.readings import Delivery, ShoeReset
 from studio.bus.commands import CommandDecision, CommandRequest
 from studio.bus.wire import encode_event
@@ -45,15 +45,20 @@ from studio.errors import JournalError, StudioError
 from studio.journal import RecordedTable
 from studio.journal.recorder import StoredEvent, event_json
 from studio.logs import set_log_context
-from studio.messages import CardDrawn, Envelope, Input, Tick
+from studio.messages import CardDrawn, DeviceStatus, Envelope, Input, Tick
+from studio.messages.notices import AnyNotice
 from studio.messages.view import TableView
 from studio.runtime.announce import RunFile, run_dir, write_run_file
+from studio.runtime.clock import Clock, SystemClock
 from studio.runtime.dealer import SimulatedDealer
 from studio.runtime.health import MetricsServer, loop_answers, not_ready
+from studio.runtime.journal_guard import RETRY_SECONDS, CardGate, JournalGuard
 from studio.runtime.keys import TableKeys
 from studio.runtime.lock import JournalLock as JournalLock  # its home was here
 from studio.runtime.metrics import TableMetrics
 from studio.runtime.parts import EventListener, TableParts, build_parts
+from studio.runtime.safeguards import Safeguards
+from studio.runtime.shoe_identity import IdentityGate
 from studio.runtime.systemd import SystemdNotifier
 from studio.simulation.table import card_faces
 
@@ -82,8 +87,11 @@ class TableRuntime:
         rounds: int | None = None,
         duration: float | None = None,
         announce: bool = True,
+        clock: Clock | None = None,
     ) -> None:
         self.config = config
+        self.clock: Clock = clock or SystemClock()
+        self.safeguards = Safeguards(self, config)
         self.settings = config.table
         self._rounds = rounds
         self._duration = duration
@@ -111,6 +119,10 @@ class TableRuntime:
         self._watchdog: asyncio.TimerHandle | None = None
         self._http: MetricsServer | None = None
         set_log_context(self.settings.table)
+        self.journal_guard = JournalGuard(self.settings.table)
+        self._gate = CardGate()
+        self._identity = IdentityGate(config.shoe.identity)
+        self._journal_retry: asyncio.TimerHandle | None = None
 
     @property
     def keys(self) -> TableKeys | None:
@@ -145,6 +157,11 @@ class TableRuntime:
         """How many card_drawn inputs this run has applied."""
         return self._cards_drawn
 
+    @property
+    def journal_writable(self) -> bool:
+        """False while a journal failure makes the table refuse every input (see journal_guard)."""
+        return not self.journal_guard.faulted
+
     async def card_drawn_after(self, count: int) -> None:
         """Return once this run has applied more than `count` card_drawn inputs (loop only)."""
         while self._cards_drawn <= count:
@@ -161,19 +178,29 @@ class TableRuntime:
     def submit(self, inp: Input) -> list[Envelope]:
         """Journal `inp`, apply it, publish its events and re-arm the clock; return the events.
 
-        Runs in the loop's thread only. A journal that cannot be written stops the table: an
-        input that is not on record must not be applied, and no later one may be either.
+        Runs in the loop's thread only. An input that is not on record must not be applied, and
+        no later one may be either: while the journal cannot be written every input is refused
+        with a `JournalError` (see `studio.runtime.journal_guard`).
         """
         parts = self._running()
         if self._failure is not None:
-            raise StudioError("the table has stopped after a journal failure")
+            raise StudioError("the table has stopped after a failure")
+        if self.journal_guard.faulted:
+            raise JournalError(self.journal_guard.refused())
+        self.safeguards.before_input()
+        if inp.mono is None:
+            inp = inp.model_copy(update={"mono": self.clock.monotonic()})
         started = time.perf_counter()
         try:
             stored = parts.table.apply(inp)
         except JournalError as err:
-            self._fail(err)
+            self._journal_failed(err)
             raise
         self.metrics.applied(inp, time.perf_counter() - started)
+        return self._applied(parts, inp, stored)
+
+    def _applied(self, parts: TableParts, inp: Input, stored: list[StoredEvent]) -> list[Envelope]:
+        """Publish and store the events of `inp`, which is on record; return them."""
         if isinstance(inp, CardDrawn):
             self._cards_drawn += 1
             self._card_applied.set()
@@ -188,8 +215,11 @@ class TableRuntime:
             try:
                 parts.table.store(stored)
             except JournalError as err:
-                self._fail(err)
-                raise
+                # The input is on record, so it stands; its events are stored when the journal
+                # takes writes again (or rebuilt by recovery), and the next input is refused.
+                self._journal_failed(err, stored)
+            else:
+                self.safeguards.stored(stored)
         self._view = parts.controller.view()
         self.metrics.view(self._view)
         set_log_context(game_number=self._view.game_number, seq=self._view.seq)
@@ -245,10 +275,45 @@ class TableRuntime:
             except StudioError:
                 return
 
-    def _fail(self, err: BaseException) -> None:
-        log.error("table stopping: %s", err)
-        self._failure = err
-        self.stop()
+    def notify(self, notice: AnyNotice) -> None:
+        """Send a notice on the restricted stream (it is not journalled: see its model)."""
+        if self._parts is None:
+            return
+        try:
+            self._parts.publisher.publish_notice(notice)
+        except StudioError:
+            log.exception("the %s notice was not published", notice.kind)
+
+    def _journal_failed(self, err: JournalError, pending: list[StoredEvent] | None = None) -> None:
+        """Latch the journal's fault, say so on the restricted stream, and retry later."""
+        alarm = self.journal_guard.tripped(err, self.clock.now(), pending)
+        if alarm is not None:
+            self.notify(alarm)
+        if self._tick is not None:
+            self._tick.cancel()
+            self._tick = None
+        if self._journal_retry is None and not self._stopping:
+            loop = asyncio.get_running_loop()
+            self._journal_retry = loop.call_later(RETRY_SECONDS, self._retry_journal)
+
+    def _retry_journal(self) -> None:
+        """Try the journal again: store what waits, then journal the fault itself (it pauses)."""
+        self._journal_retry = None
+        guard, parts = self.journal_guard, self._parts
+        if not guard.faulted or parts is None or self._stopping:
+            return
+        pending = guard.take_pending()
+        now = self.clock.now()
+        alarm = guard.alarm_input(now)
+        try:
+            if pending:
+                parts.table.store(pending)
+            stored = parts.table.apply(alarm)
+        except JournalError as err:
+            self._journal_failed(err, pending if guard.faulted and pending else None)
+            return
+        self.notify(guard.cleared(now))
+        self._applied(parts, alarm, stored)
 
     def _arm_clock(self) -> None:
         """Schedule a tick at the controller's earliest timer deadline (none while paused)."""
@@ -257,16 +322,16 @@ class TableRuntime:
             self._tick = None
         deadlines = [t.deadline for t in self.view().timers if t.deadline is not None]
         # A paused table's timers are frozen (no deadline): nothing to tick for.
-        if not deadlines or self._stopping:
+        if not deadlines or self._stopping or self.journal_guard.faulted:
             return
         deadline = min(deadlines)
-        delay = (deadline - datetime.now(UTC)).total_seconds() + TIMER_MARGIN
+        delay = (deadline - self.clock.now()).total_seconds() + TIMER_MARGIN
         self._tick = asyncio.get_running_loop().call_later(max(0.0, delay), self._on_tick)
 
     def _on_tick(self) -> None:
         self._tick = None
         with contextlib.suppress(StudioError):
-            self.submit(Tick(ts=datetime.now(UTC)))
+            self.submit(Tick(ts=self.clock.now()))
 
     def on_delivery(self) -> None:
         """Apply every delivery the shoe reader has queued (called in the loop's thread)."""
@@ -278,6 +343,21 @@ class TableRuntime:
                 delivery: Delivery = parts.deliveries.get_nowait()
             except queue.Empty:
                 return
+            receipt = receipt_of(delivery.item)
+            self._identity.saw(delivery.item)
+            problem = self._identity.problem(receipt)
+            if problem is not None:
+                # Not the pinned shoe: never a card, never acknowledged; a fault says why.
+                self._wrong_shoe(problem, delivery)
+                continue
+            verdict = self._gate.verdict(receipt)
+            if verdict != "apply":
+                # A frame queued before a refusal rewound the reader (see CardGate).
+                if verdict == "duplicate":
+                    parts.shoe.commit(delivery)
+                else:
+                    parts.shoe.rewind()
+                continue
             first, self._shoe_heard = not self._shoe_heard, True
             inp = to_input(delivery)
             if first and isinstance(delivery.item, ShoeReset):
@@ -290,9 +370,25 @@ class TableRuntime:
             if inp is not None:
                 try:
                     self.submit(inp)
-                except StudioError:
-                    return  # Not on record: the shoe keeps the frame and sends it again.
+                except StudioError as err:
+                    # Not on record: never acknowledged, so a framed shoe keeps the frame and
+                    # sends it again; a barcode line's card is gone (the alarm says so).
+                    if receipt is None and isinstance(inp, CardDrawn):
+                        log.warning("a barcode card was lost to the refusal: %s", err)
+                    parts.shoe.rewind()
+                    continue
             parts.shoe.commit(delivery)
+            self._gate.committed(receipt)
+
+    def _wrong_shoe(self, problem: str, delivery: Delivery) -> None:
+        if self._view is not None and self._view.devices.get("shoe") == "fault":
+            return
+        log.error("%s", problem)
+        fault = DeviceStatus(
+            ts=delivery.ts, device="shoe", status="fault", detail=f"wrong_device: {problem}"
+        )
+        with contextlib.suppress(StudioError):
+            self.submit(fault)
 
     # -- commands (called in the command channel's thread) -----------------------------------------
 
@@ -312,7 +408,12 @@ class TableRuntime:
         async def apply() -> CommandDecision:
             if self._parts is None:
                 return CommandDecision(False, "the table is stopping")
-            events = self.submit(request.as_input(datetime.now(UTC)))
+            if request.action == "check_integrity" and not self.safeguards.checks_integrity:
+                return CommandDecision(False, "no manifest to check: set [integrity] manifest")
+            try:
+                events = self.submit(request.as_input(self.clock.now()))
+            except JournalError as err:
+                return CommandDecision(False, str(err))
             for event in events:
                 if event.type == "command_rejected":
                     return CommandDecision(False, str(event.body.get("reason")))
@@ -353,7 +454,9 @@ class TableRuntime:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
             await self._shutdown()
-        return 1 if self._failure is not None else 0
+        if self.journal_guard.faulted:
+            log.error("the table stopped with its journal not writable")
+        return 1 if self._failure is not None or self.journal_guard.faulted else 0
 
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
         config = self.config
@@ -368,6 +471,9 @@ class TableRuntime:
         self.add_listener(self.metrics)
         report = parts.recovery
         self._publish(parts, [StoredEvent(e, event_json(e)) for e in report.restarted])
+        # Signing key, software check (before any card: a mismatch pauses at once), clock watch.
+        self.safeguards.start(loop, parts.journal, parts.keys.directory)
+        self.add_listener(self.safeguards)
         if parts.camera is not None:
             self.add_listener(parts.camera)
         settings = parts.settings
@@ -519,6 +625,10 @@ class TableRuntime:
         if self._tick is not None:
             self._tick.cancel()
             self._tick = None
+        if self._journal_retry is not None:
+            self._journal_retry.cancel()
+            self._journal_retry = None
+        self.safeguards.stop()
 
 
 def run_table(

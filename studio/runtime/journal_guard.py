@@ -1,0 +1,165 @@
+"""The journal's fault latch: what a table does while its journal cannot be written.
+
+Nothing may be acted on without its record. When a write fails (a full filesystem, a file-size
+limit, a read-only remount) the table therefore refuses every input until the journal takes
+writes again: a framed shoe's card is not acknowledged, so the shoe keeps it and sends it again;
+a command is answered with the reason. The fault cannot be journalled while it lasts, so it is
+said on the restricted stream (a `JournalAlarm` marked as not journalled) and in the log; the
+runtime retries every `RETRY_SECONDS`, and on the first write that succeeds journals the fault as
+an `AlarmRaised` input, which pauses the table until a shift manager resumes it.
+
+`JournalGuard` holds that state and makes the notices and the input; the runtime does the I/O.
+`CardGate` keeps a framed shoe's deliveries in order around the refusals.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from drivers.shoe.readings import Receipt
+from studio.journal.recorder import StoredEvent
+from studio.messages import AlarmRaised
+from studio.messages.notices import JournalAlarm
+
+log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 1.0
+"""How often a table whose journal failed tries to write again."""
+
+
+@dataclass(slots=True)
+class JournalFault:
+    """A journal failure in progress: since when, what failed, and what waits for the journal.
+
+    `pending` are events of an input already journalled whose own write failed: they are stored
+    first when the journal takes writes again (recovery would rebuild them otherwise).
+    """
+
+    since: datetime
+    detail: str
+    refused: int = 0
+    pending: list[StoredEvent] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class JournalCounters:
+    """Figures for the metrics: failures begun, inputs refused, recoveries (never reset)."""
+
+    failures: int = 0
+    refused: int = 0
+    recovered: int = 0
+
+
+class JournalGuard:
+    """The latch of one table's journal faults (see the module docstring). Loop thread only."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.fault: JournalFault | None = None
+        self.counters = JournalCounters()
+
+    @property
+    def faulted(self) -> bool:
+        """Whether the journal has failed and not yet taken a write again."""
+        return self.fault is not None
+
+    def tripped(
+        self, err: BaseException, now: datetime, pending: list[StoredEvent] | None = None
+    ) -> JournalAlarm | None:
+        """Note a failed write at `now`; return the alarm to publish when a fault begins.
+
+        A failure while already faulted (a retry) returns None: the alarm was said once.
+        `pending` are the events whose write failed (their input is on record).
+        """
+        began = self.fault is None
+        if self.fault is None:
+            self.fault = JournalFault(since=now, detail=str(err))
+            self.counters.failures += 1
+            log.error("journal not writable: %s; the table refuses every input until it is", err)
+        if pending:
+            self.fault.pending.extend(pending)
+        return self._alarm("unwritable", now) if began else None
+
+    def refused(self) -> str:
+        """Count one input refused because of the fault; return the reason to give."""
+        assert self.fault is not None
+        self.fault.refused += 1
+        self.counters.refused += 1
+        return f"the journal is not writable ({self.fault.detail}): nothing is acted on"
+
+    def take_pending(self) -> list[StoredEvent]:
+        """The events waiting to be stored, handed over once (put back with `tripped`)."""
+        assert self.fault is not None
+        pending, self.fault.pending = self.fault.pending, []
+        return pending
+
+    def alarm_input(self, now: datetime) -> AlarmRaised:
+        """The input that journals the fault once the journal takes writes (it pauses the table)."""
+        fault = self.fault
+        assert fault is not None
+        seconds = (now - fault.since).total_seconds()
+        detail = (
+            f"the journal could not be written for {seconds:.1f} s from "
+            f"{fault.since.isoformat()} ({fault.detail}); {fault.refused} input(s) were refused "
+            "meanwhile (a framed shoe sends its cards again; a barcode line's are lost)"
+        )
+        # Stamped when the fault began: the table pauses with its timers as they stood then, so
+        # no betting or decision window closes on time that passed with nothing on record.
+        return AlarmRaised(ts=fault.since, cause="journal_unwritable", detail=detail)
+
+    def cleared(self, now: datetime) -> JournalAlarm:
+        """The journal took a write at `now`: clear the latch; return the notice that says so."""
+        notice = self._alarm("writable", now)
+        assert self.fault is not None
+        log.warning(
+            "journal writable again after %.1f s (%d input(s) refused): a shift manager resumes",
+            (now - self.fault.since).total_seconds(),
+            self.fault.refused,
+        )
+        self.fault = None
+        self.counters.recovered += 1
+        return notice
+
+    def _alarm(self, state: str, now: datetime) -> JournalAlarm:
+        assert self.fault is not None
+        return JournalAlarm.model_validate(
+            {
+                "table": self.table,
+                "ts": now,
+                "state": state,
+                "detail": self.fault.detail,
+                "since": self.fault.since,
+                "refused": self.fault.refused,
+            }
+        )
+
+
+class CardGate:
+    """Keeps a framed shoe's deliveries in order around refused ones (loop thread only).
+
+    After a refusal the reader is rewound and the shoe sends the frames again, but a delivery
+    the reader queued before the rewind may still be waiting: a frame at or before the last one
+    put on record is a duplicate (acknowledged again, not applied), and a frame past the next
+    one is early (refused: the shoe sends it again in its turn).
+    """
+
+    def __init__(self) -> None:
+        self.last: Receipt | None = None
+
+    def verdict(self, receipt: Receipt | None) -> Literal["apply", "duplicate", "early"]:
+        """What to do with a delivery whose frame is `receipt`: apply, duplicate or early."""
+        last = self.last
+        if receipt is None or last is None or receipt.session != last.session:
+            return "apply"
+        ahead = (receipt.seq - last.seq) & 0xFFFF
+        if ahead == 0 or ahead >= 0x8000:
+            return "duplicate"
+        return "apply" if ahead == 1 else "early"
+
+    def committed(self, receipt: Receipt | None) -> None:
+        """`receipt`'s delivery is on record."""
+        if receipt is not None:
+            self.last = receipt
