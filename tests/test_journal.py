@@ -199,6 +199,7 @@ def test_verify_command_exit_statuses(
         "problem": None,
         "bad_record": None,
         "unstored_events": 0,
+        "anchors_checked": None,
     }
     assert out.endswith(verdict["head"][:16])
     assert main(["journal", "verify", str(tmp_path / "nothing")]) == 2
