@@ -49,6 +49,8 @@ enabled = false
 # The card path alone, as measured before the defaults got the synthetic camera.
 [camera]
 backend = "none"
+[metrics]
+port = 0
 """
 
 

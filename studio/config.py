@@ -16,6 +16,7 @@ may use `{data}` (the data directory), `{table}` (the table id) and `{game}`. Er
 
 from __future__ import annotations
 
+import json
 import os
 import string
 import tomllib
@@ -38,8 +39,12 @@ from drivers.camera.synthetic.designs import DESIGNS
 from drivers.shoe.host import PROTOCOLS
 from drivers.shoe.identity import UsbPin
 from studio.bus import defaults as bus_defaults
-from studio.errors import ConfigurationError
+from studio.errors import ConfigurationError, did_you_mean
 from studio.messages import SCHEMA_VERSION, TableSettings
+
+# Re-exported: callers that already load the config find the directories here too.
+from studio.paths import cache_dir as cache_dir
+from studio.paths import data_dir as data_dir
 
 
 def one_of(names: Iterable[str]) -> GetPydanticSchema:
@@ -112,23 +117,13 @@ enabled = true
 draw_seconds = 0.8
 camera_lag_seconds = 0.2
 seed = 0
+
+[metrics]
+enabled = true
+host = "127.0.0.1"
+port = 7714
 """
 """The embedded defaults, as a TOML text a user can copy and edit (`studio run --print-config`)."""
-
-
-def data_dir() -> Path:
-    """The user's studio data directory: `$XDG_DATA_HOME/studio`, else `~/.local/share/studio`."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "studio"
-
-
-def cache_dir() -> Path:
-    """The user's studio cache directory: `$XDG_CACHE_HOME/studio`, else `~/.cache/studio`.
-
-    What is kept there can always be made again (the learned index reader of a deck).
-    """
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "studio"
 
 
 class _Section(BaseModel):
@@ -281,6 +276,18 @@ class DealerConfig(_Section):
     manager_seconds: float = Field(default=2.0, ge=0)
 
 
+class MetricsConfig(_Section):
+    """The table's HTTP endpoint for Prometheus (`/metrics`) and probes (`/healthz`, `/readyz`).
+
+    `port` 0 takes any free port (the run file and the start-up lines say which). Loopback by
+    default: a scraper on another host needs `host` set to an address it can reach.
+    """
+
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = Field(default=7714, ge=0, le=65535)
+
+
 class RuntimeConfig(_Section):
     """A whole table: the game settings (`table`) and the devices, journal, bus and dealer."""
 
@@ -293,6 +300,7 @@ class RuntimeConfig(_Section):
     clock: ClockConfig = ClockConfig()
     bus: BusConfig = BusConfig()
     dealer: DealerConfig = DealerConfig()
+    metrics: MetricsConfig = MetricsConfig()
 
     @model_validator(mode="after")
     def _camera_agrees(self) -> RuntimeConfig:
@@ -337,6 +345,54 @@ class RuntimeConfig(_Section):
         return self.expand(self.bus.keys_dir) if self.bus.keys_dir else bus_defaults.keys_dir()
 
 
+def config_toml(config: RuntimeConfig) -> str:
+    """Every setting of `config` as a TOML text that loads back to the same configuration.
+
+    A setting with no value (`shoe.url` of a simulated shoe) and one its section would refuse
+    if written (`camera.design` without the synthetic camera) appear as comments, so a reader
+    sees every key there is. Written with tomlkit, which keeps those comments.
+    """
+    import tomlkit  # only `--print-config` needs it
+
+    doc = tomlkit.document()
+    for name in type(config).model_fields:
+        value = getattr(config, name)
+        if not isinstance(value, BaseModel):
+            doc.add(name, value)
+            continue
+        section = tomlkit.table()
+        given = value.model_dump(mode="json", exclude_unset=True)
+        for key, item in value.model_dump(mode="json").items():
+            if item is None:
+                section.add(tomlkit.comment(f"{key} = (not set)"))
+            elif item == {}:
+                section.add(tomlkit.comment(f"{key} = {{}} (none)"))
+            elif key in given or _accepts(value, given, key, item):
+                section.add(key, _without_none(item))
+            else:
+                section.add(
+                    tomlkit.comment(f"{key} = {json.dumps(item)} (not with these settings)")
+                )
+        doc.add(name, section)
+    return tomlkit.dumps(doc)
+
+
+def _without_none(item: Any) -> Any:
+    """`item` with the None values of nested tables left out (TOML has no null; absent is None)."""
+    if isinstance(item, dict):
+        return {k: _without_none(v) for k, v in item.items() if v is not None}
+    return item
+
+
+def _accepts(section: BaseModel, given: dict[str, Any], key: str, item: Any) -> bool:
+    """Whether `section` would still validate with `key` written out as `item`."""
+    try:
+        type(section).model_validate({**given, key: item})
+    except ValidationError:
+        return False
+    return True
+
+
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for key, value in over.items():
@@ -345,6 +401,18 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
         else:
             merged[key] = value
     return merged
+
+
+def _nearest_key(loc: tuple[int | str, ...]) -> str:
+    """`" (did you mean KEY?)"` for an unknown key at `loc`, from the keys its section takes."""
+    model: type[BaseModel] = RuntimeConfig
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return ""
+        model = annotation
+    return did_you_mean(str(loc[-1]), model.model_fields)
 
 
 def build_config(data: dict[str, Any]) -> RuntimeConfig:
@@ -366,6 +434,8 @@ def build_config(data: dict[str, Any]) -> RuntimeConfig:
         # A check of ours (a ValueError) reads best as its own words, without pydantic's prefix.
         cause = first.get("ctx", {}).get("error") if first["type"] == "value_error" else None
         message = str(cause) if cause is not None else first["msg"]
+        if first["type"] == "extra_forbidden":
+            message += _nearest_key(first["loc"])
         raise ConfigurationError(
             f"config{' ' + where if where else ''}: {message} ({err.error_count()} error(s))"
         ) from err

@@ -4,6 +4,11 @@ Every error a user can cause (a bad card code, an illegal bet, a malformed reque
 `StudioError`, so the command line can print one clear line instead of a traceback.
 """
 
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
 
 class StudioError(Exception):
     """Root of every error raised by the studio package."""
@@ -59,3 +64,13 @@ class SimulationError(StudioError):
     A refused command or a round that stopped moving means the simulation or the controller is
     wrong, never the user.
     """
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`" (did you mean X?)"` naming the choice nearest `word`, or "" when none is near.
+
+    For the one-line errors a misspelt name gets (a config key, a subcommand, a bet): the
+    nearness is difflib's ratio, the same measure `get_close_matches` uses.
+    """
+    near = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]}?)" if near else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,13 @@ def test_keys_new_list_remove_and_command_by_role(
     assert main(["keys", "list", *folder]) == 0
     listed = [line.split()[:2] for line in capsys.readouterr().out.splitlines()]
     assert listed == [["alice", "shift_manager"], ["bob", "dealer"]]
+    assert main(["keys", "list", "--json", *folder]) == 0
+    as_json = json.loads(capsys.readouterr().out)
+    assert [(k["name"], k["role"]) for k in as_json] == [
+        ("alice", "shift_manager"),
+        ("bob", "dealer"),
+    ]
+    assert all(len(k["public_key"]) == 40 for k in as_json)
     assert oct((tmp_path / "alice.key_secret").stat().st_mode & 0o777) == "0o600"
 
     server = KeyPair.load(tmp_path / "table.key_secret")
@@ -48,6 +56,18 @@ def test_keys_new_list_remove_and_command_by_role(
         assert capsys.readouterr().out.strip() == "accepted"
         assert main(["command", "void", *bob]) == 1
         assert capsys.readouterr().out.strip() == "refused: role dealer may not void"
+        assert main(["command", "void", "--json", *bob]) == 1
+        assert json.loads(capsys.readouterr().out) == {
+            "action": "void",
+            "status": "refused",
+            "reason": "role dealer may not void",
+        }
+        assert main(["command", "void", "--json", *alice]) == 0
+        assert json.loads(capsys.readouterr().out) == {
+            "action": "void",
+            "status": "accepted",
+            "reason": None,
+        }
         assert main(["command", "correct_card", "card=AS", "position=dealer_1", *alice]) == 0
         assert main(["command", "void", "colour=red", *alice]) == 2
         # A public key file cannot sign: one clear line, exit 2.

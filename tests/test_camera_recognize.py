@@ -106,7 +106,7 @@ def test_index_read_from_either_corner_of_an_overlapped_row() -> None:
 
 
 def test_recognize_cli_prints_the_json_contract(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from calibration.profile import save_profile
 
@@ -131,6 +131,13 @@ def test_recognize_cli_prints_the_json_contract(
         assert set(card) == {"code", "face_down", "corners", "confidence", "zone"}
         assert len(card["corners"]) == 4 and all(len(p) == 2 for p in card["corners"])
         assert isinstance(card["confidence"], float) and card["zone"] is None
+    # Many images show progress on stderr, never on stdout (other tools parse it).
+    monkeypatch.setattr("studio.commands.progress.LINE_EVERY", 0.0)
+    argv = ["recognize", "--profile", str(tmp_path / "p"), *[str(image)] * 3, "--json"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 3
+    assert captured.err.splitlines()[-1].startswith("recognize: 3/3 images (100%)")
 
 
 def test_every_suit_of_the_ink_colour_competes_even_when_its_shape_is_off() -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from studio.cli import main
-from studio.config import DEFAULT_TOML, build_config, load_config
+from studio.config import RuntimeConfig, build_config, load_config
 from studio.errors import ConfigurationError
 
 
@@ -134,12 +137,41 @@ def test_a_bad_path_template_is_a_configuration_error(template: str) -> None:
         _ = config.journal_path
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        '[camera]\nbackend = "none"\n',
+        "[table.limits.ante]\nminimum = 5\nmaximum = 50\n[table.limits.trips]\nmaximum = 25\n",
+        '[shoe]\nbackend = "serial"\nurl = "/dev/ttyS9"\n[camera]\nbackend = "none"\n',
+    ],
+)
+def test_print_config_names_every_setting_and_loads_back(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    given = tmp_path / "t.toml"
+    given.write_text(text)
+    assert main(["run", "--print-config", "--config", str(given), "--game", "ultimate-holdem"]) == 0
+    printed = capsys.readouterr().out
+    config = load_config(given, game="ultimate-holdem")
+    assert build_config(tomllib.loads(printed)) == config
+    sections = {n: f for n, f in RuntimeConfig.model_fields.items() if n != "schema_version"}
+    for name, field in sections.items():
+        assert f"[{name}]" in printed
+        model = field.annotation
+        assert isinstance(model, type) and issubclass(model, BaseModel)
+        block = printed.split(f"[{name}]\n", 1)[1].split("\n[", 1)[0]
+        keys = {line.lstrip("# ").split(" =")[0] for line in block.splitlines() if " = " in line}
+        keys |= set(re.findall(rf"^\[{name}\.(\w+)[.\]]", printed, re.M))  # a table of tables
+        assert keys == set(model.model_fields), (name, keys ^ set(model.model_fields))
+
+
 def test_run_prints_the_defaults_and_refuses_bad_options(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["run", "--print-config"]) == 0
     printed = capsys.readouterr().out
-    assert printed == DEFAULT_TOML
+    assert build_config(tomllib.loads(printed)) == load_config(None)
     assert build_config({}) == load_config(None)
     bad = tmp_path / "t.toml"
     bad.write_text("[shoe]\nspeed = 1\n")

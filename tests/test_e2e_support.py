@@ -53,6 +53,8 @@ keys_dir = "{root}/keys"
 heartbeat_seconds = 0.2
 [dealer]
 draw_seconds = {draw}
+[metrics]
+port = 0
 """
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from itertools import pairwise
@@ -149,6 +150,10 @@ def test_verify_names_the_first_bad_record(
     assert "BAD:" in out
     if bad is not None:
         assert f"record {bad} " in out
+    assert main(["journal", "verify", "--json", str(journal_path)]) == 1
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["ok"] is False and verdict["bad_record"] == bad
+    assert words in verdict["problem"]
 
 
 def test_an_inserted_record_with_a_recomputed_hash_breaks_the_link(journal_path: Path) -> None:
@@ -181,6 +186,22 @@ def test_verify_command_exit_statuses(
     out = capsys.readouterr().out.strip()
     assert out.endswith("rounds), chain head " + out[-16:])
     assert "OK: 9 records (3 inputs, 6 events, 3 rounds)" in out
+    assert main(["journal", "verify", "--json", str(journal_path)]) == 0
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict == {
+        "path": str(journal_path),
+        "ok": True,
+        "records": 9,
+        "inputs": 3,
+        "events": 6,
+        "rounds": 3,
+        "head": verdict["head"],
+        "problem": None,
+        "bad_record": None,
+        "unstored_events": 0,
+        "anchors_checked": None,
+    }
+    assert out.endswith(verdict["head"][:16])
     assert main(["journal", "verify", str(tmp_path / "nothing")]) == 2
     assert "no such journal file" in capsys.readouterr().err
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 
 import pytest
 
@@ -76,11 +77,31 @@ def test_progress_bar_is_drawn_only_on_a_terminal(monkeypatch: pytest.MonkeyPatc
     terminal = _Terminal()
     rtp.compute_rows(terminal)
     drawn = terminal.getvalue()
-    assert drawn.startswith("\rfake rows [")
+    assert "rtp: fake rows" in drawn and "\r" in drawn
     assert "100%" in drawn and drawn.endswith("\n")
     pipe = io.StringIO()
     rtp.compute_rows(pipe)
-    assert pipe.getvalue() == ""
+    assert pipe.getvalue() == ""  # quick work says nothing off a terminal
+
+
+def _slow_rows(progress: Progress | None) -> list[ReturnRow]:
+    for done in range(1, 6):
+        time.sleep(0.05)
+        if progress is not None:
+            progress(done, 5)
+    return []
+
+
+def test_long_work_writes_a_line_every_few_seconds_off_a_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(rtp, "SOURCES", (("slow rows", _slow_rows),))
+    pipe = io.StringIO()
+    rtp.compute_rows(pipe, every=0.04)
+    lines = pipe.getvalue().splitlines()
+    assert len(lines) >= 2, lines
+    assert all(line.startswith("rtp: slow rows: ") and "\r" not in line for line in lines)
+    assert lines[-1].startswith("rtp: slow rows: 5/5 steps (100%)")
 
 
 def test_every_shipped_source_is_listed() -> None:

@@ -27,6 +27,23 @@ def test_crc16_ccitt_false_check_value() -> None:
     assert crc16_ccitt(b"") == 0xFFFF
 
 
+def _crc_by_definition(data: bytes, crc: int) -> int:
+    # CRC-16/CCITT-FALSE bit by bit, as the protocol sheet defines it: the oracle for binascii.
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc
+
+
+@given(st.binary(max_size=300), st.integers(min_value=0, max_value=0xFFFF))
+def test_crc16_ccitt_is_the_bitwise_definition(data: bytes, start: int) -> None:
+    assert crc16_ccitt(data, start) == _crc_by_definition(data, start)
+    half = len(data) // 2
+    assert crc16_ccitt(data[half:], crc16_ccitt(data[:half])) == crc16_ccitt(data)
+
+
 def test_numeric_table_names_every_card_with_four_digits() -> None:
     table = BarcodeTable.numeric()
     assert table.lookup("0414") == Card.parse("AS")

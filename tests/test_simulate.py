@@ -6,6 +6,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from studio.errors import ConfigurationError, InputError
 from studio.journal import Journal, recover, verify
 from studio.journal.recall import recall_round
 from studio.journal.recorder import bind_settings
-from studio.messages import TableSettings
+from studio.messages import TableSettings, Tick
 from studio.simulation import INCIDENT_OF, START, FaultRates, SimulationSummary, simulate
 
 FAULTS = FaultRates.parse(
@@ -333,3 +334,38 @@ def test_the_betting_light_turns_yellow_at_its_own_time(tmp_path: Path) -> None:
                 for e in lights
                 if e["game_number"] == light["game_number"] and e["body"]["light"] == "red"
             )
+
+
+def test_the_command_refuses_another_runs_journal_unless_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "table.journal"
+    argv = ["simulate", "--game", "caribbean-stud", "--rounds", "2", "--journal", str(path)]
+    assert main([*argv, "--seed", "1"]) == 0
+    assert main([*argv, "--seed", "1"]) == 0  # its own run continues (a restart after a kill)
+    capsys.readouterr()
+    assert main([*argv, "--seed", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "another run" in err and "--append" in err
+    with Journal(path, readonly=True) as journal:
+        before = journal.input_count
+    assert main([*argv, "--seed", "2", "--append"]) == 0
+    with Journal(path, readonly=True) as journal:
+        assert journal.input_count > before
+    # A live table's journal carries no simulation's mark: the same refusal.
+    live = tmp_path / "live.journal"
+    with Journal(live) as journal:
+        journal.set_meta("settings", TableSettings(game="caribbean-stud").model_dump_json())
+        journal.append_input(Tick(ts=datetime(2026, 1, 1, tzinfo=UTC)).model_dump(mode="json"))
+    assert main([*argv[:-1], str(live), "--seed", "1"]) == 2
+    assert "a live table" in capsys.readouterr().err
+
+
+def test_a_long_simulation_shows_progress_off_a_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("studio.commands.progress.LINE_EVERY", 0.0)
+    argv = ["simulate", "--game", "caribbean-stud", "--rounds", "3", "--seed", "1"]
+    assert main([*argv, "--journal", str(tmp_path / "j")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1].startswith("simulate: 3/3 rounds (100%)"), lines

@@ -23,8 +23,10 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from types import TracebackType
+from typing import Literal
 
 import serial
+import tenacity
 
 from drivers.errors import DriverConfigurationError, DriverError
 from drivers.shoe.host import HostItem, HostProtocol, ProtocolOptions, host_protocol, receipt_of
@@ -66,6 +68,7 @@ class SerialShoe:
         baudrate: int = 9600,
         trace: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        tap: Callable[[Literal["rx", "tx"], bytes, float], None] | None = None,
         verify: Callable[[str], str | None] | None = None,
     ) -> None:
         """Check `url` and `protocol` and start reading.
@@ -75,12 +78,15 @@ class SerialShoe:
         `WRONG_DEVICE` fault once, and tried again with the reconnection backoff.
 
         Raises `DriverConfigurationError` for an unknown protocol or a malformed URL; a device
-        that is absent is not an error here: it is reported as a fault and retried.
+        that is absent is not an error here: it is reported as a fault and retried. `tap`, if
+        given, is called in the reader's thread with every chunk read from (`"rx"`) and written
+        to (`"tx"`) the line and its clock time (a capture: `drivers.shoe.capture`).
         """
         self.url = url
         self.protocol: HostProtocol = host_protocol(protocol, options)
         self.deliveries: queue.Queue[Delivery] = deliveries or queue.Queue()
         self.trace = trace
+        self._tap = tap
         self._baudrate = baudrate
         self._clock = clock
         self._verify = verify
@@ -148,6 +154,8 @@ class SerialShoe:
             except (serial.SerialException, OSError) as err:
                 self._log.debug("acknowledgement not sent (the line is going): %s", err)
                 return
+            if self._tap is not None:
+                self._tap("tx", reply, self._clock())
         if self.trace:
             self._log.debug("tx %s", reply.hex(" "))
 
@@ -186,15 +194,10 @@ class SerialShoe:
         self.deliveries.put(Delivery(item, self._clock(), datetime.now(UTC)))
 
     def _run(self) -> None:
-        backoff = BACKOFF_FIRST
         try:
             while not self._stop.is_set():
                 if self._port is None:
-                    if self._connect():
-                        backoff = BACKOFF_FIRST
-                    else:
-                        self._stop.wait(backoff)
-                        backoff = min(backoff * 2, BACKOFF_MAX)
+                    self._open_with_backoff()
                     continue
                 try:
                     self._pump(self._port)
@@ -207,6 +210,20 @@ class SerialShoe:
                     self._lost(f"reader failed: {err!r}")
         finally:
             self._close_port()
+
+    def _open_with_backoff(self) -> bool:
+        """Open the line, retrying with doubling waits until it opens or the reader stops."""
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_result(lambda opened: not opened and not self._stop.is_set()),
+            wait=tenacity.wait_exponential(multiplier=BACKOFF_FIRST, max=BACKOFF_MAX),
+            # A stop request cuts a wait short: close() never waits out a backoff.
+            sleep=self._pause,
+        )
+        opened: bool = retrying(self._connect)
+        return opened
+
+    def _pause(self, seconds: float) -> None:
+        self._stop.wait(seconds)
 
     def _connect(self) -> bool:
         if self.url.startswith("rfc2217://"):
@@ -245,6 +262,8 @@ class SerialShoe:
         now = self._clock()
         if data and self.trace:
             self._log.debug("rx %s", data.hex(" "))
+        if data and self._tap is not None:
+            self._tap("rx", data, now)
         # The protocol's state is shared with `commit` (the consumer's thread): one at a time,
         # and its replies written in the order it made them.
         # Readings go out before the replies are written: a card's delivery waits for nothing.
@@ -256,6 +275,8 @@ class SerialShoe:
             out = reply + nudge
             if out:
                 port.write(out)
+                if self._tap is not None:
+                    self._tap("tx", out, now)
         if out and self.trace:
             self._log.debug("tx %s", out.hex(" "))
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import platformdirs
+
 PUBLIC_ENDPOINT = "tcp://127.0.0.1:7710"
 """The public stream of the default table."""
 
@@ -40,5 +42,5 @@ def keys_dir() -> Path:
     explicit = os.environ.get("STUDIO_KEYS_DIR")
     if explicit:
         return Path(explicit)
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data) / "studio" / "keys"
+    # platformdirs applies the XDG rules (an unset or empty variable means the default).
+    return platformdirs.user_data_path("studio") / "keys"

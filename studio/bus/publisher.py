@@ -145,6 +145,7 @@ class EventPublisher(Closing):
         self._watched: list[int] = []
         self._beat: asyncio.TimerHandle | None = None
         self._last_sent: dict[StreamName, float] = {}
+        self._subscriptions: dict[StreamName, int] = {"public": 0, "restricted": 0}
         try:
             if security is not None and restricted_endpoint is not None:
                 self._guard = security.guard(self._ctx, {RESTRICTED_DOMAIN: _restricted_reader})
@@ -158,7 +159,9 @@ class EventPublisher(Closing):
                 sock.setsockopt(zmq.LINGER, 200)
                 sock.setsockopt(zmq.SNDHWM, sndhwm)
                 # Report every subscription, not just the first per topic: welcome each joiner.
-                sock.setsockopt(zmq.XPUB_VERBOSE, 1)
+                # VERBOSER reports every unsubscription too (a subscriber gone), so the
+                # subscriptions open can be counted for the metrics.
+                sock.setsockopt(zmq.XPUB_VERBOSER, 1)
                 if name == "restricted" and self._guard is not None and security is not None:
                     self._guard.secure(sock, security.server_keys, RESTRICTED_DOMAIN)
                 self._sockets[name] = sock  # type: ignore[index]
@@ -224,6 +227,11 @@ class EventPublisher(Closing):
     def last_seq(self) -> int:
         """The sequence number of the last event handed to the streams (any thread may read it)."""
         return self._last_seq
+
+    @property
+    def subscriptions(self) -> dict[StreamName, int]:
+        """How many subscriptions are open on each bound stream (for the metrics)."""
+        return {name: self._subscriptions[name] for name in self._sockets}
 
     @property
     def endpoints(self) -> dict[StreamName, str]:
@@ -353,7 +361,10 @@ class EventPublisher(Closing):
             except zmq.Again:
                 return
             if message[:1] == b"\x01":
+                self._subscriptions[name] += 1
                 self._heartbeat(name, last_sent)
+            elif message[:1] == b"\x00":
+                self._subscriptions[name] = max(0, self._subscriptions[name] - 1)
 
     def _heartbeat(self, name: StreamName, last_sent: dict[StreamName, float]) -> None:
         frames = heartbeat_frames(self.table, self._positions[name])

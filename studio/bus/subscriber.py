@@ -80,6 +80,7 @@ class Subscriber(Closing):
         # Notices are not replayed: a consumer that does not take them keeps the newest only.
         self._notices: collections.deque[AnyNotice] = collections.deque(maxlen=NOTICES_KEPT)
         self._replayed = 0
+        self._last_heard = time.monotonic()
         self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
         self._replay: dict[str, ReplayClient] = {}
         self._sock = self._ctx.socket(zmq.SUB)
@@ -116,6 +117,14 @@ class Subscriber(Closing):
     def replayed(self) -> int:
         """How many events came from the replay service rather than the stream (a health figure)."""
         return self._replayed
+
+    @property
+    def last_heard(self) -> float:
+        """When a followed table was last heard on the stream, event or heartbeat (monotonic).
+
+        Before the first message, the subscriber's start. A silent table is down or cut off.
+        """
+        return self._last_heard
 
     def notices(self) -> list[AnyNotice]:
         """The notices (journal alarms, checkpoints) received since the last call, in order.
@@ -160,6 +169,7 @@ class Subscriber(Closing):
         table = message.table
         if table not in self._last:
             return
+        self._last_heard = time.monotonic()
         last = self._last[table]
         event = message.event
         if message.notice is not None:

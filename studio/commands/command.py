@@ -6,19 +6,22 @@ the key's allow-list entry, never from the command. Arguments are `position=...`
 and `note=...`. The table is found as `studio watch` finds it (the run file of `studio run`,
 else the default endpoint); `--endpoint` overrides. Prints `accepted` (exit 0) or
 `refused: REASON` (exit 1); a channel that does not answer (wrong endpoint, or a key the table
-does not admit) or a bad key file ends as one line with exit status 2.
+does not admit) or a bad key file ends as one line with exit status 2. `--json` prints the
+answer as one object, `{"action", "status", "reason"}` (`reason` null when accepted), with the
+same exit status.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any, get_args
 
 from studio.bus.commands import CommandClient
 from studio.bus.keys import KeyPair
 from studio.commands.locate import locate
-from studio.errors import InputError
+from studio.errors import InputError, did_you_mean
 from studio.messages import CommandName
 
 _ARGUMENTS = ("position", "card", "note")
@@ -53,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="the table's public key file (default: the run file's, else table.key in the key dir)",
     )
     parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for a reply")
+    parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     parser.set_defaults(run=run)
 
 
@@ -62,7 +66,10 @@ def parse_arguments(items: list[str]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or name not in _ARGUMENTS:
-            raise InputError(f"argument {item!r} is not one of {', '.join(_ARGUMENTS)}=VALUE")
+            raise InputError(
+                f"argument {item!r} is not one of {', '.join(_ARGUMENTS)}=VALUE"
+                + did_you_mean(name, _ARGUMENTS)
+            )
         result[name] = value
     return result
 
@@ -85,6 +92,10 @@ def run(args: argparse.Namespace) -> int:
     endpoint = args.endpoint or where.commands
     with CommandClient(endpoint, keys, server.public, timeout=args.timeout) as client:
         reply = client.send(args.action, arguments)
+    if args.json:
+        answer = {"action": args.action, "status": reply.status, "reason": reply.reason}
+        print(json.dumps(answer))
+        return 0 if reply.status == "accepted" else 1
     if reply.status == "accepted":
         print("accepted")
         return 0

@@ -8,11 +8,18 @@ must equal the event its input rebuilds, which catches a forger who rewrote ever
 change. `--no-replay` checks the chain only. `--anchors FILE` also holds the journal to the
 signed checkpoints a consumer kept (`studio journal anchors`): whole trailing rounds deleted, which
 no check inside the file can see, show as records missing (exit 1).
+
+`--json` prints one object instead of the lines, with the same exit status: `{"path", "ok",
+"records", "inputs", "events", "rounds", "head", "problem", "bad_record", "unstored_events",
+"anchors_checked"}` (`problem` and `bad_record` null when sound; `unstored_events` the last input's
+events a crash or a live table left unstored, which recovery stores; `anchors_checked` the number
+of kept checkpoints that match, null without `--anchors`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     check.add_argument(
         "--signing-key", metavar="HEX", help="the table's checkpoint key (its table.sign file)"
     )
+    check.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
     check.set_defaults(run=run_verify)
     anchors_command.register(actions)
 
@@ -73,6 +81,23 @@ def run_verify(args: argparse.Namespace) -> int:
             held = check_anchors(journal, read_anchors(args.anchors), table, args.signing_key)
             problem = None if held.problem is None else f"anchors: {held.problem}"
             anchored = held.checked
+    if getattr(args, "json", False):
+        bad = report.bad_record if report.problem is not None else None
+        verdict = {
+            "path": str(args.path),
+            "ok": problem is None,
+            "records": report.records,
+            "inputs": report.inputs,
+            "events": report.events,
+            "rounds": report.rounds,
+            "head": report.head,
+            "problem": problem,
+            "bad_record": bad,
+            "unstored_events": pending,
+            "anchors_checked": anchored,
+        }
+        print(json.dumps(verdict))
+        return 0 if problem is None else 1
     if problem is not None:
         print(f"{args.path}: BAD: {problem}")
         return 1

@@ -6,7 +6,8 @@
 - `studio keys new NAME --server` writes a table's (or proxy's) own key pair, not registered.
 - `studio keys remove NAME` takes a key off the allow-list: its next command is refused and its
   next handshake fails, even on a connection already made.
-- `studio keys list` prints the allow-list, one `NAME ROLE PUBLIC_KEY` line each.
+- `studio keys list` prints the allow-list, one `NAME ROLE PUBLIC_KEY` line each (`--json`:
+  one list of `{"name", "role", "public_key"}` objects).
 
 The directory defaults to `studio.bus.defaults.keys_dir()`; `--dir` and `--allow-list` override.
 Errors (a name taken, an unreadable list) end as one line with exit status 2.
@@ -15,6 +16,7 @@ Errors (a name taken, an unreadable list) end as one line with exit status 2.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     remove = actions.add_parser("remove", help="take a key off the allow-list")
     remove.add_argument("name", metavar="NAME")
     listing = actions.add_parser("list", help="print the allow-list")
+    listing.add_argument(
+        "--json",
+        action="store_true",
+        help='one JSON list: [{"name", "role", "public_key"}]',
+    )
     for sub in (new, remove, listing):
         sub.add_argument("--dir", type=Path, default=None, help="the key directory")
         sub.add_argument("--allow-list", type=Path, default=None, help="the allow-list file")
@@ -78,6 +85,14 @@ def run_remove(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     """Print the allow-list's keys, one line each; return 0."""
     _, allow_list = _paths(args)
-    for entry in read_allow_list(allow_list).keys:
+    entries = read_allow_list(allow_list).keys
+    if args.json:
+        print(
+            json.dumps(
+                [{"name": e.name, "role": e.role, "public_key": e.public_key} for e in entries]
+            )
+        )
+        return 0
+    for entry in entries:
         print(f"{entry.name} {entry.role} {entry.public_key}")
     return 0

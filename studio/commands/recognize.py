@@ -5,6 +5,7 @@ With `--json`, prints one JSON line per image: {"image": path, "cards": [{"code"
 tools parse this line: keep its shape. Without `--json`, prints a short human summary per image.
 `--debug DIR` also writes each image into DIR (created if missing) as `NNNN-NAME.png` with the
 outlines, codes, confidences and zones drawn (`drivers.camera.overlay`); the output is the same.
+Progress over many images shows on stderr (a bar on a terminal, else a line every few seconds).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from calibration.table import TableGeometry
 from drivers.camera.overlay import draw_readings
 from drivers.camera.recognizer import CardRecognizer
 from studio.commands.images import read_image
+from studio.commands.progress import ProgressReport
 from studio.errors import InputError
 
 
@@ -59,29 +61,43 @@ def run(args: argparse.Namespace) -> int:
             args.debug.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise InputError(f"cannot create --debug directory {args.debug}: {err}") from err
-    for number, path in enumerate(args.images):
-        frame = read_image(path)
-        cards = recognizer.recognize(frame)
-        if args.debug is not None:
-            picture = args.debug / f"{number:04d}-{path.stem}.png"
-            if not cv2.imwrite(str(picture), draw_readings(frame, cards, zones)):
-                raise InputError(f"cannot write {picture}")
-        if args.json:
-            line = {
-                "image": str(path),
-                "cards": [
-                    {
-                        "code": c.code,
-                        "face_down": c.face_down,
-                        "corners": [list(p) for p in c.corners],
-                        "confidence": c.confidence,
-                        "zone": c.zone,
-                    }
-                    for c in cards
-                ],
-            }
-            print(json.dumps(line), flush=True)
-        else:
-            names = [c.code or ("back" if c.face_down else "unknown") for c in cards]
-            print(f"{path}: {len(cards)} card(s): {' '.join(names) or '-'}")
+    with ProgressReport("recognize", unit="images") as progress:
+        for number, path in enumerate(args.images):
+            progress(number, len(args.images))
+            _recognize_one(args, recognizer, zones, number, path)
+        progress(len(args.images), len(args.images))
     return 0
+
+
+def _recognize_one(
+    args: argparse.Namespace,
+    recognizer: CardRecognizer,
+    zones: list[tuple[str, npt.NDArray[Any]]],
+    number: int,
+    path: Path,
+) -> None:
+    """Read the image at `path` and print (and with `--debug` draw) what was found."""
+    frame = read_image(path)
+    cards = recognizer.recognize(frame)
+    if args.debug is not None:
+        picture = args.debug / f"{number:04d}-{path.stem}.png"
+        if not cv2.imwrite(str(picture), draw_readings(frame, cards, zones)):
+            raise InputError(f"cannot write {picture}")
+    if args.json:
+        line = {
+            "image": str(path),
+            "cards": [
+                {
+                    "code": c.code,
+                    "face_down": c.face_down,
+                    "corners": [list(p) for p in c.corners],
+                    "confidence": c.confidence,
+                    "zone": c.zone,
+                }
+                for c in cards
+            ],
+        }
+        print(json.dumps(line), flush=True)
+    else:
+        names = [c.code or ("back" if c.face_down else "unknown") for c in cards]
+        print(f"{path}: {len(cards)} card(s): {' '.join(names) or '-'}")

@@ -4,7 +4,8 @@ The rows come from `studio.returns` (exact enumerations unless a row says `simul
 output is a table with percentages and the difference in percentage points; `--json` prints one
 JSON list of rows, returns as fractions (0.9144), with each row's `difference` (computed minus
 published, null where nothing is published) and `note` besides the keys of `ReturnRow`. While a
-long computation runs, a progress bar is drawn on stderr if stderr is a terminal.
+long computation runs, progress shows on stderr: a bar on a terminal, else a line every few
+seconds (`studio.commands.progress`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from studio.commands.progress import ProgressReport
 from studio.games import GAMES
 from studio.ranker import Progress
 from studio.returns.caribbean import caribbean_rows
@@ -56,16 +58,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def compute_rows(stream: TextIO) -> list[ReturnRow]:
-    """Every source's rows in report order, with progress bars on `stream` if it is a terminal."""
+def compute_rows(stream: TextIO, *, every: float | None = None) -> list[ReturnRow]:
+    """Every source's rows in report order, with progress on `stream` (see `ProgressReport`)."""
     rows: list[ReturnRow] = []
     for label, source in SOURCES:
-        bar = ProgressBar(stream, label) if stream.isatty() else None
-        try:
-            rows.extend(source(bar))
-        finally:
-            if bar is not None:
-                bar.close()
+        with ProgressReport(f"rtp: {label}", unit="steps", stream=stream, every=every) as report:
+            rows.extend(source(report))
     return sorted(rows, key=_report_order)
 
 
@@ -110,35 +108,3 @@ def _cells(row: ReturnRow) -> tuple[str, ...]:
         difference,
         method,
     )
-
-
-class ProgressBar:
-    """A one-line progress bar on a terminal stream, used as a `studio.ranker.Progress` callback.
-
-    Redraws only when the shown percentage changes; `close()` ends the line.
-    """
-
-    def __init__(self, stream: TextIO, label: str, width: int = 30) -> None:
-        """Draw on `stream` (a terminal) under `label`, with a bar `width` characters wide."""
-        self._stream = stream
-        self._label = label
-        self._width = width
-        self._shown = -1
-
-    def __call__(self, done: int, total: int) -> None:
-        """Show `done` of `total` units."""
-        percent = 100 * done // total if total > 0 else 100
-        if percent == self._shown:
-            return
-        self._shown = percent
-        filled = self._width * percent // 100
-        bar = "#" * filled + "." * (self._width - filled)
-        self._stream.write(f"\r{self._label} [{bar}] {percent:3d}%")
-        self._stream.flush()
-
-    def close(self) -> None:
-        """End the bar's line if anything was drawn (safe to call more than once)."""
-        if self._shown >= 0:
-            self._stream.write("\n")
-            self._stream.flush()
-            self._shown = -1

@@ -7,7 +7,8 @@ simulated shoe on a pseudo-terminal read through the real serial driver, a SQLit
 user's data directory, ZeroMQ on loopback and a simulated dealer dealing Caribbean Stud rounds
 continuously. It prints where its streams and keys are, then `ready`, and runs until SIGTERM or
 Ctrl-C (or `--rounds` rounds have ended, or `--duration` seconds have passed), draining before it
-exits 0. `--print-config` prints the embedded defaults as TOML and exits. A bad config, a journal
+exits 0. `--print-config` prints every setting as TOML (the embedded defaults, with `--config`
+and `--game` laid over them) and exits. A bad config, a journal
 written with other settings or an endpoint in use ends as one line with exit status 2.
 """
 
@@ -18,7 +19,7 @@ import math
 from typing import Any
 
 from drivers.camera.backends import CAMERA_BACKENDS
-from studio.config import DEFAULT_TOML, load_config
+from studio.config import config_toml, load_config
 from studio.errors import ConfigurationError
 from studio.games import GAMES
 from studio.runtime import run_table
@@ -37,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--rounds", type=int, metavar="N", help="stop after N rounds have ended")
     parser.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
     parser.add_argument(
-        "--print-config", action="store_true", help="print the embedded defaults and exit"
+        "--print-config", action="store_true", help="print every setting as TOML and exit"
     )
     parser.set_defaults(run=run)
 
@@ -48,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     Raises `StudioError` (exit 2) when the table cannot start.
     """
     if args.print_config:
-        print(DEFAULT_TOML, end="")
+        config = load_config(args.config, game=args.game, camera=args.camera)
+        print(config_toml(config), end="")
         return 0
     if args.rounds is not None and args.rounds < 1:
         raise ConfigurationError(f"--rounds must be at least 1, got {args.rounds}")

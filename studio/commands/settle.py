@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from studio.cards import parse_cards
 from studio.errors import ConfigurationError, InputError, StudioError
-from studio.games import GameRules, get_rules, judge, with_limits
+from studio.games import GAMES, GameRules, get_rules, judge, variants, with_limits
 from studio.games.judgement import seat
 from studio.games.money import money_text, parse_amount
 from studio.games.settlement import JackpotPool, Settlement, settle, settle_void
@@ -43,6 +43,33 @@ REQUEST_FIELDS = (
 """The fields of one request (a `--batch` line); any other field is refused."""
 
 
+def names_help() -> str:
+    """Every game's variants, bet names (how each is placed) and decisions, from its rules.
+
+    Taken from the rules registry, so the help can never list a bet the settlement refuses.
+    """
+    lines = ["bets and decisions by game:"]
+    for game in GAMES:
+        rules = get_rules(game)
+        bets = ", ".join(
+            spec.name if spec.placed == "required" else f"{spec.name} ({spec.placed})"
+            for spec in rules.bets
+            if spec.placed != "decision"
+        )
+        by_decision = ", ".join(spec.name for spec in rules.bets if spec.placed == "decision")
+        windows = rules.windows
+        if len(windows) == 1:
+            decisions = "|".join(windows[0].options)
+        else:
+            decisions = "  ".join(f"{w.name}={'|'.join(w.options)}" for w in windows)
+        lines += [
+            f"  {game} (variants {', '.join(variants(game))})",
+            f"    --bet NAME=AMOUNT with NAME one of: {bets}",
+            f"    --decision: {decisions} (places the {by_decision} bet)",
+        ]
+    return "\n".join(lines)
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `settle` subcommand to `subparsers` and set its `run` function."""
     parser = subparsers.add_parser(
@@ -53,6 +80,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "refund) and amount returned (stake included). The dealer's first card is the "
             "face-up card. Exit status 2 for bad input."
         ),
+        epilog=names_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--game", help="caribbean-stud or ultimate-holdem")
     parser.add_argument("--variant", default="live", help="live (default) or classic")

@@ -1,4 +1,4 @@
-"""`studio shoe simulate | monitor | enroll | list`: simulate, watch, register a deck, list ports.
+"""`studio shoe`: simulate, watch, list ports, register a deck, capture and replay a line.
 
 - `simulate --protocol barcode|framed (--pty PATH | --listen HOST:PORT) [--cards N]
   [--interval-ms MS] [--start-delay-ms MS] [--seed S] [--faults NAME=RATE,...] [--log FILE]`
@@ -14,6 +14,9 @@
   number, maker): what `[shoe] usb_vendor`, `usb_product` and `usb_serial` pin.
 - `enroll URL --out FILE` reads one whole deck (52 cards) from a smart shoe that names its cards,
   optionally checking them against `--order`, and writes the tag -> card registration file.
+
+- `record` and `replay` capture a real shoe's line and play it back onto a pty
+  (`studio.commands.shoe_capture`).
 
 Configuration mistakes end as one line on stderr with status 2, like every `studio` command.
 """
@@ -48,6 +51,7 @@ from drivers.shoe.readings import (
 from drivers.shoe.serial_shoe import SerialShoe
 from drivers.shoe.simulator import FaultRates, SimulatedShoe
 from studio.cards import DECK, Card, parse_cards
+from studio.commands import shoe_capture
 from studio.errors import StudioError
 
 PROTOCOL_NAMES = tuple(sorted(PROTOCOLS))
@@ -55,7 +59,7 @@ PROTOCOL_NAMES = tuple(sorted(PROTOCOLS))
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    """Add the `shoe` command and its `simulate`, `monitor` and `enroll` subcommands."""
+    """Add the `shoe` command and its subcommands (simulate, monitor, enroll, record, replay)."""
     parser = subparsers.add_parser(
         "shoe",
         help="simulate, monitor or enroll a card shoe",
@@ -101,6 +105,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     lst = sub.add_parser("list", help="show the serial ports and their USB identities")
     lst.add_argument("--json", action="store_true", help="one JSON object per port")
     lst.set_defaults(run=run_list)
+    shoe_capture.add_parsers(sub, PROTOCOL_NAMES)
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -2,12 +2,14 @@
 
     studio simulate --game caribbean-stud|ultimate-holdem [--variant V] --rounds N --seed S
         --journal PATH [--faults duplicate=0.02,unreadable=0.02,out-of-turn=0.01,...]
-        [--manager resume|void] [--no-camera | --card-source shoe|camera] [--json]
+        [--manager resume|void] [--no-camera | --card-source shoe|camera] [--append] [--json]
 
 A simulated dealer, shoe and camera feed the inputs on a simulated clock (no sleeping), the
 simulated shift manager answers every incident as told, and every input is durably journalled
 before it applies. `--card-source camera` simulates a camera-only table: the dealer lays the
-cards by hand and the camera alone reports them. An existing journal is recovered first.
+cards by hand and the camera alone reports them. An existing journal is recovered first; one
+that another run wrote (a live table's, or a simulation with another seed) is refused unless
+`--append` says to add simulated rounds to it. Long runs show progress on stderr.
 Prints a one-line summary, or with `--json` one object {"rounds_completed", "rounds_voided",
 "incidents": {kind: count}, "events"}.
 Exit status 1 when an injected fault did not produce its incident or an incident came from
@@ -23,6 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from studio.commands.progress import ProgressReport
 from studio.controller.table import SOURCES
 from studio.errors import ConfigurationError, InputError
 from studio.games import GAMES
@@ -68,6 +71,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         default="shoe",
         help="where cards come from: the shoe (default) or the camera alone (camera-only)",
     )
+    parser.add_argument(
+        "--append",
+        action="store_true",
+        help="add rounds to a journal another run wrote (a live table's, another seed's)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(run=run)
 
@@ -92,14 +100,17 @@ def run(args: argparse.Namespace) -> int:
         # The settings' own checks read best in their own words, without pydantic's prefix.
         cause = first.get("ctx", {}).get("error") if first["type"] == "value_error" else None
         raise ConfigurationError(str(cause) if cause is not None else first["msg"]) from err
-    summary = simulate(
-        args.journal,
-        settings,
-        rounds=args.rounds,
-        seed=args.seed,
-        faults=args.faults,
-        manager=args.manager,
-    )
+    with ProgressReport("simulate", unit="rounds") as progress:
+        summary = simulate(
+            args.journal,
+            settings,
+            rounds=args.rounds,
+            seed=args.seed,
+            faults=args.faults,
+            manager=args.manager,
+            progress=progress,
+            append=args.append,
+        )
     print(json.dumps(summary.to_json()) if args.json else summary.text())
     if summary.injected != summary.incidents:
         print(

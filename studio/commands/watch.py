@@ -1,13 +1,22 @@
-"""`studio watch [--table T] [--json] [--key KEYFILE]`: follow a table's stream as a live log.
+"""`studio watch [--table T] [--json] [--key KEYFILE] [--endpoint E]`: follow a table as a live log.
 
 With no arguments it follows the public stream of the table `studio run` started on this
 machine (its run file in the data directory), losslessly: the local observer key made on first
 run opens the replay service, so a gap the stream drops is fetched and nothing shows twice. A
 `--key` whose role may read restricted events (shift manager, settlement) follows the restricted
-stream instead. Each event is one line: sequence number, game number, what happened (phase and
-light, cards by position, incidents, results); `--json` prints each envelope as one JSON object
-per line instead (`table`, `seq`, `game_number`, `ts`, `audience`, `type`, `body`,
-`schema_version`). It starts at the stream's present (`--from N` starts at event N) and runs
+stream instead (`--public` keeps the public one). `--endpoint` follows another stream endpoint
+carrying the table, such as a `studio proxy` frontend; gaps are still fetched from the table's
+own replay service.
+
+It starts with the table's state now (a `now:` line: running or paused, phase, light, round,
+cards, incidents, devices), then prints each event once as one line in words: sequence number,
+game number, what happened. On the restricted stream a card's public copy (its value hidden) is
+left out for the restricted copy that follows it. When neither an event nor a heartbeat comes
+for `--silence` seconds (default 3) it says the table or the link is down, and when the table is
+heard again, after how long. `--json` prints each envelope as one JSON object per line instead
+(`table`, `seq`, `game_number`, `ts`, `audience`, `type`, `body`, `schema_version`; every
+envelope, both copies of a card's event; no `now:` line, the silence notices go to stderr). It
+starts at the table's present (`--from N` starts at event N, without the `now:` line) and runs
 until Ctrl-C, `--count N` events or `--timeout S` seconds without one (exit 1). A table that
 cannot be found or a bad key ends as one line with exit status 2.
 """
@@ -22,17 +31,23 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-import zmq
-
 from studio.bus import KeyPair, ReplayTarget, Subscriber
 from studio.bus import defaults as bus
-from studio.bus.endpoints import connect
 from studio.bus.keys import RESTRICTED_READERS, AllowList
-from studio.bus.replay import MAX_SEQ
-from studio.bus.security import secure_client
-from studio.bus.wire import parse_frames, topic_prefix
+from studio.bus.replay import MAX_SEQ, ReplayClient
 from studio.commands.locate import locate
-from studio.errors import BusError, BusTimeoutError, InputError, KeyFileError
+from studio.commands.words import describe
+from studio.errors import BusError, InputError, KeyFileError
+from studio.messages.view import TableView
+
+__all__ = ["describe", "register", "run"]
+
+SILENCE = 3.0
+"""Seconds without a heartbeat or an event before the table is said to be silent (3 beats)."""
+POLL = 0.25
+"""Seconds between two looks at the silence while no event comes."""
+PAIRED = frozenset({"card_dealt", "card_corrected", "card_discarded"})
+"""Event types the table sends twice, public copy then restricted copy (a card's value)."""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -44,97 +59,23 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--from", dest="start", type=int, metavar="N", help="start at event N")
     parser.add_argument("--count", type=int, metavar="N", help="stop after N events")
     parser.add_argument("--timeout", type=float, metavar="S", help="give up after S s of silence")
+    parser.add_argument(
+        "--endpoint",
+        metavar="E",
+        help="the stream to follow instead of the table's own: a `studio proxy` frontend",
+    )
+    parser.add_argument(
+        "--public",
+        action="store_true",
+        help="follow the public stream even with a key that may read the restricted one",
+    )
+    parser.add_argument(
+        "--silence",
+        type=float,
+        metavar="S",
+        help=f"say the table is silent after S s without a heartbeat (default {SILENCE:g})",
+    )
     parser.set_defaults(run=run)
-
-
-def describe(envelope: dict[str, Any]) -> str:
-    """One readable line for an event envelope (as JSON types)."""
-    body: dict[str, Any] = envelope.get("body", {})
-    kind = envelope.get("type", "?")
-    game = envelope.get("game_number") or "-"
-    text = _detail(kind, body)
-    mark = " [restricted]" if envelope.get("audience") == "restricted" else ""
-    return f"#{envelope.get('seq')} {game} {kind}{mark}{': ' + text if text else ''}"
-
-
-def _card(code: Any, face: Any) -> str:
-    if code:
-        return f"{code} (face {face})"
-    return "face down" if face == "down" else "unreadable"
-
-
-def _detail(kind: str, body: dict[str, Any]) -> str:
-    match kind:
-        case "round_opened":
-            return f"{body.get('game')} {body.get('variant')}, betting open, light green"
-        case "betting_light_changed":
-            return f"light {body.get('light')}"
-        case "betting_closed":
-            return "betting closed, light red"
-        case "card_dealt":
-            return f"{body.get('position')} {_card(body.get('card'), body.get('face'))}"
-        case "card_revealed":
-            return f"{body.get('position')} turns {body.get('card')}"
-        case "decision_window_opened":
-            options = "/".join(body.get("options", []))
-            return f"{body.get('window')} window: {options}, else {body.get('automatic')}"
-        case "decision_window_closed":
-            return f"{body.get('window')} window closed, automatic {body.get('automatic')}"
-        case "round_result":
-            cards = " ".join(f"{p}={c}" for p, c in body.get("positions", {}).items())
-            judgement = json.dumps(body.get("judgement", {}), separators=(",", ":"))
-            return f"{cards} | {judgement}"
-        case "round_paused":
-            return f"PAUSED: {body.get('kind')} (incident {body.get('incident')})"
-        case "incident_reported":
-            return f"incident {body.get('incident')} {body.get('kind')}: {body.get('detail')}"
-        case "round_resumed":
-            return "resumed"
-        case "round_voided":
-            return f"VOIDED: {body.get('reason')} (refund {body.get('refund')})"
-        case "command_accepted" | "command_rejected":
-            why = f": {body.get('reason')}" if kind == "command_rejected" else ""
-            return f"{body.get('command')} by {body.get('actor')} ({body.get('role')}){why}"
-        case "device_health_changed":
-            return f"{body.get('device')} {body.get('status')} {body.get('detail', '')}".strip()
-    return json.dumps(body, separators=(",", ":"))
-
-
-def _where(args: argparse.Namespace) -> tuple[str, dict[str, str], Path, Path]:
-    """The table id, its endpoints, its server key file and key directory (see `locate`)."""
-    where = locate(args.table)
-    endpoints = {"public": where.public, "restricted": where.restricted, "replay": where.replay}
-    return where.table, endpoints, where.server_key, where.keys_dir
-
-
-def _present(endpoint: str, table: str, keys: KeyPair, server: bytes | None, timeout: float) -> int:
-    """The stream's last sequence number, from the welcome heartbeat a new subscription gets.
-
-    Raises BusTimeoutError when nothing arrives within `timeout` seconds (no table there).
-    """
-    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    sock = ctx.socket(zmq.SUB)
-    try:
-        sock.setsockopt(zmq.LINGER, 0)
-        if server is not None:
-            secure_client(sock, keys, server)
-        sock.setsockopt(zmq.SUBSCRIBE, topic_prefix(table))
-        connect(sock, endpoint)
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            if not sock.poll(int(left * 1000)):
-                break
-            try:
-                message = parse_frames(sock.recv_multipart())
-            except InputError:
-                continue
-            # A heartbeat's position is the last event the stream carried; an event's is the one
-            # before it: either way the stream's present is just after it.
-            return message.position
-        raise BusTimeoutError(f"no heartbeat from table {table} at {endpoint}: is it running?")
-    finally:
-        sock.close()
-        ctx.term()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -152,8 +93,10 @@ def run(args: argparse.Namespace) -> int:
     for option, value, low in (("--from", args.start, 0), ("--count", args.count, 0)):
         if value is not None and not low <= value <= MAX_SEQ:
             raise InputError(f"{option} must be from {low} to {MAX_SEQ}, got {value}")
-    table, endpoints, server_file, folder = _where(args)
-    key_file: Path = args.key or folder / "observer.key_secret"
+    if args.silence is not None and not 0 < args.silence < math.inf:
+        raise InputError(f"--silence must be a positive number of seconds, got {args.silence}")
+    where = locate(args.table)
+    key_file: Path = args.key or where.keys_dir / "observer.key_secret"
     try:
         keys = KeyPair.load(key_file)
     except KeyFileError as err:
@@ -161,40 +104,135 @@ def run(args: argparse.Namespace) -> int:
             raise
         raise KeyFileError(f"{err}: start the table once with `studio run`, or pass --key") from err
     keys.require_secret()
-    server = KeyPair.load(server_file).public
+    server = KeyPair.load(where.server_key).public
     audience: Literal["public", "restricted"] = "public"
-    allow = server_file.parent / bus.ALLOW_LIST_NAME
+    allow = where.server_key.parent / bus.ALLOW_LIST_NAME
     if allow.exists():
         entry = AllowList(allow).lookup(keys.public)
         if entry is None:
             raise KeyFileError(f"{key_file} is not on the table's allow-list")
-        if entry.role in RESTRICTED_READERS:
+        if entry.role in RESTRICTED_READERS and not args.public:
             audience = "restricted"
-    stream = endpoints[audience]
+    stream = args.endpoint or (where.restricted if audience == "restricted" else where.public)
     stream_key = server if audience == "restricted" else None
-    start = args.start
-    if start is None:
-        start = _present(stream, table, keys, stream_key, timeout=5.0) + 1
-    shown = 0
+    with ReplayClient(where.replay, client_keys=keys, server_key=server, timeout=5.0) as client:
+        # The state now, and the event it stands at: the stream continues right after it.
+        view = client.view(audience=audience)
+    start = view.seq + 1 if args.start is None else args.start
     with Subscriber(
         stream,
-        {table: ReplayTarget(endpoints["replay"], server)},
+        {where.table: ReplayTarget(where.replay, server)},
         audience=audience,
         client_keys=keys,
         stream_server_key=stream_key,
-        after={table: max(0, start - 1)},
+        after={where.table: max(0, start - 1)},
     ) as sub:
         if not args.json:
-            print(f"watching table {table}: {audience} stream {stream}", flush=True)
-        while args.count is None or shown < args.count:
+            print(f"watching table {where.table}: {audience} stream {stream}", flush=True)
+            if args.start is None:
+                print(f"now: {snapshot_line(view)}", flush=True)
+        log = WatchLog(where.table, as_json=args.json, silence=args.silence or SILENCE)
+        return log.follow(sub, count=args.count, timeout=args.timeout)
+
+
+def snapshot_line(view: TableView) -> str:
+    """The table's state in one line: what a watcher joining now needs before the events."""
+    state = "PAUSED" if view.paused else "running"
+    parts = [
+        f"{state}, phase {view.phase}, light {view.light or '-'}",
+        f"round {view.game_number or '-'}, at event #{view.seq}",
+    ]
+    if view.cards:
+        cards = " ".join(
+            f"{c.position}={c.code or ('face down' if not c.face_up else 'unreadable')}"
+            for c in view.cards
+        )
+        parts.append(f"cards {cards}")
+    if view.window is not None:
+        parts.append(f"{view.window.name} window open")
+    parts.extend(f"incident #{i.incident} {i.kind}" for i in view.incidents)
+    devices = ", ".join(f"{d} {h}" for d, h in sorted(view.devices.items()))
+    if devices:
+        parts.append(f"devices {devices}")
+    return "; ".join(parts)
+
+
+class WatchLog:
+    """Prints a followed stream: each event once, and when the table falls silent or returns.
+
+    On the restricted stream a card's event comes twice, public copy (value hidden) then the
+    restricted one: the words show only the restricted copy (`--json` prints every envelope, as
+    the journal holds them).
+    """
+
+    def __init__(self, table: str, *, as_json: bool, silence: float) -> None:
+        self.table = table
+        self._json = as_json
+        self._silence = silence
+        self._held: dict[str, Any] | None = None
+        self._shown = 0
+        self._silent_since: float | None = None
+
+    def follow(self, sub: Subscriber, *, count: int | None, timeout: float | None) -> int:
+        """Print until `count` events are shown (0) or none came for `timeout` seconds (1)."""
+        last_event = time.monotonic()
+        while count is None or self._shown < count:
             try:
-                event = sub.receive(timeout=args.timeout)
+                event = sub.receive(timeout=POLL if timeout is None else min(POLL, timeout))
             except BusError as err:
-                print(f"studio watch: {err}", file=sys.stderr)
+                print(f"studio watch: {err}", file=sys.stderr, flush=True)
                 continue
+            now = time.monotonic()
+            self._heard(sub.last_heard, now)
             if event is None:
-                return 1
-            envelope = json.loads(event.payload)
-            print(json.dumps(envelope) if args.json else describe(envelope), flush=True)
-            shown += 1
-    return 0
+                self._flush()
+                if timeout is not None and now - last_event >= timeout:
+                    return 1
+                continue
+            last_event = now
+            self._take(json.loads(event.payload), count)
+        return 0
+
+    def _heard(self, heard: float, now: float) -> None:
+        if self._silent_since is None and now - heard >= self._silence:
+            self._silent_since = heard
+            self._say(
+                f"-- no heartbeat from table {self.table} for {now - heard:.1f} s: "
+                "the table or the link is down"
+            )
+        elif self._silent_since is not None and heard > self._silent_since:
+            self._say(f"-- table {self.table} heard again after {heard - self._silent_since:.1f} s")
+            self._silent_since = None
+
+    def _say(self, line: str) -> None:
+        # JSON lines stay envelopes only: the notice goes to stderr there.
+        print(line, file=sys.stderr if self._json else sys.stdout, flush=True)
+
+    def _take(self, envelope: dict[str, Any], count: int | None) -> None:
+        if self._json:
+            self._print(envelope)
+            return
+        held, self._held = self._held, None
+        if held is not None:
+            twin = (
+                envelope.get("audience") == "restricted"
+                and envelope.get("type") == held.get("type")
+                and envelope.get("seq") == held.get("seq", 0) + 1
+            )
+            if not twin:
+                self._print(held)
+                if count is not None and self._shown >= count:
+                    return
+        if envelope.get("audience") == "public" and envelope.get("type") in PAIRED:
+            self._held = envelope
+        else:
+            self._print(envelope)
+
+    def _flush(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            self._print(held)
+
+    def _print(self, envelope: dict[str, Any]) -> None:
+        print(json.dumps(envelope) if self._json else describe(envelope), flush=True)
+        self._shown += 1

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from studio.cards import Card
-from studio.errors import ConfigurationError, InputError, RuleError
+from studio.errors import ConfigurationError, InputError, RuleError, did_you_mean
 from studio.games.judgement import (
     Judgement,
     Resolution,
@@ -160,9 +160,10 @@ def placed_stakes(rules: GameRules, bets: Mapping[str, Fraction]) -> dict[str, F
     for name, stake in bets.items():
         spec = known.get(name)
         if spec is None:
+            placeable = [s.name for s in rules.bets if s.placed != "decision"]
             raise RuleError(
                 f"unknown bet {name!r} for {rules.game} {rules.variant} "
-                f"(expected {', '.join(s.name for s in rules.bets if s.placed != 'decision')})"
+                f"(expected {', '.join(placeable)}){did_you_mean(name, placeable)}"
             )
         if spec.placed == "decision":
             raise RuleError(f"the {name} bet is placed by a decision, not as a bet")
@@ -233,7 +234,12 @@ def parse_decisions(rules: GameRules, decisions: Sequence[str]) -> dict[str, str
             name = offering[0] if offering else ""
         window = windows.get(name)
         if window is None or option not in window.options:
-            raise RuleError(f"unknown decision {text!r} for {rules.game} ({decision_help(rules)})")
+            every = [o for w in rules.windows for o in w.options]
+            every += [f"{w.name}={o}" for w in rules.windows for o in w.options]
+            raise RuleError(
+                f"unknown decision {text!r} for {rules.game} ({decision_help(rules)})"
+                + did_you_mean(text.strip().lower(), every)
+            )
         if name in chosen:
             raise RuleError(f"two decisions for the {name} window: {chosen[name]} and {option}")
         chosen[name] = option

@@ -3,7 +3,8 @@
 `studio run` writes `<data dir>/run/<table>.json` once everything is bound and removes it when it
 stops; a table killed outright leaves it behind, so readers check that its `pid` still runs.
 Fields: table, game, pid, public, restricted, replay, commands (the bound endpoints), server_key
-(the table's public key file), keys_dir, journal.
+(the table's public key file), keys_dir, journal, and metrics (the HTTP address of `/metrics`,
+`/healthz` and `/readyz`, absent when the table serves none).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from studio.config import data_dir
 from studio.errors import ConfigurationError
+from studio.paths import data_dir
 
 
 class RunFile(BaseModel):
@@ -36,6 +37,7 @@ class RunFile(BaseModel):
     server_key: str
     keys_dir: str
     journal: str
+    metrics: str | None = None
 
     def alive(self) -> bool:
         """Whether the process that wrote it still runs."""

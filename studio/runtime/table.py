@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import queue
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -40,19 +42,24 @@ from studio.bus.commands import CommandDecision, CommandRequest
 from studio.bus.wire import encode_event
 from studio.config import RuntimeConfig
 from studio.errors import JournalError, StudioError
+from studio.journal import RecordedTable
 from studio.journal.recorder import StoredEvent, event_json
+from studio.logs import set_log_context
 from studio.messages import CardDrawn, DeviceStatus, Envelope, Input, Tick
 from studio.messages.notices import AnyNotice
 from studio.messages.view import TableView
 from studio.runtime.announce import RunFile, run_dir, write_run_file
 from studio.runtime.clock import Clock, SystemClock
 from studio.runtime.dealer import SimulatedDealer
+from studio.runtime.health import MetricsServer, loop_answers, not_ready
 from studio.runtime.journal_guard import RETRY_SECONDS, CardGate, JournalGuard
 from studio.runtime.keys import TableKeys
 from studio.runtime.lock import JournalLock as JournalLock  # its home was here
+from studio.runtime.metrics import TableMetrics
 from studio.runtime.parts import EventListener, TableParts, build_parts
 from studio.runtime.safeguards import Safeguards
 from studio.runtime.shoe_identity import IdentityGate
+from studio.runtime.systemd import SystemdNotifier
 from studio.simulation.table import card_faces
 
 log = logging.getLogger(__name__)
@@ -107,6 +114,11 @@ class TableRuntime:
         self._failure: BaseException | None = None
         self._run_file: Path | None = None
         self.events_published = 0
+        self.metrics = TableMetrics(self.settings.table)
+        self._systemd = SystemdNotifier()
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._http: MetricsServer | None = None
+        set_log_context(self.settings.table)
         self.journal_guard = JournalGuard(self.settings.table)
         self._gate = CardGate()
         self._identity = IdentityGate(config.shoe.identity)
@@ -178,11 +190,13 @@ class TableRuntime:
         self.safeguards.before_input()
         if inp.mono is None:
             inp = inp.model_copy(update={"mono": self.clock.monotonic()})
+        started = time.perf_counter()
         try:
             stored = parts.table.apply(inp)
         except JournalError as err:
             self._journal_failed(err)
             raise
+        self.metrics.applied(inp, time.perf_counter() - started)
         return self._applied(parts, inp, stored)
 
     def _applied(self, parts: TableParts, inp: Input, stored: list[StoredEvent]) -> list[Envelope]:
@@ -207,6 +221,10 @@ class TableRuntime:
             else:
                 self.safeguards.stored(stored)
         self._view = parts.controller.view()
+        self.metrics.view(self._view)
+        set_log_context(game_number=self._view.game_number, seq=self._view.seq)
+        if stored and log.isEnabledFor(logging.DEBUG):
+            log.debug("%s: %s", inp.kind, " ".join(event.type for event, _ in stored))
         self._arm_clock()
         return [event.envelope for event in stored]
 
@@ -217,11 +235,15 @@ class TableRuntime:
         if events:
             # The events are on record already; a stream that misses one is repaired by replay.
             # Sent from this thread, as the journal stores them: no hand-off, no re-encoding.
+            started = time.perf_counter()
             try:
                 parts.publisher.publish_all([encode_event(event, body) for event, body in events])
                 self.events_published += len(events)
             except StudioError:
                 log.exception("events %d..%d not published", events[0][0].seq, events[-1][0].seq)
+            if any(event.type == "card_dealt" for event, _ in events):
+                self.metrics.stage("publish", time.perf_counter() - started)
+            self.metrics.subscribers(parts.publisher.subscriptions)
         # The listeners follow once the streams have the events: a card's event never waits
         # for the simulated hands that react to it.
         for event, _ in events:
@@ -343,6 +365,8 @@ class TableRuntime:
                 # too; only a reset after the reader has heard the shoe can have lost cards.
                 log.info("shoe session started (%s)", delivery.item)
                 inp = None
+            if isinstance(inp, CardDrawn):
+                self.metrics.stage("shoe_to_input", time.monotonic() - delivery.at)
             if inp is not None:
                 try:
                     self.submit(inp)
@@ -436,8 +460,15 @@ class TableRuntime:
 
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
         config = self.config
-        parts = self._parts = build_parts(config, self, loop)
+        parts = build_parts(config, self, loop)
+        # The controller's time is measured apart from the journal's (the card's stages).
+        parts = self._parts = dataclasses.replace(
+            parts, table=RecordedTable(parts.journal, self.metrics.timed(parts.controller))
+        )
         self._view = parts.controller.view()
+        self.metrics.view(self._view)
+        # The metrics count what the events say, as any other consumer of them does.
+        self.add_listener(self.metrics)
         report = parts.recovery
         self._publish(parts, [StoredEvent(e, event_json(e)) for e in report.restarted])
         # Signing key, software check (before any card: a mismatch pauses at once), clock watch.
@@ -466,9 +497,33 @@ class TableRuntime:
             self.add_listener(self._dealer)
             self._dealer_task = loop.create_task(self._dealer.run())
         self._arm_clock()
+        metrics = config.metrics
+        if metrics.enabled:
+            self._http = MetricsServer(
+                metrics.host,
+                metrics.port,
+                self.metrics.registry,
+                alive=lambda: loop_answers(self._loop),
+                not_ready=self._not_ready,
+            )
         self._run_file = self._write_run_file(parts)
         if self._announce:
             self._print_where(parts, report.summary())
+        self._systemd.notify("READY=1", f"STATUS=table {self.settings.table} {report.summary()}")
+        self._on_watchdog()
+
+    def _not_ready(self) -> list[str]:
+        """Why the table is not fit to deal (the metrics server's thread reads it)."""
+        stopping = self._stopping or self._parts is None
+        return not_ready(self._view, self.config.journal_path, self._failure, stopping=stopping)
+
+    def _on_watchdog(self) -> None:
+        """Ping systemd's watchdog from the loop, twice a period: a hung loop misses it."""
+        seconds = self._systemd.watchdog_seconds
+        if seconds is None or self._stopping or self._loop is None:
+            return
+        self._systemd.notify("WATCHDOG=1")
+        self._watchdog = self._loop.call_later(seconds / 2, self._on_watchdog)
 
     def _write_run_file(self, parts: TableParts) -> Path:
         streams = parts.publisher.endpoints
@@ -484,6 +539,7 @@ class TableRuntime:
                 server_key=str(parts.keys.server_public),
                 keys_dir=str(parts.keys.directory),
                 journal=str(self.config.journal_path),
+                metrics=self._http.address if self._http is not None else None,
             )
         )
 
@@ -505,6 +561,7 @@ class TableRuntime:
             f"  manager key {keys.local_secret('shift-manager')}",
             f"  observer    {keys.local_secret('observer')}",
             f"  run file    {self._run_file}",
+            f"  metrics     {self._metrics_text()}",
             "  follow it:  studio watch        command it: studio command ACTION --key KEYFILE",
         ]
         snap = self.view()
@@ -518,6 +575,12 @@ class TableRuntime:
         lines.append("ready")
         print("\n".join(lines), flush=True)
 
+    def _metrics_text(self) -> str:
+        if self._http is None:
+            return "off ([metrics] enabled = false)"
+        where = self._http.address
+        return f"{where}/metrics  (health {where}/healthz, ready {where}/readyz)"
+
     def _camera_text(self, parts: TableParts) -> str:
         if parts.camera is not None:
             return parts.camera.describe()
@@ -527,6 +590,9 @@ class TableRuntime:
 
     async def _shutdown(self) -> None:
         self._stopping = True
+        self._systemd.notify("STOPPING=1")
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         if self._dealer_task is not None:
             self._dealer_task.cancel()
             try:
@@ -546,9 +612,12 @@ class TableRuntime:
             await parts.close(after_readers=self._drain)
         self._parts = None
         self._listeners.clear()
+        if self._http is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._http.close)
         if self._run_file is not None:
             with contextlib.suppress(FileNotFoundError):
                 self._run_file.unlink()
+        self._systemd.close()
         log.info("table %s stopped", self.settings.table)
 
     def _drain(self) -> None:

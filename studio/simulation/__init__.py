@@ -9,10 +9,13 @@ This is the shell: it composes the journal (an adapter) with the controller (the
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from os import PathLike
 
 from studio.controller import TableController
+from studio.errors import ConfigurationError
 from studio.journal import Journal, RecordedTable, recover
 from studio.journal.recorder import bind_settings
 from studio.messages import TableSettings, parse_input
@@ -56,6 +59,28 @@ def _used_cards(journal: Journal, game_number: str) -> set[str]:
     return used
 
 
+RUN_META = "simulation"
+"""The journal metadata key that says which simulation wrote a journal (its seed)."""
+
+
+def _claim(journal: Journal, seed: int, *, append: bool) -> None:
+    """Mark a new journal as this simulation's; refuse another run's unless `append`.
+
+    The same seed may continue its own journal (a simulation killed and started again).
+    Raises `ConfigurationError` naming the other run and the option that allows it.
+    """
+    mine = json.dumps({"seed": seed})
+    stored = journal.meta(RUN_META)
+    if journal.input_count and stored != mine and not append:
+        other = "a live table or an unmarked run" if stored is None else f"simulation {stored}"
+        raise ConfigurationError(
+            f"{journal.path} holds {journal.input_count} inputs of another run ({other}): "
+            "pass --append to add simulated rounds to it, or give a new --journal"
+        )
+    if stored is None and not journal.input_count:
+        journal.set_meta(RUN_META, mine)
+
+
 def simulate(
     path: str | PathLike[str],
     settings: TableSettings,
@@ -65,18 +90,24 @@ def simulate(
     faults: FaultRates = NO_FAULTS,
     manager: ManagerPolicy = "resume",
     durable_events: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    append: bool = False,
 ) -> SimulationSummary:
     """Recover the journal at `path`, then play `rounds` rounds; return what happened.
 
     A new journal remembers `settings`; an existing one must have been written with the same.
     The seed and the journal's length seed the run, so a continued journal gets new cards.
     `durable_events` makes every event batch fsync too (see `studio.journal.store`).
+    `progress(done, rounds)` hears of each round started (a progress bar). A journal that holds
+    inputs of another run (a live table's, or a simulation with another seed) is continued only
+    with `append`: simulated rounds in a table's record must be asked for.
 
     Raises `ConfigurationError` for settings that differ from the journal's, `JournalError` or
     `ReplayMismatchError` for a damaged journal, and `SimulationError` when the simulated staff
     meet something they cannot handle.
     """
     with Journal(path, durable_events=durable_events) as journal:
+        _claim(journal, seed, append=append)
         settings = bind_settings(journal, settings)
         controller = TableController(settings)
         last = journal.last_input()
@@ -101,4 +132,4 @@ def simulate(
         snap = controller.view()
         if snap.phase != "idle" and snap.game_number is not None:
             sim.resume_deck(_used_cards(journal, snap.game_number))
-        return sim.run(rounds)
+        return sim.run(rounds, progress)

@@ -194,8 +194,12 @@ class SimulatedTable:
         """Load the shoe for a round recovered in progress, without the cards it already used."""
         self._shoe.new_deck(used)
 
-    def run(self, rounds: int) -> SimulationSummary:
+    def run(
+        self, rounds: int, progress: Callable[[int, int], None] | None = None
+    ) -> SimulationSummary:
         """Finish any round in progress, then play `rounds` more; return the summary.
+
+        `progress(done, rounds)` is called as each round is about to open and once all are played.
 
         The staff follow `studio.simulation.staff.next_action`; this carries each action out
         with the simulated devices and clock. Raises `SimulationError` when the table stops
@@ -207,6 +211,8 @@ class SimulatedTable:
             snap = self._view()
             before = self.summary.events
             action = next_action(snap, self._staff)
+            if isinstance(action, OpenRound) and progress is not None:
+                progress(started, rounds)
             if isinstance(action, OpenRound) and started >= rounds:
                 return self.summary
             started += isinstance(action, OpenRound)

@@ -1,0 +1,120 @@
+"""The command line imports only what the chosen subcommand needs; misspelt names get a hint."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+
+from studio.cli import COMMANDS, main
+from studio.config import build_config
+from studio.errors import ConfigurationError
+
+
+def _modules_after(*argv: str) -> set[str]:
+    code = (
+        "import sys, json, contextlib, io\n"
+        "from studio.cli import main\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main({list(argv)!r})\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["schema", "--help"]])
+def test_version_and_help_import_no_subcommand_but_the_chosen_one(argv: list[str]) -> None:
+    loaded = _modules_after(*argv)
+    commands = {m for m in loaded if m.startswith("studio.commands.")}
+    assert commands <= {"studio.commands.schema"}, commands
+    assert not {"zmq", "numpy", "cv2", "psycopg"} & loaded
+    if argv[0] != "schema":
+        assert "pydantic" not in loaded
+
+
+def test_the_listed_help_is_each_modules_own() -> None:
+    for name, (module, help_text) in COMMANDS.items():
+        sub = argparse.ArgumentParser().add_subparsers()
+        import_module(f"studio.commands.{module}").register(sub)
+        action = sub._choices_actions[0]
+        assert (action.dest, action.help) == (name, help_text)
+
+
+def test_a_misspelt_subcommand_or_choice_names_the_nearest(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["stauts"])
+    assert capsys.readouterr().err.endswith("(did you mean status?)\n")
+    with pytest.raises(SystemExit):
+        main(["simulate", "--game", "caribean-stud", "--rounds", "1", "--seed", "1"])
+    assert "(did you mean caribbean-stud?)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("data", "hint"),
+    [
+        ({"table": {"betting_secs": 3}}, "did you mean betting_seconds?"),
+        ({"tabel": {}}, "did you mean table?"),
+        ({"metrics": {"prot": 1}}, "did you mean port?"),
+    ],
+)
+def test_a_misspelt_config_key_names_the_nearest(data: dict[str, object], hint: str) -> None:
+    with pytest.raises(ConfigurationError, match=hint):
+        build_config(data)  # type: ignore[arg-type]
+
+
+def test_a_far_fetched_key_gets_no_guess(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        build_config({"table": {"zzzz": 1}})
+    assert "did you mean" not in str(caught.value)
+
+
+def test_settle_help_lists_every_bet_and_decision(capsys: pytest.CaptureFixture[str]) -> None:
+    from studio.games import GAMES, get_rules
+
+    with pytest.raises(SystemExit):
+        main(["settle", "--help"])
+    text = capsys.readouterr().out
+    for game in GAMES:
+        rules = get_rules(game)
+        assert game in text
+        for spec in rules.bets:
+            assert spec.name in text
+        for window in rules.windows:
+            assert "|".join(window.options) in text
+
+
+def test_a_subcommand_option_that_prefixes_the_log_options_stays_its_own() -> None:
+    from studio.cli import build_parser
+
+    argv = ["shoe", "simulate", "--protocol", "framed", "--pty", "p", "--log", "deal.jsonl"]
+    args = build_parser(argv).parse_args(argv)
+    assert str(args.log) == "deal.jsonl" and args.log_format == "plain"
+
+
+def test_a_misspelt_bet_decision_or_argument_names_the_nearest(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cards = ["--player", "AS KS QS JS TS", "--dealer", "2C 3D 4H 5S 7C"]
+    base = ["settle", "--game", "caribbean-stud", *cards]
+    assert main([*base, "--bet", "antee=10", "--decision", "call"]) == 2
+    assert capsys.readouterr().err.endswith("(did you mean ante?)\n")
+    assert main([*base, "--bet", "ante=10", "--decision", "cal"]) == 2
+    assert capsys.readouterr().err.endswith("(did you mean call?)\n")
+    assert main(["command", "void", "positon=x", "--key", "k"]) == 2
+    assert capsys.readouterr().err.endswith("(did you mean position?)\n")
+
+
+@pytest.mark.parametrize("command", ["status", "watch", "command"])
+def test_the_table_clients_do_not_load_the_camera_to_find_a_table(command: str) -> None:
+    loaded = _modules_after(command, "--help")
+    assert not {"cv2", "studio.runtime.table", "studio.runtime.camera"} & loaded
