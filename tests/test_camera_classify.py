@@ -16,7 +16,6 @@ import pytest
 from camera_support import deck_profile
 
 from calibration.deck import CANON_SIZE
-from calibration.profile import DeckTemplates
 from drivers.camera.classify import STRICT_SUITS, GlyphScore, IndexClassifier, judge
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.generator import SceneStyle, random_scene
@@ -126,12 +125,12 @@ def test_a_glyph_between_heart_and_diamond_is_no_diamond_until_it_clears_the_str
     assert any(0.2 <= lead < 0.3 for lead in seen) and max(seen) >= 0.3
 
 
-@pytest.mark.parametrize("code", ["5D", "KD"])
+@pytest.mark.parametrize("code", ["KC", "5D", "KD"])
 def test_a_soft_club_or_diamond_is_not_read_on_a_proposals_outline(code: str) -> None:
-    # A small blurred jack of hearts on a proposal read as the jack of diamonds (and a king of
-    # spades as the king of clubs): on a proposal, a club or a diamond softer than a spade may
-    # be is not read from its templates. (The classic deck's templates refuse every club this
-    # soft already, so the diamonds exercise the rule.)
+    # A small, motion-blurred king of spades on a proposal read as the king of clubs, the club
+    # leading by 0.051, and a small blurred jack of hearts as the jack of diamonds: on a
+    # proposal, a club or a diamond softer than a spade may be is not read from its index.
+    # Swept over blur: wherever the templates read such a soft corner, a proposal must not.
     from calibration.deck import flatten_card
     from drivers.camera.recognizer import corner_window
     from drivers.camera.synthetic.designs import CLASSIC
@@ -140,7 +139,7 @@ def test_a_soft_club_or_diamond_is_not_read_on_a_proposals_outline(code: str) ->
 
     profile, templates = deck_profile("classic")
     assert profile.deck is not None
-    classifier = IndexClassifier(profile.deck, DeckTemplates(templates.ranks, templates.suits))
+    classifier = IndexClassifier(profile.deck, templates)
     flat = flatten_card(render_reference(Card.parse(code), CLASSIC))
     soft = []
     for blur in np.arange(1.0, 2.6, 0.1):
@@ -148,7 +147,11 @@ def test_a_soft_club_or_diamond_is_not_read_on_a_proposals_outline(code: str) ->
         found = classifier.scores(window)
         if found is not None and found[2] < 5.6 and judge(*found).code == code:
             soft.append(window)
-    assert soft  # blurs at which the templates read the corner, softer than a spade may be
+    if code.endswith("D"):
+        # The classic templates read soft diamonds: the rule is exercised on them. (Since the
+        # index is located by the learned calibration, they refuse every club this soft, which
+        # is the safe outcome the rule exists for.)
+        assert soft
     for window in soft:
         firm = classifier.read(window)
         proposed = classifier.read(window, guessed=True)

@@ -21,7 +21,7 @@ from test_camera_classify import _corners
 
 from calibration.errors import ProfileError
 from calibration.profile import DeckTemplates, load_profile, save_profile
-from drivers.camera.classify import LEARNED_GUESSED_P, IndexClassifier
+from drivers.camera.classify import IndexClassifier
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
@@ -36,8 +36,9 @@ def _template_only(templates: DeckTemplates) -> DeckTemplates:
 def test_learned_reader_reads_small_blurred_corners_templates_refuse(
     design: str, gain: float
 ) -> None:
-    # The learned reader reads first and the templates take what it is unsure of; together
-    # they must read more small blurred corners than the templates alone, and none wrong.
+    # Measured: classic 26 -> 43, jumbo 58 -> 92 of 136 corners read (templates alone -> with
+    # the network), none wrong; spades stay with the templates, so the gain is in other suits,
+    # and the network reads only the templates' own best guess.
     profile, templates = deck_profile(design)
     assert profile.deck is not None and templates.model is not None
     both = IndexClassifier(profile.deck, templates)
@@ -65,45 +66,35 @@ def _network_only_corners() -> tuple[IndexClassifier, list[Any]]:
     return both, learned
 
 
-def test_a_proposals_corner_needs_a_surer_learned_read() -> None:
-    # A proposal's corner may be any patch of felt or other cards: the network reads it only at
-    # LEARNED_GUESSED_P. Corners it reads on a found outline at less than that stay unknown
-    # when the same cut comes from a proposal.
+def test_a_proposals_corner_is_never_read_on_the_learned_reader_alone() -> None:
+    # A proposal's corner may be any patch of felt or other cards; the network, trained on
+    # index corners, was once sure of a club on two such patches over spades.
     both, learned = _network_only_corners()
     assert len(learned) >= 5  # corners only the network reads, on a found outline
-    unsure = [w for w in learned if both.learned(w)[1] < LEARNED_GUESSED_P]
-    for window in unsure:
-        guessed = both.read(window, guessed=True)
-        assert guessed is None or guessed.code is None
     for window in learned:
-        firm, guessed = both.read(window), both.read(window, guessed=True)
-        assert firm is not None and guessed is not None and guessed.code in (None, firm.code)
+        guessed = both.read(window, guessed=True)
+        assert guessed is not None and guessed.code is None
 
 
-def test_a_code_that_changes_under_a_moved_cut_is_not_read(
+def test_the_learned_reader_reads_only_the_templates_own_best_guess(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The learned read must stand through cuts moved as a found outline moves: the same
-    # corners, one moved cut read as another card, give the network no code.
+    # Alone, the network once read a plain five of diamonds (suit half under a chip) as the
+    # king of hearts at 0.976. It may read a corner the templates refuse only as the code of
+    # their own best guesses: the same corners, their rank guess turned to another, stay unknown.
     both, learned = _network_only_corners()
     assert len(learned) >= 5
-    model = both._model
-    assert model is not None
-    true_guesses = type(model).guesses
+    true_scores = both.scores
 
-    def one_moved_cut_elsewhere(self: Any, windows: Any) -> Any:
-        out = true_guesses(self, windows)
-        last = out[-1]
-        if last is not None:
-            other = "2" if last.rank != "2" else "3"
-            out[-1] = replace(last, rank=other)
-        return out
+    def other_rank(window: Any) -> Any:
+        rank, suit, sharp = true_scores(window)
+        other = "2" if rank.candidate != "2" else "3"
+        return replace(rank, candidate=other), suit, sharp
 
-    monkeypatch.setattr(type(model), "guesses", one_moved_cut_elsewhere)
+    monkeypatch.setattr(both, "scores", other_rank)
     for window in learned:
-        assert both.learned(window) == (None, 0.0)
-        read = both.read(window)  # the templates, which refuse these corners, are left
-        assert read is None or read.code is None
+        read = both.read(window)
+        assert read is not None and read.code is None
 
 
 def _felt_frame(seed: int) -> Any:
@@ -172,13 +163,9 @@ def test_profile_round_trip_keeps_the_learned_reader(tmp_path: Path) -> None:
     loaded, again = load_profile(tmp_path)
     assert loaded == profile and again is not None and again.model is not None
     window = cv2.GaussianBlur(_corners("jumbo", 1, seed=7)[0][1], (0, 0), 1.0)
-    a = IndexClassifier(profile.deck, templates)
-    b = IndexClassifier(profile.deck, again)
-    # The network is stored exactly; the templates go through 8-bit PNGs, so their scores may
-    # move in the last digits but not the code.
-    assert a.learned(window) == b.learned(window)
-    ra, rb = a.read(window), b.read(window)
-    assert (ra and (ra.code, ra.hint)) == (rb and (rb.code, rb.hint))
+    a = IndexClassifier(profile.deck, templates).read(window)
+    b = IndexClassifier(profile.deck, again).read(window)
+    assert a == b
 
 
 def test_tampered_model_weights_are_refused(tmp_path: Path) -> None:
