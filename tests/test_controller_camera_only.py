@@ -527,6 +527,10 @@ def test_random_walks_on_a_camera_only_table_keep_every_invariant(
             if face == "up" and code is not None:
                 b.placed[zone] = code
                 b.laid.append((snap.game_number, zone, code))
+            elif face == "down":
+                # A card laid face down is still a card: the kit must know what to turn up
+                # if the table takes it for the position's card (the camera does not).
+                b.placed[zone] = code if code is not None else (codes.pop() if codes else "AS")
             b.see(zone, face, code if face == "up" else None)
             if data.draw(st.integers(0, 3)) == 0:
                 b.draw(codes[-1] if codes else "AS")
