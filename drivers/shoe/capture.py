@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Literal, TextIO
 
 from drivers.errors import DriverConfigurationError
 from drivers.shoe.sim_line import SimLine
+from studio.closing import Closing
 
 FORMAT = "studio-shoe-capture"
 VERSION = 1
@@ -53,7 +53,7 @@ class CaptureRecord:
     data: bytes
 
 
-class CaptureWriter:
+class CaptureWriter(Closing):
     """Writes a capture to `path` as the line is read (context manager; `close()` idempotent).
 
     Call it with each chunk: `writer("rx", data, monotonic_time)`, from any thread (the reader
@@ -101,17 +101,6 @@ class CaptureWriter:
             out, self._out = self._out, None
         if out is not None:
             out.close()
-
-    def __enter__(self) -> CaptureWriter:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def read_capture(path: Path) -> tuple[CaptureHeader, list[CaptureRecord]]:

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import sys
 import time
-from types import TracebackType
 from typing import Never, TextIO
+
+from studio.closing import Closing
 
 LINE_EVERY = 5.0
 """Seconds between two progress lines when the stream is not a terminal."""
 
 
-class ProgressReport:
+class ProgressReport(Closing):
     """Progress of one piece of work called `label`, counted in `unit`, on `stream`.
 
     `stream` defaults to stderr and `every` to `LINE_EVERY` seconds.
@@ -84,14 +85,3 @@ class ProgressReport:
             self._bar.close()
         elif self._last_line is not None and time.monotonic() - self._started >= self._every:
             self._line()
-
-    def __enter__(self) -> ProgressReport:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
