@@ -23,7 +23,7 @@ import functools
 import json
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -42,6 +42,7 @@ from drivers.camera.synthetic.reference import render_reference, write_reference
 from drivers.camera.synthetic.scene import RenderedFrame, Scene, render_scene
 from drivers.camera.synthetic.scoring import Score, card_height_px, overlap
 from drivers.camera.synthetic.splits import SPLITS
+from drivers.camera.tuning import INDEX_READERS, LEARNED_TUNING, ReaderTuning
 from studio.cards import DECK
 from studio.config import cache_dir
 
@@ -139,6 +140,17 @@ class DesignRun:
     failure: str | None = None
 
 
+@dataclass
+class BenchReader:
+    """The index reader and learned tuning the bench reads with (`--reader`, `--abstain`)."""
+
+    reader: str = "templates"
+    tuning: ReaderTuning = LEARNED_TUNING
+
+
+READER = BenchReader()
+
+
 @functools.cache
 def calibrate_design(design: Design) -> tuple[CardRecognizer | None, str | None]:
     """A recognizer for `design`, learned as `studio calibrate deck --images DIR` learns it from
@@ -150,7 +162,10 @@ def calibrate_design(design: Design) -> tuple[CardRecognizer | None, str | None]
             deck, templates = calibrate_deck(Path(tmp), model_cache=cache_dir())
         except DeckCalibrationError as exc:
             return None, str(exc)
-    return CardRecognizer(CalibrationProfile(deck=deck), templates), None
+    recognizer = CardRecognizer(
+        CalibrationProfile(deck=deck), templates, reader=READER.reader, tuning=READER.tuning
+    )
+    return recognizer, None
 
 
 def run_split(
@@ -198,7 +213,20 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=400, help="frames per split and envelope")
     parser.add_argument("--seed", type=int, default=20261129, help="scene seed (tests use others)")
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
+    parser.add_argument("--reader", choices=sorted(INDEX_READERS), default=READER.reader)
+    parser.add_argument(
+        "--abstain",
+        type=float,
+        nargs=2,
+        metavar=("FIRM", "GUESSED"),
+        help="the learned reader's abstain thresholds, to choose them on the tuning split",
+    )
     args = parser.parse_args()
+    READER.reader = args.reader
+    if args.abstain:
+        READER.tuning = replace(
+            LEARNED_TUNING, abstain=args.abstain[0], abstain_guessed=args.abstain[1]
+        )
     cv2.setNumThreads(1)
     splits = ("tuning", "test") if args.split == "both" else (args.split,)
     envelopes = ("studio", "harsh") if args.envelope == "both" else (args.envelope,)
@@ -217,8 +245,10 @@ def main() -> None:
                 f"{split}/{env}: readable {score.readable}  recall {score.recall:.2%}  "
                 f"wrong reads {score.wrong}  phantoms {score.phantom}  "
                 f"unknown rate {score.unknown_rate:.2%}  fps(1080p, 1 core) {fps}  "
-                f"calibration failures {len(failures)}/{len(runs)}"
+                f"calibration failures {len(failures)}/{len(runs)}  reader {READER.reader}"
             )
+            for line in score.wrongs[:10]:
+                print(f"    wrong: {line}")
             for tag, (n, hit) in sorted(score.by_tag.items()):
                 print(f"    {tag:8s} {n:5d} cards  recall {hit / n:.2%}")
             print("    confidence  reads  accuracy")

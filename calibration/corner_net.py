@@ -89,10 +89,13 @@ def train(
     seed: int,
     recipe: Recipe = Recipe(),
     progress: Callable[[int, int], None] | None = None,
+    init: dict[str, Array] | None = None,
 ) -> dict[str, Array]:
     """Fit the network on windows `x` (N, CHANNELS, H, W) and their class indices.
 
-    Seeded: the same data and seed give the same weights. `progress(done, total)` is called
+    `init` starts from trained weights (the shipped universal reader, which a deck's own
+    references then fine-tune) instead of random ones; its arrays must have this network's
+    shapes. Seeded: the same data and seed give the same weights. `progress(done, total)` is called
     after each epoch. Returns the weights as float32 arrays named as `to_onnx` expects.
     """
     import jax
@@ -100,7 +103,13 @@ def train(
     import optax
 
     rng = np.random.default_rng(seed)
-    params = {k: jnp.asarray(v) for k, v in _init(rng, ranks, suits).items()}
+    first = _init(rng, ranks, suits)
+    if init is not None:
+        wrong = {k for k, v in first.items() if k not in init or init[k].shape != v.shape}
+        if wrong:
+            raise ValueError(f"the starting weights do not fit the network: {sorted(wrong)}")
+        first = {k: np.asarray(init[k], np.float32) for k in first}
+    params = {k: jnp.asarray(v) for k, v in first.items()}
     steps_per_epoch = max(1, -(-len(x) // recipe.batch))
     schedule = optax.cosine_decay_schedule(
         recipe.learning_rate, recipe.epochs * steps_per_epoch, alpha=0.02

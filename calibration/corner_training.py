@@ -22,15 +22,16 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
-from calibration import corner_net, corner_render, glyphs, index_model
+from calibration import corner_net, corner_render, glyphs, index_model, universal_reader
 from calibration.corner_render import CameraLook, camera_corners
 from calibration.glyphs import Image
 from calibration.index_model import NONE, Array, IndexModel, window_tensor
+from calibration.universal_reader import universal_weights
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,20 +42,28 @@ class TrainingSize:
     cuts: int = 2
     negatives: int = 900
     epochs: int = 15
+    fine_epochs: int = 5
+    """Epochs when the shipped universal reader is the start (`calibration.universal_reader`)."""
 
 
 FULL = TrainingSize()
-QUICK = TrainingSize(positives_per_card=8, cuts=2, negatives=200, epochs=20)
+QUICK = TrainingSize(positives_per_card=8, cuts=2, negatives=200, epochs=20, fine_epochs=8)
 """The quick setting tests train with (`STUDIO_QUICK_TRAINING=1`): the same recipe on fewer
 windows, enough to read crisp corners of a test's own deck; the bench uses `FULL`."""
 BATCH = 128
 LEARNING_RATE = 3e-3
+FINE_LEARNING_RATE = 1e-3
+"""Peak rate when fine-tuning the universal reader: a third of a fresh start's, so the deck's
+few references move the weights without erasing what many designs taught."""
 SHIPPED_DIR = Path(__file__).parent / "models"
 """Models of the built-in synthetic designs, shipped in the package (made by
 `python -m drivers.camera.synthetic.shipped_models`): the embedded table starts without
 training. Looked up by the same key as the cache, so a stale one is never used."""
-TRAINING_VERSION = 2
+TRAINING_VERSION = 3
 """Bumped whenever rendering or training changes, so a cached model is never stale."""
+
+DEFAULT_LOOK = CameraLook()
+"""The camera a deck's references are rendered through (`calibration.corner_render`)."""
 
 _CACHE: dict[str, tuple[IndexModel, int]] = {}
 SHIPPED_USED: set[Path] = set()
@@ -137,7 +146,9 @@ def _code_digest() -> str:
     """
     digest = hashlib.sha256()
     # glyphs: the features read its contrast floor (`window_features`).
-    for module in (corner_render, corner_net, glyphs, index_model, sys.modules[__name__]):
+    # universal_reader: its source holds the shipped start's SHA-256.
+    modules = (corner_render, corner_net, glyphs, index_model, universal_reader)
+    for module in (*modules, sys.modules[__name__]):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()
 
@@ -195,6 +206,44 @@ def _train(
     rng = np.random.default_rng(seed)
     rank_names = (*ranks, NONE)
     suit_names = (*suits, NONE)
+    x, rank_y, suit_y = training_windows(flats, window, rank_names, suit_names, rng, size)
+    start = universal_weights()
+    if (
+        start is not None
+        and start["rw"].shape[1] == len(rank_names)
+        and start["sb"].shape == (len(suit_names),)
+    ):
+        # The universal reader already knows indices of many typefaces: a few epochs at a lower
+        # rate specialise it to this deck without forgetting what an index is.
+        recipe = corner_net.Recipe(
+            epochs=size.fine_epochs, batch=BATCH, learning_rate=FINE_LEARNING_RATE
+        )
+    else:
+        start = None
+        recipe = corner_net.Recipe(epochs=size.epochs, batch=BATCH, learning_rate=LEARNING_RATE)
+    weights = corner_net.train(
+        x, rank_y, suit_y, len(rank_names), len(suit_names), seed=seed, recipe=recipe, init=start
+    )
+    return IndexModel(rank_names, suit_names, corner_net.to_onnx(weights)), len(x)
+
+
+def training_windows(
+    flats: Mapping[str, Image],
+    window: tuple[int, int, int, int],
+    rank_names: tuple[str, ...],
+    suit_names: tuple[str, ...],
+    rng: np.random.Generator,
+    size: TrainingSize,
+    look: CameraLook = DEFAULT_LOOK,
+) -> tuple[Array, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Index windows of the deck `flats` through random cameras, and their class indices.
+
+    `size.positives_per_card` renders of each card (each cut `size.cuts` times through its own
+    slightly wrong outline) are labelled with the card's rank and suit; `size.negatives`
+    windows holding no index of this deck (other parts of a face, backs, chips) are labelled
+    `NONE` for both heads. Windows with no print at all (`window_tensor` None) are left out.
+    Returns (N, CHANNELS, H, W) windows and the rank and suit indices into the names given.
+    """
     rows: list[Array] = []
     rank_y: list[int] = []
     suit_y: list[int] = []
@@ -207,7 +256,6 @@ def _train(
                 rank_y.append(rank_names.index(rank))
                 suit_y.append(suit_names.index(suit))
 
-    look = CameraLook()
     for code in sorted(flats):
         for _ in range(size.positives_per_card):
             add(camera_corners(flats[code], window, rng, look, cuts=size.cuts), code[0], code[1])
@@ -229,9 +277,7 @@ def _train(
         else:
             fake = _back(rng, (cw, ch)) if kind == 1 else _chip(rng, (cw, ch))
             add(camera_corners(fake, window, rng, look), NONE, NONE)
-    x = np.stack(rows)
-    model = _fit(x, np.array(rank_y), np.array(suit_y), rank_names, suit_names, seed, size.epochs)
-    return model, len(rows)
+    return np.stack(rows), np.array(rank_y, np.int64), np.array(suit_y, np.int64)
 
 
 def _back(rng: np.random.Generator, size: tuple[int, int]) -> Image:
@@ -269,25 +315,3 @@ def _chip(rng: np.random.Generator, size: tuple[int, int]) -> Image:
         cv2.circle(out, p, max(2, radius // 8), (240, 240, 240), -1)
     cv2.circle(out, centre, int(0.6 * radius), (240, 240, 240), 2)
     return out
-
-
-def _fit(
-    x: Array,
-    rank_y: Any,
-    suit_y: Any,
-    rank_names: tuple[str, ...],
-    suit_names: tuple[str, ...],
-    seed: int,
-    epochs: int,
-) -> IndexModel:
-    """Fit the network (`calibration.corner_net`) and wrap its ONNX export for onnxruntime."""
-    weights = corner_net.train(
-        x,
-        np.asarray(rank_y, np.int64),
-        np.asarray(suit_y, np.int64),
-        len(rank_names),
-        len(suit_names),
-        seed=seed,
-        recipe=corner_net.Recipe(epochs=epochs, batch=BATCH, learning_rate=LEARNING_RATE),
-    )
-    return IndexModel(rank_names, suit_names, corner_net.to_onnx(weights))

@@ -245,20 +245,7 @@ def learn_deck(
             " is not where the other cards print their index"
         )
     _check_located(inks, unlocated)
-    cw, ch = CANON_SIZE
-    boxes = [b for ink in inks.values() for b in (ink.rank_box, ink.suit_box)]
-    x0 = min(b[0] for b in boxes)
-    y0 = min(b[1] for b in boxes)
-    x1 = max(b[0] + b[2] for b in boxes)
-    y1 = max(b[1] + b[3] for b in boxes)
-    # A margin of a third of the glyph height absorbs a corner located a few pixels off.
-    margin = 0.35 * float(np.median([ink.rank_box[3] for ink in inks.values()]))
-    window = (
-        max(0.0, (x0 - margin) / cw),
-        max(0.0, (y0 - margin) / ch),
-        min(0.5, (x1 + margin) / cw),
-        min(0.5, (y1 + margin) / ch),
-    )
+    window = index_window(inks)
     levels = len(_SEEN_HEIGHTS) + 1
     ranks = {
         r: [
@@ -286,12 +273,7 @@ def learn_deck(
         if 2 * sum(inks[r + s].red for r in RANK_CHARS if r + s in inks)
         > sum(r + s in inks for r in RANK_CHARS)
     ]
-    window_px = (
-        round(window[0] * cw),
-        round(window[1] * ch),
-        round(window[2] * cw),
-        round(window[3] * ch),
-    )
+    window_px = window_pixels(window)
     _check_not_blank(flats, window_px, unlocated)
     model, samples = train_index_model(
         flats, window_px, list(RANK_CHARS), list(SUIT_CHARS), cache_dir=model_cache
@@ -330,6 +312,38 @@ def learn_deck(
         model,
     )
     return deck, templates
+
+
+def index_window(inks: Mapping[str, IndexInk]) -> tuple[float, float, float, float]:
+    """The deck's index window (x0, y0, x1, y1 as shares of the card) from its located indices.
+
+    The union of the located rank and suit boxes plus a margin of 0.35 of the median rank height.
+    """
+    cw, ch = CANON_SIZE
+    boxes = [b for ink in inks.values() for b in (ink.rank_box, ink.suit_box)]
+    x0 = min(b[0] for b in boxes)
+    y0 = min(b[1] for b in boxes)
+    x1 = max(b[0] + b[2] for b in boxes)
+    y1 = max(b[1] + b[3] for b in boxes)
+    # A margin of a third of the glyph height absorbs a corner located a few pixels off.
+    margin = 0.35 * float(np.median([ink.rank_box[3] for ink in inks.values()]))
+    return (
+        max(0.0, (x0 - margin) / cw),
+        max(0.0, (y0 - margin) / ch),
+        min(0.5, (x1 + margin) / cw),
+        min(0.5, (y1 + margin) / ch),
+    )
+
+
+def window_pixels(window: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
+    """`window` (shares of the card) in pixels of the flattened card (`CANON_SIZE`)."""
+    cw, ch = CANON_SIZE
+    return (
+        round(window[0] * cw),
+        round(window[1] * ch),
+        round(window[2] * cw),
+        round(window[3] * ch),
+    )
 
 
 def _misplaced(inks: Mapping[str, IndexInk]) -> list[str]:

@@ -36,6 +36,7 @@ from pydantic_core import core_schema
 
 from drivers.camera.backends import CAMERA_BACKENDS
 from drivers.camera.synthetic.designs import DESIGNS
+from drivers.camera.tuning import INDEX_READERS
 from drivers.shoe.host import PROTOCOLS
 from drivers.shoe.identity import UsbPin
 from studio.bus import defaults as bus_defaults
@@ -65,6 +66,9 @@ CardDesignName = Annotated[str, one_of(DESIGNS)]
 
 CameraBackendName = Annotated[str, one_of(CAMERA_BACKENDS)]
 """A camera backend (`drivers.camera.backends.CAMERA_BACKENDS`)."""
+
+IndexReaderName = Annotated[str, one_of(INDEX_READERS)]
+"""What decides a card corner's code (`drivers.camera.tuning.INDEX_READERS`)."""
 
 DEFAULT_TOML = """\
 schema_version = 1
@@ -180,8 +184,10 @@ class CameraConfig(_Section):
     - "capture": a real camera at `url` (`device:0`, a video file, `rtsp://...`) read with the
       calibration profile directory at `profile` (its zones are the game's positions).
 
-    Frames are read `fps` times a second; a source with no frame for `stall_seconds` is a
-    device fault. `url` and `profile` belong to "capture" only, `design` to "synthetic" only.
+    `reader` names what decides a card corner's code ("templates", or "learned": the deck's
+    network alone). Frames are read `fps` times a second; a source with no frame for
+    `stall_seconds` is a device fault. `url` and `profile` belong to "capture" only, `design`
+    to "synthetic" only.
     """
 
     backend: CameraBackendName = "none"
@@ -190,6 +196,7 @@ class CameraConfig(_Section):
     url: str | None = None
     profile: str | None = None
     design: CardDesignName = "jumbo"
+    reader: IndexReaderName = "templates"
 
     @model_validator(mode="after")
     def _keys_for_backend(self) -> CameraConfig:

@@ -27,9 +27,11 @@ def deck_profile(design: str) -> tuple[CalibrationProfile, DeckTemplates]:
     return CalibrationProfile(deck=deck), templates
 
 
-def scored(design: str, seed: int, style: SceneStyle, frames: int) -> Score:
+def scored(
+    design: str, seed: int, style: SceneStyle, frames: int, *, reader: str = "templates"
+) -> Score:
     """Recognise `frames` random scenes of `style` in `design`'s deck and score them."""
-    recognizer = CardRecognizer(*deck_profile(design))
+    recognizer = CardRecognizer(*deck_profile(design), reader=reader)
     rng = np.random.default_rng(seed)
     score = Score()
     for _ in range(frames):

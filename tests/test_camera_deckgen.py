@@ -10,7 +10,7 @@ import pytest
 from drivers.camera.synthetic.deckgen import FONTS, design
 from drivers.camera.synthetic.faces import render_back, render_face
 from drivers.camera.synthetic.scene import Scene
-from drivers.camera.synthetic.splits import TEST_SEEDS, TUNING_SEEDS
+from drivers.camera.synthetic.splits import TEST_SEEDS, TRAINING_SEEDS, TUNING_SEEDS
 from studio.cards import DECK
 
 pytestmark = pytest.mark.skipif(
@@ -37,6 +37,13 @@ def test_seeds_give_distinct_designs_over_many_typefaces() -> None:
 def test_test_seeds_never_in_tuning_split() -> None:
     assert not set(TEST_SEEDS) & set(TUNING_SEEDS)
     assert len(TEST_SEEDS) == len(set(TEST_SEEDS)) == 40
+
+
+def test_universal_reader_training_seeds_are_never_test_designs() -> None:
+    # The shipped universal reader is trained on these: a test design among them would make
+    # the test split's figure an in-distribution one.
+    assert not set(TRAINING_SEEDS) & set(TEST_SEEDS)
+    assert not set(TRAINING_SEEDS) & set(TUNING_SEEDS)
 
 
 @pytest.mark.parametrize("seed", [1000, 1006, 9001])

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, replace
 
 import cv2
+import numpy as np
 
 from calibration.face_ink import PAPER_GROUND, Symbol, find_face_ink, same_layout, symbol
 from calibration.glyphs import (
@@ -26,8 +27,10 @@ from calibration.glyphs import (
     normalise,
     standardise,
 )
-from calibration.index_model import NONE, IndexModel
+from calibration.index_model import NONE, Array, IndexModel, window_tensor
 from calibration.profile import DeckCalibration, DeckTemplates
+from drivers.camera.errors import RecognizerConfigurationError
+from drivers.camera.tuning import INDEX_READERS, LEARNED_TUNING, ReaderTuning
 
 MIN_SCORE = 0.85
 """Least correlation with the best template. These three thresholds were chosen on 60 rendered
@@ -124,6 +127,9 @@ class IndexRead:
     hint: str | None = None
     rank: GlyphScore | None = None
     suit: GlyphScore | None = None
+    not_index: float | None = None
+    """The learned reader's probability that the window holds no index of the deck (None from
+    the templates): a back's pattern is "none" to it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +161,22 @@ class IndexClassifier:
         min_score: float = MIN_SCORE,
         min_lead: float = MIN_LEAD,
         min_gap: float = MIN_GAP,
+        reader: str = "templates",
+        tuning: ReaderTuning = LEARNED_TUNING,
     ) -> None:
+        if reader not in INDEX_READERS:
+            raise RecognizerConfigurationError(
+                f"unknown index reader {reader!r}: one of {', '.join(sorted(INDEX_READERS))}"
+            )
+        if reader == "learned" and templates.model is None:
+            raise RecognizerConfigurationError(
+                "the deck has no learned index reader: calibrate it again (studio calibrate deck)"
+            )
         self._deck = deck
         self._model: IndexModel | None = templates.model
+        self.learned_decides = reader == "learned"
+        """Whether the deck's network alone decides each corner (`INDEX_READERS`)."""
+        self._tuning = tuning
         self._ranks = {k: [standardise(t) for t in v] for k, v in templates.ranks.items()}
         self._suits = {k: [standardise(t) for t in v] for k, v in templates.suits.items()}
         self.min_score = min_score
@@ -272,6 +291,8 @@ class IndexClassifier:
         A refused corner it leans on at `LEARNED_HINT_P` carries that code as a `hint`, so a
         card's other corner can be contradicted.
         """
+        if self.learned_decides and self._model is not None:
+            return self._learned(self._model, window, guessed)
         found = self.scores(window)
         if found is None:
             return None  # No index ink: nothing for the network to confirm (see below).
@@ -297,6 +318,48 @@ class IndexClassifier:
         if agrees and not guessed and guess.suit in ALONE_SUITS and sure >= least:
             return IndexRead(code, round(sure, 4), hint)
         return replace(template, hint=hint)
+
+    def _learned(self, model: IndexModel, window: Image, guessed: bool) -> IndexRead | None:
+        """The network's read of `window`, deciding alone (`ReaderTuning` holds every bar).
+
+        None when the window holds no print at all. A code reads when both heads are at least
+        `abstain` sure (`abstain_guessed` on a guessed outline); an unsure code is a `hint`
+        from `hint` up. The confidence is the weaker head's probability of its best class.
+        """
+        tensor = window_tensor(window)
+        if tensor is None:
+            return None
+        cuts = [tensor, *self._moved(window)]
+        pr, ps = model.probabilities(np.stack(cuts))
+        i, j = int(pr[0].argmax()), int(ps[0].argmax())
+        rank, suit = model.ranks[i], model.suits[j]
+        not_index = float(pr[0, model.ranks.index(NONE)])
+        code = rank + suit if NONE not in (rank, suit) else None
+        if code is None:
+            return IndexRead(None, 0.0, not_index=not_index)
+        # A read must survive the outline being a little off: every moved cut names the same
+        # code, and the confidence is the least sure head over all of them.
+        if any(int(r.argmax()) != i or int(s.argmax()) != j for r, s in zip(pr, ps, strict=True)):
+            return IndexRead(None, 0.0, not_index=not_index)
+        sure = float(min(pr[:, i].min(), ps[:, j].min()))
+        bar = self._tuning.abstain_guessed if guessed else self._tuning.abstain
+        if sure >= bar:
+            return IndexRead(code, round(sure, 6), code, not_index=not_index)
+        hint = code if sure >= self._tuning.hint else None
+        return IndexRead(None, round(sure, 6), hint, not_index=not_index)
+
+    def _moved(self, window: Image) -> list[Array]:
+        """`window` cut through outlines moved by `ReaderTuning.moved` (network inputs)."""
+        h, w = window.shape[:2]
+        out = []
+        shift, grow = self._tuning.moved
+        for dx, dy, k in ((1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1), (0, 0, 1 + grow)):
+            m = np.array([[k, 0, dx * shift * h + (1 - k) * w / 2], [0, k, dy * shift * h]])
+            moved = cv2.warpAffine(window, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+            tensor = window_tensor(moved)
+            if tensor is not None:
+                out.append(tensor)
+        return out
 
     def same_colour_twin(self, hint: str | None, code: str) -> bool:
         """Whether a learned `hint` leaves `code` standing: none, or the same rank and colour."""

@@ -31,6 +31,7 @@ from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import MIN_CORNER_SUPPORT, card_height, detected_corners
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.reading import CardReading
+from drivers.camera.tuning import LEARNED_TUNING, ReaderTuning
 
 PAPER_SHARE_FACE_UP = 0.3
 """A face shows over 45% paper inside its border even on a court card; a back shows almost none
@@ -59,8 +60,10 @@ class CardRecognizer:
     """Recognises cards in BGR frames with a calibration profile that has a deck.
 
     `min_card_px` is the smallest card height (pixels) looked for: 80 covers a 120 px card at
-    1080p seen at 720p. `corners=False` leaves out the learned index-corner detector. Raises
-    `RecognizerConfigurationError` when the profile has no deck.
+    1080p seen at 720p. `corners=False` leaves out the learned index-corner detector. `reader`
+    names what decides a corner's code (`tuning.INDEX_READERS`), `tuning` the learned reader's
+    thresholds. Raises `RecognizerConfigurationError` when the profile has no deck, the reader
+    is unknown, or the learned reader is asked for a deck without a network.
     """
 
     def __init__(
@@ -70,13 +73,16 @@ class CardRecognizer:
         *,
         min_card_px: float = 80.0,
         corners: bool = True,
+        reader: str = "templates",
+        tuning: ReaderTuning = LEARNED_TUNING,
     ) -> None:
         if profile.deck is None or templates is None:
             raise RecognizerConfigurationError(
                 "the calibration profile has no deck: run `studio calibrate deck` first"
             )
         self._deck = profile.deck
-        self._classifier = IndexClassifier(profile.deck, templates)
+        self._classifier = IndexClassifier(profile.deck, templates, reader=reader, tuning=tuning)
+        self._tuning = tuning
         self._geometry = TableGeometry.from_profile(profile)
         self._min_card_px = min_card_px
         # Loaded (and its digest checked) now, so a bad model stops the start, not a frame.
@@ -182,7 +188,7 @@ class CardRecognizer:
             if not unconfirmed or read.confidence >= SINGLE_CORNER_CONFIDENCE:
                 return _reading(read.code, False, quad, read.confidence, zone)
             codes = set()
-        if not codes:
+        if not codes and not self._classifier.learned_decides:
             face = self._face_read(frame, reads, outline)
             if face is not None and face.code is not None:
                 return _reading(face.code, False, outline.corners, face.confidence, zone)
@@ -194,7 +200,9 @@ class CardRecognizer:
             return None
         # A back's dense pattern can pass for index ink (a lattice of small diamonds), but not for
         # a rank: only ink like an index (`BACK_GLYPH_SCORE`) makes a paperless card a face.
-        face_down = inner < PAPER_SHARE_FACE_UP and not any(_index_like(r) for r, _ in reads)
+        face_down = inner < PAPER_SHARE_FACE_UP and not any(
+            _index_like(r, self._tuning) for r, _ in reads
+        )
         return _reading(None, face_down, outline.corners, 0.0 if face_down else confidence, zone)
 
     def _face_read(
@@ -324,13 +332,16 @@ class CardRecognizer:
         return self._geometry.zone_at(float(cx), float(cy))
 
 
-def _index_like(read: IndexRead) -> bool:
+def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:
     """Whether a corner's ink looks like an index: a code, or a rank near its template.
 
-    A suit does not count: a back's lattice is a grid of small diamonds.
+    A suit does not count: a back's lattice is a grid of small diamonds. A learned read looks
+    like an index when its network does not take it for "none" (`ReaderTuning.index_like`).
     """
     if read.code is not None:
         return True
+    if read.not_index is not None:
+        return read.not_index < tuning.index_like
     # Every read without a code is a template read and has its rank; were one ever without,
     # keeping the card face up (unknown) is the side that cannot hide a face.
     return read.rank is None or read.rank.score >= BACK_GLYPH_SCORE

@@ -21,8 +21,10 @@ import numpy.typing as npt
 
 from calibration.profile import CalibrationProfile, load_profile
 from calibration.table import TableGeometry
+from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.overlay import draw_readings
 from drivers.camera.recognizer import CardRecognizer
+from drivers.camera.tuning import INDEX_READERS
 from studio.commands.images import read_image
 from studio.commands.progress import ProgressReport
 from studio.errors import InputError
@@ -40,6 +42,12 @@ def register(sub: Any) -> None:
         metavar="DIR",
         help="write each image with outlines, codes, confidences and zones drawn into DIR",
     )
+    parser.add_argument(
+        "--reader",
+        choices=sorted(INDEX_READERS),
+        default="templates",
+        help="what decides a corner's code (default: templates)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -54,7 +62,10 @@ def _image_zones(profile: CalibrationProfile) -> list[tuple[str, npt.NDArray[Any
 def run(args: argparse.Namespace) -> int:
     """Recognise every image; raise `InputError` for an unreadable image."""
     profile, templates = load_profile(args.profile)
-    recognizer = CardRecognizer(profile, templates)
+    try:
+        recognizer = CardRecognizer(profile, templates, reader=args.reader)
+    except RecognizerConfigurationError as err:
+        raise InputError(str(err)) from err
     zones = _image_zones(profile)
     if args.debug is not None:
         try:

@@ -269,7 +269,7 @@ def open_camera(config: RuntimeConfig, positions: Sequence[str], post: Post) -> 
     except (CameraError, CalibrationError) as err:
         raise ConfigurationError(f"camera: {err}") from err
     try:
-        recognizer = CardRecognizer(parts.profile, parts.templates)
+        recognizer = CardRecognizer(parts.profile, parts.templates, reader=config.camera.reader)
     except CameraError as err:
         parts.source.close()
         raise ConfigurationError(f"camera: {err}") from err

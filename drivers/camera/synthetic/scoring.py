@@ -59,7 +59,9 @@ class Score:
                 truth = by_code.get(r.code)
                 if truth is None or not truth.face_up or overlap(truth.corners, quad) < 0.3:
                     self.wrong += 1
-                    self.wrongs.append(f"{r.code} on {' '.join(t.code for t in touching)}")
+                    self.wrongs.append(
+                        f"{r.code} ({r.confidence:.4f}) on {' '.join(t.code for t in touching)}"
+                    )
             elif not r.face_down:
                 self.unknown += 1
             if r.face_down and not any(not t.face_up for t in touching):

@@ -15,5 +15,11 @@ TUNING_SEEDS: tuple[int, ...] = tuple(range(1000, 1040))
 TEST_SEEDS: tuple[int, ...] = tuple(range(9000, 9040))
 """Forty design seeds held out from every choice: measured only."""
 
+TRAINING_SEEDS: tuple[int, ...] = tuple(range(2000, 2400))
+"""Designs on the tuning side drawn only to train the shipped universal index reader
+(`drivers.camera.index_reader_training`): many designs teach the network what an index is, in
+any typeface. They are tuning material (never a test design); a test checks that the range is
+disjoint from `TEST_SEEDS`. The bench measures neither split on them."""
+
 SPLITS: dict[str, tuple[int, ...]] = {"tuning": TUNING_SEEDS, "test": TEST_SEEDS}
 """Each split's seeds by name, as `bench/camera.py --split` takes them."""
