@@ -144,7 +144,7 @@ class DesignRun:
 class BenchReader:
     """The index reader and learned tuning the bench reads with (`--reader`, `--abstain`)."""
 
-    reader: str = "templates"
+    reader: str = "learned"
     tuning: ReaderTuning = LEARNED_TUNING
 
 
@@ -181,7 +181,9 @@ def run_split(
         d = deckgen.design(design_seed)
         rng = np.random.default_rng([seed, design_seed])
         score = Score()
+        began = time.perf_counter()
         recognizer, failure = calibrate_design(d)
+        calibration = time.perf_counter() - began
         for _ in range(per_design):
             scene = random_scene(rng, style, d)
             frame = render_scene(scene)
@@ -199,7 +201,8 @@ def run_split(
         print(
             f"  {d.name:9s} {d.font.path.stem:24s} {d.size:7s} {d.placement:6s} "
             + (f"CALIBRATION FAILED: {failure}" if failure else
-               f"recall {score.recall:6.1%} wrong {score.wrong} phantoms {score.phantom}"),
+               f"recall {score.recall:6.1%} wrong {score.wrong} phantoms {score.phantom}")
+            + (f"  calibrated in {calibration:.0f} s" if calibration > 0.5 else ""),
             flush=True,
         )  # fmt: skip
     return runs, total, reliability, timing

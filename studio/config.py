@@ -184,10 +184,10 @@ class CameraConfig(_Section):
     - "capture": a real camera at `url` (`device:0`, a video file, `rtsp://...`) read with the
       calibration profile directory at `profile` (its zones are the game's positions).
 
-    `reader` names what decides a card corner's code ("templates", or "learned": the deck's
-    network alone). Frames are read `fps` times a second; a source with no frame for
-    `stall_seconds` is a device fault. `url` and `profile` belong to "capture" only, `design`
-    to "synthetic" only.
+    `reader` names what decides a card corner's code ("learned": the deck's network alone,
+    or "templates": the older correlation reader). Frames are read `fps` times a second; a
+    source with no frame for `stall_seconds` is a device fault. `url` and `profile` belong to
+    "capture" only, `design` to "synthetic" only.
     """
 
     backend: CameraBackendName = "none"
@@ -196,7 +196,7 @@ class CameraConfig(_Section):
     url: str | None = None
     profile: str | None = None
     design: CardDesignName = "jumbo"
-    reader: IndexReaderName = "templates"
+    reader: IndexReaderName = "learned"
 
     @model_validator(mode="after")
     def _keys_for_backend(self) -> CameraConfig:

@@ -28,7 +28,7 @@ def deck_profile(design: str) -> tuple[CalibrationProfile, DeckTemplates]:
 
 
 def scored(
-    design: str, seed: int, style: SceneStyle, frames: int, *, reader: str = "templates"
+    design: str, seed: int, style: SceneStyle, frames: int, *, reader: str = "learned"
 ) -> Score:
     """Recognise `frames` random scenes of `style` in `design`'s deck and score them."""
     recognizer = CardRecognizer(*deck_profile(design), reader=reader)

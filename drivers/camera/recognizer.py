@@ -73,7 +73,7 @@ class CardRecognizer:
         *,
         min_card_px: float = 80.0,
         corners: bool = True,
-        reader: str = "templates",
+        reader: str = "learned",
         tuning: ReaderTuning = LEARNED_TUNING,
     ) -> None:
         if profile.deck is None or templates is None:

@@ -1,12 +1,13 @@
 """The index readers by name, and the thresholds the learned one reads with, each with its reason.
 
 `INDEX_READERS` names what decides a corner's code (`camera.reader` in the configuration,
-`bench/camera.py --reader`): "templates", the correlation reader with the deck's network only as
-a fallback that must agree (`drivers.camera.classify`), or "learned", the deck's network alone
-(`calibration.index_model`: the shipped universal reader fine-tuned on the deck's 52
-references at `studio calibrate deck`). `ReaderTuning` is the learned reader's whole table of
-thresholds; its values are chosen on the tuning designs only (`bench/camera.py --split tuning
---abstain ...` prints where the wrong reads lie) and only checked on the test designs.
+`studio recognize --reader`, `bench/camera.py --reader`): "learned" (the default), the deck's
+network alone (`calibration.index_model`: the shipped universal reader fine-tuned on the deck's
+52 references at `studio calibrate deck`), or "templates", the older correlation reader with
+the network only as a fallback that must agree (`drivers.camera.classify`). `ReaderTuning` is
+the learned reader's whole table of thresholds; its values are chosen on the tuning designs
+only (`bench/camera.py --split tuning --abstain FIRM GUESSED` prints where wrong reads lie) and
+only checked on the test designs.
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ class IndexReader:
 
 
 INDEX_READERS: dict[str, IndexReader] = {
+    "learned": IndexReader(
+        "the deck's network decides alone (the shipped universal reader fine-tuned on the deck)"
+    ),
     "templates": IndexReader(
         "rank and suit templates decide; the deck's network reads only what they refuse, "
         "and only their own best guess"
-    ),
-    "learned": IndexReader(
-        "the deck's network decides alone (the shipped universal reader fine-tuned on the deck)"
     ),
 }
 """Every index reader by name; adding one here is the only place its name is written."""
@@ -37,14 +38,17 @@ INDEX_READERS: dict[str, IndexReader] = {
 class ReaderTuning:
     """The learned reader's thresholds (probabilities of the network's heads, 0..1)."""
 
-    abstain: float = 0.99
+    abstain: float = 0.9
     """A corner of a firm outline reads when both heads are at least this sure; under it the
-    reader says null. The least value under which the tuning designs' bench showed no wrong
-    read (see docs/camera.md, "The learned reader")."""
-    abstain_guessed: float = 0.999
+    reader says null. Chosen on the tuning designs only (`bench/camera.py --split tuning
+    --designs 6 --frames 30 --reader learned --abstain 0.5 0.5`): no wrong read at any
+    confidence from 0.5 in either envelope, but only 6 of 101 studio reads lay under 0.9, too
+    few to vouch for that range, so the bar is the lowest bin edge with evidence behind it."""
+    abstain_guessed: float = 0.97
     """The same for a corner of a guessed outline (a proposal or a detected index corner): its
     window may be any patch of felt or of other cards, where a network trained on indices can
-    be sure of something anyway."""
+    be sure of something anyway (the template era's wrong learned reads were all on such
+    outlines), so it keeps a margin over `abstain` that the tuning figures did not ask for."""
     moved: tuple[float, float] = (0.02, 0.05)
     """Each corner is also cut through outlines moved by this share of the window's height
     (left, right, up, down) and grown by this share: about a found outline's error. A code

@@ -45,8 +45,8 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--reader",
         choices=sorted(INDEX_READERS),
-        default="templates",
-        help="what decides a corner's code (default: templates)",
+        default="learned",
+        help="what decides a corner's code (default: learned, the deck's network)",
     )
     parser.set_defaults(run=run)
 
