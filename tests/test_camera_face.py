@@ -90,7 +90,7 @@ def test_a_whole_card_whose_corners_refuse_the_suit_is_read_on_its_face(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     profile, templates = deck_profile("jumbo")
-    rec = CardRecognizer(profile, templates)
+    rec = CardRecognizer(profile, templates, reader="templates")
     frame, outline = _card_frame("7S", JUMBO)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     thr = card_threshold(gray)
@@ -247,7 +247,7 @@ def test_a_court_card_under_a_pip_where_its_picture_symbol_was_is_not_read_by_th
     profile, templates = deck_profile("classic")
     assert profile.deck is not None
     assert not set("JQK") & set(profile.deck.face_layouts)
-    recognizer = CardRecognizer(profile, templates)
+    recognizer = CardRecognizer(profile, templates, reader="templates")
     h = np.array([[180 / 88, 0, 320], [0, 180 / 88, 240], [0, 0, 1.0]])
     cards = [PlacedCard(Card.parse("KC"), 0, 0, 0), PlacedCard(Card.parse("2S"), 0, -0.47 * 88, 0)]
     for seed in range(4):

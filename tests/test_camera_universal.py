@@ -78,13 +78,15 @@ def test_a_decks_reader_starts_from_the_universal_reader(monkeypatch: pytest.Mon
     assert starts[0] is None
 
 
-def test_an_unknown_reader_or_a_deck_without_a_network_is_refused() -> None:
+def test_an_unknown_reader_is_refused_and_a_deck_without_a_network_reads_by_templates() -> None:
     profile, templates = deck_profile("jumbo")
+    assert profile.deck is not None
     with pytest.raises(RecognizerConfigurationError, match="unknown index reader"):
         CardRecognizer(profile, templates, reader="oracle")
     bare = type(templates)(templates.ranks, templates.suits)
-    with pytest.raises(RecognizerConfigurationError, match="calibrate it again"):
-        CardRecognizer(profile, bare, reader="learned")
+    # A profile calibrated before the network existed keeps its contract: it still reads.
+    assert not IndexClassifier(profile.deck, bare, reader="learned").learned_decides
+    assert IndexClassifier(profile.deck, templates, reader="learned").learned_decides
 
 
 def test_a_learned_read_is_the_networks_own_code_and_only_when_sure_enough() -> None:

@@ -11,6 +11,7 @@ it can help. Every doubt resolves to unknown: a wrong card is worse than none.
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, replace
 
@@ -113,6 +114,9 @@ MAX_ASPECT_ERROR = 0.3
 """A glyph whose height/width differs from its template's by more than 30% is not that glyph."""
 
 
+_log = logging.getLogger(__name__)
+
+
 @dataclass(frozen=True, slots=True)
 class IndexRead:
     """The result of reading one corner: `code` ("AS") or None for unknown, and a confidence.
@@ -169,12 +173,14 @@ class IndexClassifier:
                 f"unknown index reader {reader!r}: one of {', '.join(sorted(INDEX_READERS))}"
             )
         if reader == "learned" and templates.model is None:
-            raise RecognizerConfigurationError(
-                "the deck has no learned index reader: calibrate it again (studio calibrate deck)"
+            # A profile calibrated before the network existed keeps reading, as it always did.
+            _log.warning(
+                "the deck has no learned index reader: its templates decide "
+                "(calibrate it again with studio calibrate deck for the learned reader)"
             )
         self._deck = deck
         self._model: IndexModel | None = templates.model
-        self.learned_decides = reader == "learned"
+        self.learned_decides = reader == "learned" and templates.model is not None
         """Whether the deck's network alone decides each corner (`INDEX_READERS`)."""
         self._tuning = tuning
         self._ranks = {k: [standardise(t) for t in v] for k, v in templates.ranks.items()}
