@@ -27,6 +27,9 @@ COMMAND_ENDPOINT = "tcp://127.0.0.1:7713"
 PROXY_FRONTEND = "tcp://127.0.0.1:7720"
 """Where `studio proxy` serves the studio-wide stream."""
 
+PROXY_RESTRICTED_FRONTEND = "tcp://127.0.0.1:7721"
+"""Where `studio proxy` serves the tables' restricted streams (CURVE)."""
+
 SERVER_KEY_NAME = "table"
 """The name of the table's own key pair in the key directory (`table.key`, `table.key_secret`)."""
 

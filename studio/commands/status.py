@@ -4,10 +4,11 @@ Reads the table's `TableView` from its replay service (found the way every clien
 run file of `studio run`, else the default endpoints). With the default key (the local observer)
 or any key whose role may not read restricted events it gets the public view: every face-down
 card shows as "face down", never its value; a shift manager's or settlement key gets the
-restricted view. Prints phase, light, positions, paused with its
-incidents and what blocks a resume, devices with their health and the age of the last event; or
-the view as one JSON object with `--json`. Exit status 0 running, 1 paused, 2 unreachable (or a
-bad key).
+restricted view. Prints phase, light, positions, paused with its incidents and what blocks a
+resume, devices with their health and the age of the last event; or the view as one JSON object
+with `--json`. A table whose journal cannot be written reads as paused, with a
+`journal_unwritable` incident marked not journalled and what clears it. Exit status 0 running,
+1 paused, 2 unreachable (or a bad key).
 """
 
 from __future__ import annotations
@@ -68,7 +69,9 @@ def _card(card: CardView) -> str:
 def _incident(incident: IncidentView) -> str:
     where = incident.position or incident.device or ""
     detail = f": {incident.detail}" if incident.detail else ""
-    return f"#{incident.incident} {incident.kind}{' at ' + where if where else ''}{detail}"
+    # The journal's own fault has no number until the journal can hold it.
+    number = f"#{incident.incident}" if incident.journalled else "(not journalled)"
+    return f"{number} {incident.kind}{' at ' + where if where else ''}{detail}"
 
 
 def run(args: argparse.Namespace) -> int:

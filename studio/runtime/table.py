@@ -147,6 +147,10 @@ class TableRuntime:
             raise StudioError("the table is not open: start() it first")
         return self._view
 
+    def served_view(self) -> TableView:
+        """`view()` as clients see it: paused, with the fault, while the journal is unwritable."""
+        return self.journal_guard.overlay(self.view())
+
     def published_seq(self) -> int:
         """The last event handed to the streams (any thread: reading an int is safe)."""
         parts = self._parts
