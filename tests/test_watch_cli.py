@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -24,6 +25,7 @@ from typing import get_args
 import pytest
 from test_e2e_proxy import studio_proxy
 from test_e2e_support import TableRig, table_rig
+from test_metrics_prometheus import metrics_address
 
 from studio.commands.words import RENDERERS, describe, describe_notice
 from studio.journal import Journal
@@ -283,6 +285,11 @@ def test_a_manager_watching_through_studio_proxy_sees_a_journal_fault_that_statu
                     fault = view["incidents"][-1]
                     assert (fault["kind"], fault["journalled"]) == ("journal_unwritable", False)
                     assert "cannot write" in fault["detail"] or "too large" in fault["detail"]
+                    address = metrics_address(rig)
+                    with urllib.request.urlopen(f"{address}/metrics", timeout=5) as answer:
+                        page = answer.read().decode()
+                    assert 'studio_journal_unwritable{table="T01"} 1.0' in page
+                    assert 'studio_journal_failures_total{table="T01"} 1.0' in page
                 finally:
                     resource.prlimit(
                         table.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY,) * 2
