@@ -240,9 +240,9 @@ class _Lines:
         pytest.fail(f"no such line within {timeout} s: {self.seen[-15:]}")
 
 
-def _status(rig: TableRig, *args: str) -> subprocess.CompletedProcess[str]:
+def _studio(rig: TableRig, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "studio.cli", "status", *args],
+        [sys.executable, "-m", "studio.cli", *args],
         env=rig.env,
         capture_output=True,
         text=True,
@@ -265,8 +265,22 @@ def test_a_manager_watching_through_studio_proxy_sees_a_journal_fault_that_statu
                 first = lines.until(lambda line: line.startswith("watching"))
                 assert first == f"watching table T01: restricted stream {restricted}"
                 assert lines.until(lambda _: True).startswith("now: running")
-                # A round's end is signed and said through the proxy.
+                # A round's end is signed and said through the proxy, to a watcher and to a
+                # keeper of checkpoints alike.
                 lines.until(lambda line: line.startswith("notice checkpoint [restricted] at "))
+                anchors = tmp_path / "anchors.jsonl"
+                kept = _studio(
+                    rig,
+                    "journal",
+                    "anchors",
+                    "--endpoint",
+                    restricted,
+                    "--count",
+                    "1",
+                    "--out",
+                    str(anchors),
+                )
+                assert "kept 1 checkpoint(s) of table T01" in kept.stdout, kept.stderr
                 lines.until(lambda line: " card_dealt [restricted]: " in line)
                 # The running table may write no byte past the journal's current size.
                 wal = rig.journal.with_name(rig.journal.name + "-wal")
@@ -276,12 +290,12 @@ def test_a_manager_watching_through_studio_proxy_sees_a_journal_fault_that_statu
                     alarm = lines.until(lambda line: line.startswith("notice journal_alarm"))
                     assert "[restricted, not journalled]" in alarm and "NOT WRITABLE" in alarm
                     # Nothing can be journalled, yet whoever asks reads paused, and why.
-                    words = _status(rig)
+                    words = _studio(rig, "status")
                     assert words.returncode == 1, words.stdout + words.stderr
                     assert "state     PAUSED" in words.stdout
                     assert "(not journalled) journal_unwritable at journal" in words.stdout
                     assert "to resume the journal cannot be written: free space" in words.stdout
-                    view = json.loads(_status(rig, "--json", "--key", manager).stdout)
+                    view = json.loads(_studio(rig, "status", "--json", "--key", manager).stdout)
                     fault = view["incidents"][-1]
                     assert (fault["kind"], fault["journalled"]) == ("journal_unwritable", False)
                     assert "cannot write" in fault["detail"] or "too large" in fault["detail"]
@@ -290,6 +304,9 @@ def test_a_manager_watching_through_studio_proxy_sees_a_journal_fault_that_statu
                         page = answer.read().decode()
                     assert 'studio_journal_unwritable{table="T01"} 1.0' in page
                     assert 'studio_journal_failures_total{table="T01"} 1.0' in page
+                    joined = _studio(rig, "watch", "--count", "0").stdout.splitlines()
+                    assert joined[1].startswith("now: PAUSED, "), joined
+                    assert "incident journal_unwritable (not journalled)" in joined[1]
                 finally:
                     resource.prlimit(
                         table.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY,) * 2
@@ -300,7 +317,7 @@ def test_a_manager_watching_through_studio_proxy_sees_a_journal_fault_that_statu
                 lines.until(
                     lambda line: "incident_reported" in line and "journal_unwritable" in line
                 )
-                after = _status(rig, "--json")
+                after = _studio(rig, "status", "--json")
                 assert after.returncode == 1
                 kinds = [
                     (i["kind"], i["journalled"]) for i in json.loads(after.stdout)["incidents"]
