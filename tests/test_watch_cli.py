@@ -304,6 +304,7 @@ def test_a_manager_watching_through_studio_proxy_sees_a_journal_fault_that_statu
                         page = answer.read().decode()
                     assert 'studio_journal_unwritable{table="T01"} 1.0' in page
                     assert 'studio_journal_failures_total{table="T01"} 1.0' in page
+                    assert 'studio_paused{table="T01"} 1.0' in page
                     joined = _studio(rig, "watch", "--count", "0").stdout.splitlines()
                     assert joined[1].startswith("now: PAUSED, "), joined
                     assert "incident journal_unwritable (not journalled)" in joined[1]

@@ -305,6 +305,8 @@ class TableRuntime:
         alarm = self.journal_guard.tripped(err, self.clock.now(), pending)
         if alarm is not None:
             self.notify(alarm)
+            if self._view is not None:
+                self.metrics.view(self.served_view())  # studio_paused says what status says
         if self._tick is not None:
             self._tick.cancel()
             self._tick = None
