@@ -328,3 +328,18 @@ def test_a_manager_watching_through_studio_proxy_sees_a_journal_fault_that_statu
             finally:
                 watch.send_signal(signal.SIGINT)
                 _finish(watch, 10)
+
+
+def test_a_restricted_proxy_without_its_keys_is_one_line(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "studio.cli", "proxy", "--frontend", f"ipc://{tmp_path}/p"]
+    command += ["--restricted-upstream", f"ipc://{tmp_path}/res", "--keys", str(tmp_path / "none")]
+    command += ["--restricted-frontend", f"ipc://{tmp_path}/pr"]
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.count("\n") == 1 and "table.key_secret" in done.stderr, done.stderr

@@ -101,9 +101,12 @@ def run(args: argparse.Namespace) -> int:
         with ExitStack() as stack:
             upstreams = [ReplayTarget(e) for e in args.upstream]
             proxy = stack.enter_context(StreamProxy(args.frontend, upstreams, backend=args.backend))
+            # Both bound before either is announced: a bad key is the only line said.
+            restricted = (
+                stack.enter_context(_restricted(args)) if args.restricted_upstream else None
+            )
             print(f"proxy: frontend {proxy.frontend}, {len(upstreams)} upstream(s)", flush=True)
-            if args.restricted_upstream:
-                restricted = stack.enter_context(_restricted(args))
+            if restricted is not None:
                 print(
                     f"proxy: restricted frontend {restricted.frontend} (CURVE), "
                     f"{len(args.restricted_upstream)} upstream(s)",
