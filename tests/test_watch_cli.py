@@ -260,6 +260,8 @@ def test_a_manager_watching_through_studio_proxy_sees_a_journal_fault_that_statu
         restricted = f"ipc://{tmp_path}/proxy-res"
         with _restricted_proxy(rig, f"ipc://{tmp_path}/proxy", restricted):
             watch = _watch(rig, "--endpoint", restricted, "--key", manager)
+            # A JSON reader on the table's own stream keeps envelopes alone on stdout.
+            as_json = _watch(rig, "--json", "--key", manager)
             try:
                 lines = _Lines(watch)
                 first = lines.until(lambda line: line.startswith("watching"))
@@ -326,8 +328,14 @@ def test_a_manager_watching_through_studio_proxy_sees_a_journal_fault_that_statu
                 assert ("journal_unwritable", True) in kinds
                 assert ("journal_unwritable", False) not in kinds
             finally:
-                watch.send_signal(signal.SIGINT)
-                _finish(watch, 10)
+                for proc in (watch, as_json):
+                    proc.send_signal(signal.SIGINT)
+                try:
+                    out, err = _finish(as_json, 10)
+                finally:
+                    _finish(watch, 10)
+    assert all("type" in json.loads(line) for line in out.splitlines()), out[-2000:]
+    assert "notice journal_alarm [restricted, not journalled]" in err, err[-2000:]
 
 
 def test_a_restricted_proxy_without_its_keys_is_one_line(tmp_path: Path) -> None:
