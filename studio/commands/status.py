@@ -28,6 +28,12 @@ from studio.messages.view import CardView, IncidentView, TableView
 UNREACHABLE = 2
 """The exit status when no table answers."""
 
+NOTHING_BLOCKS = (
+    "nothing blocks it: a shift manager resumes (`studio command resume --key KEYFILE`) "
+    "or voids the round (`studio command void`)"
+)
+"""What a paused table with no resume blocker needs: a person's word all the same."""
+
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add the `status` command to the `studio` parser."""
@@ -55,6 +61,9 @@ def describe(view: TableView, now: datetime) -> str:
         lines.append(f"window    {view.window.name}: {'/'.join(view.window.options)}")
     lines.extend(f"incident  {_incident(i)}" for i in view.incidents)
     lines.extend(f"to resume {blocker}" for blocker in view.resume_blockers)
+    if view.paused and not view.resume_blockers:
+        # Nothing blocks: the action that clears the pause is still a person's, and which.
+        lines.append(f"to resume {NOTHING_BLOCKS}")
     for device, health in sorted(view.devices.items()):
         lines.append(f"device    {device} {health}")
     return "\n".join(lines)
