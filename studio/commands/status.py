@@ -29,8 +29,7 @@ UNREACHABLE = 2
 """The exit status when no table answers."""
 
 NOTHING_BLOCKS = (
-    "nothing blocks it: a shift manager resumes (`studio command resume --key KEYFILE`) "
-    "or voids the round (`studio command void`)"
+    "nothing blocks it: a shift manager resumes (`studio command resume --key KEYFILE`)"
 )
 """What a paused table with no resume blocker needs: a person's word all the same."""
 
@@ -63,7 +62,8 @@ def describe(view: TableView, now: datetime) -> str:
     lines.extend(f"to resume {blocker}" for blocker in view.resume_blockers)
     if view.paused and not view.resume_blockers:
         # Nothing blocks: the action that clears the pause is still a person's, and which.
-        lines.append(f"to resume {NOTHING_BLOCKS}")
+        void = " or voids the round (`studio command void`)" if view.game_number else ""
+        lines.append(f"to resume {NOTHING_BLOCKS}{void}")
     for device, health in sorted(view.devices.items()):
         lines.append(f"device    {device} {health}")
     return "\n".join(lines)
