@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -277,8 +278,16 @@ def run_timed(settings: TableSettings) -> dict[str, object]:
         for game in settings.games:
             key = (tally.name, game)
             if key not in tables:
+                started = time.monotonic()
                 tables[key], failure = _table(settings, seed, game, costs)
                 tally.failure = tally.failure or failure
+                # Progress on stderr: a design's first calibration may train for minutes.
+                print(
+                    f"  {tally.name} {game}: ready in {time.monotonic() - started:.0f} s"
+                    + (f" (calibration failed: {failure})" if failure else ""),
+                    file=sys.stderr,
+                    flush=True,
+                )
             table = tables[key]
             if table.camera is not None:
                 table.camera.relight()
