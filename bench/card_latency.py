@@ -1,6 +1,7 @@
 """Card-to-subscriber latency: from the simulated shoe writing a card frame into the pty to the
 public subscriber receiving that card's `card_dealt` event, through the whole table (`studio run`:
-serial driver, journal with every input fsynced before it applies, controller, publisher), beside
+serial driver, controller, journal with every input fsynced with its events before they are
+published, publisher), beside
 the bare path (pty -> pyserial reader -> PUB -> SUB, no controller, no journal) measured in the
 same run.
 
@@ -67,6 +68,9 @@ draw_seconds = 0.005
 # The card path alone, as measured before the defaults got the synthetic camera.
 [camera]
 backend = "none"
+# Any free port: another table on this machine may hold the default one.
+[metrics]
+port = 0
 """
 CARDS_PER_ROUND = 10
 P50_ALLOWANCE = 0.3

@@ -9,8 +9,8 @@ a bench) never mix their figures, and every series carries the `table` label.
 Stages of a card (`studio_card_stage_seconds{stage=...}`):
 
 - `shoe_to_input`: from the shoe reader handing the card over to the loop taking it;
-- `journal_commit`: the card's input made durable in the journal;
-- `controller`: the controller deciding what the card means;
+- `controller`: the controller deciding what the card means (before anything is written);
+- `journal_commit`: the card's input and its events made durable in the journal (one fsync);
 - `publish`: its events handed to the public and restricted streams.
 """
 
