@@ -7,6 +7,11 @@ after each batch of events, asks the replay service for the table's `TableView` 
 handed to `on_update` (from the link's thread). When the table stops answering, the link says so
 (`reachable` False) and retries; it then continues from the last event it had, so the recall and
 counts have no gap and no repeat.
+
+While the table is paused for incidents at a position, the link also asks the replay service for
+that zone as the camera sees it (`ReplayClient.crop`), when the incident appears and again every
+`CROP_SECONDS` while it stands (the dealer may still be laying the card down), keeping a crop only
+when its picture changed. A table without a camera answers with an error and has no crops.
 """
 
 from __future__ import annotations
@@ -14,22 +19,25 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from studio.bus.keys import KeyPair
-from studio.bus.replay import ReplayClient
+from studio.bus.replay import ReplayClient, ZoneCrop
 from studio.bus.subscriber import ReplayTarget, Subscriber
 from studio.closing import Closing
 from studio.console.history import RoundBook
-from studio.errors import StudioError
+from studio.errors import BusTimeoutError, StudioError
 from studio.messages.view import TableView
 
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 0.5
 """Seconds between attempts to reach a table that went away."""
+
+CROP_SECONDS = 2.0
+"""How often the crop of a standing incident's zone is asked for again."""
 
 RECALL_BACKLOG = 3000
 """Events read back from the replay service at start, to fill the recall of the last rounds."""
@@ -53,13 +61,18 @@ class TableAddress:
 
 @dataclass(frozen=True)
 class TableState:
-    """What the console knows of a table now: both views, reachability, when it last spoke."""
+    """What the console knows of a table now: both views, reachability, when it last spoke.
+
+    `crops` holds, by incident number, the camera's crop of each standing incident's zone (for
+    restricted readers only: it may show a face-down card's face).
+    """
 
     table: str
     reachable: bool
     public: TableView | None
     restricted: TableView | None
     last_event: datetime | None
+    crops: Mapping[int, ZoneCrop] = field(default_factory=dict)
 
 
 class TableLink(Closing):
@@ -83,6 +96,8 @@ class TableLink(Closing):
         self._lock = threading.Lock()
         self._state = TableState(address.table, False, None, None, None)
         self._last_seq = 0
+        self._crops: dict[int, ZoneCrop] = {}
+        self._crop_asked: dict[int, float] = {}
         self._thread = threading.Thread(target=self._run, name=f"console-{address.table}")
         self._thread.start()
 
@@ -119,6 +134,7 @@ class TableLink(Closing):
                         previous.public,
                         previous.restricted,
                         previous.last_event,
+                        previous.crops,
                     )
                 )
             self._stop.wait(RETRY_SECONDS)
@@ -148,6 +164,8 @@ class TableLink(Closing):
                 while not self._stop.is_set():
                     event = sub.receive(timeout=0.2)
                     if event is None:
+                        if self._update_crops(replay, self.state.restricted):
+                            self._publish(replace(self.state, crops=dict(self._crops)))
                         # Heartbeats keep a live table's stream busy; silence means it is gone.
                         if time.monotonic() - silent_since > 3 * self._timeout:
                             replay.view(audience="public")  # raises when the table is away
@@ -168,7 +186,36 @@ class TableLink(Closing):
         restricted = replay.view(audience="restricted")
         public = replay.view(audience="public")
         seen = last or self.state.last_event or restricted.now or datetime.now(UTC)
-        self._publish(TableState(self.address.table, True, public, restricted, seen))
+        self._update_crops(replay, restricted)
+        crops = dict(self._crops)
+        self._publish(TableState(self.address.table, True, public, restricted, seen, crops))
+
+    def _update_crops(self, replay: ReplayClient, view: TableView | None) -> bool:
+        """Ask for the zone of each standing incident that is due; True when a picture changed.
+
+        Raises BusTimeoutError when the table does not answer (the link then reconnects).
+        """
+        standing = {i.incident: i.position for i in view.incidents if i.position} if view else {}
+        changed = any(n not in standing for n in self._crops)
+        self._crops = {n: c for n, c in self._crops.items() if n in standing}
+        self._crop_asked = {n: t for n, t in self._crop_asked.items() if n in standing}
+        now = time.monotonic()
+        for number, zone in standing.items():
+            if now - self._crop_asked.get(number, -CROP_SECONDS) < CROP_SECONDS:
+                continue
+            self._crop_asked[number] = now
+            try:
+                crop = replay.crop(zone)
+            except BusTimeoutError:
+                raise
+            except StudioError as err:
+                log.debug("no crop of %s at table %s: %s", zone, self.address.table, err)
+                continue
+            kept = self._crops.get(number)
+            if kept is None or kept.jpeg != crop.jpeg:
+                self._crops[number] = crop
+                changed = True
+        return changed
 
     def close(self) -> None:
         """Stop following and join the thread."""
