@@ -96,7 +96,8 @@ def test_the_manager_sees_the_incidents_zone_and_a_dealer_never_does(tmp_path: P
             frames: list[str] = []
             dealer.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
             sign_in(dealer, console.url, "bob")
-            dealer.wait_for_selector("#dealer[data-phase='dealing']", timeout=20000)
+            # The table expects player-1's card: the prompt says so.
+            dealer.wait_for_selector("#prompt >> text=DEAL: player-1", timeout=20000)
 
             line.write(b"NOREAD\r\n")  # the shoe saw a card for player-1 and could not read it
             dealer.locator("#stop").wait_for(state="visible", timeout=20000)

@@ -113,6 +113,13 @@ def test_a_shoe_fault_alarms_the_console_and_a_manager_voids_it(tmp_path: Path) 
             overview.wait_for_selector("tr[data-table='T02'] >> text=dealing", timeout=5000)
             assert overview.locator("#rows tr").first.get_attribute("data-table") == "T01"
 
+            with ReplayClient(
+                rig.endpoint("rep"), client_keys=manager_key, server_key=rig.server_key()
+            ) as replay:
+                for _ in range(1000):  # until the table expects the round's first card
+                    if replay.view().expecting == "player-1":
+                        break
+                    overview.wait_for_timeout(20)
             line.write(b"NOREAD\r\n")  # the shoe saw a card and could not read it
             alarm = overview.locator("#alarm")
             # Within one second on an idle machine (bench/console_latency.py measures the fault's

@@ -210,7 +210,7 @@ def _camera_table(chromium: str) -> None:
                 page = browser.new_page(viewport={"width": 1280, "height": 800})
                 _sign_in(page, url, "alice", "alice-password")
                 page.goto(f"{url}/table/T02")
-                page.wait_for_selector("text=phase dealing", timeout=30000)
+                page.wait_for_selector("text=next card to player-1", timeout=30000)
                 for _ in range(3):  # the shoe saw the card and could not read it
                     line.write(b"NOREAD\r\n")
                     try:

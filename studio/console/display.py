@@ -30,6 +30,7 @@ INCIDENT_WORDS: dict[str, str] = {
     "deal_timeout": "no card came in time",
     "controller_restarted": "the controller restarted in the middle of the round",
     "deck_reused": "the round has no freshly shuffled deck",
+    "journal_unwritable": "the table's journal cannot be written",
 }
 """Each incident kind in words, as the dealer and the manager read it."""
 
