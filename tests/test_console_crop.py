@@ -6,6 +6,8 @@ card for player-1, the table pauses, and the shift manager's page shows player-1
 camera sees it (a JPEG served by the table's replay service to the console's restricted key).
 The crop may show a face-down card's face, so a dealer's page never points at it, the console
 refuses it to a dealer, and the table refuses it to a key that may not read restricted events.
+An acknowledgement given elsewhere (the table's `acknowledge_alarm` from another client) reaches
+the console through the table's record; the next pause sounds again.
 """
 
 from __future__ import annotations
@@ -129,6 +131,21 @@ def test_the_manager_sees_the_incidents_zone_and_a_dealer_never_does(tmp_path: P
             for text in frames:
                 assert "/crop/" not in text, text
             dealer.close()
+
+            # Someone else (a terminal, another console) acknowledges the alarm: the table
+            # records it, and this console follows the table's record. Once the pause is over,
+            # the next one sounds again.
+            manager.locator("#acknowledge").wait_for(timeout=10000)
+            key = rig.key("shift-manager")
+            with CommandClient(rig.endpoint("cmd"), key, rig.server_key()) as client:
+                assert client.send("acknowledge_alarm").status == "accepted"
+                manager.locator("#acknowledge").wait_for(state="detached", timeout=20000)
+                assert client.send("void", {"note": "unreadable card"}).status == "accepted"
+                manager.wait_for_selector("#state:has-text('running')", timeout=20000)
+                assert client.send("start_round").status == "accepted"
+                manager.wait_for_selector("#state:has-text('next card to player-1')", timeout=20000)
+                line.write(b"NOREAD\r\n")
+                manager.locator("#acknowledge").wait_for(timeout=20000)
             manager.close()
 
         # The table itself serves crops to restricted readers only.

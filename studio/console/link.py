@@ -3,7 +3,8 @@
 It follows the table's restricted stream with the console's key (or, through `studio proxy`, its
 public stream: a `Subscriber` either way, lossless, gaps fetched from the replay service) and,
 after each batch of events, asks the replay service for the table's `TableView` twice: public
-(the only one the dealer display ever gets) and restricted (for a shift manager). Each change is
+(the only one the dealer display ever gets) and restricted (for a shift manager); a view older
+than the last event received is asked for again until it has caught up. Each change is
 handed to `on_update` (from the link's thread). When the table stops answering, the link says so
 (`reachable` False) and retries; it then continues from the last event it had, so the recall and
 counts have no gap and no repeat.
@@ -29,6 +30,7 @@ from studio.bus.subscriber import ReplayTarget, Subscriber
 from studio.closing import Closing
 from studio.console.history import RoundBook
 from studio.errors import BusTimeoutError, StudioError
+from studio.messages import Envelope
 from studio.messages.view import TableView
 
 log = logging.getLogger(__name__)
@@ -64,7 +66,9 @@ class TableState:
     """What the console knows of a table now: both views, reachability, when it last spoke.
 
     `crops` holds, by incident number, the camera's crop of each standing incident's zone (for
-    restricted readers only: it may show a face-down card's face).
+    restricted readers only: it may show a face-down card's face). `acknowledged_by` is who the
+    table recorded as acknowledging the alarm of the pause now standing (its `acknowledge_alarm`
+    command, from this console or any other client; None: nobody yet, or not paused).
     """
 
     table: str
@@ -73,6 +77,7 @@ class TableState:
     restricted: TableView | None
     last_event: datetime | None
     crops: Mapping[int, ZoneCrop] = field(default_factory=dict)
+    acknowledged_by: str | None = None
 
 
 class TableLink(Closing):
@@ -96,6 +101,7 @@ class TableLink(Closing):
         self._lock = threading.Lock()
         self._state = TableState(address.table, False, None, None, None)
         self._last_seq = 0
+        self._acknowledged_by: str | None = None
         self._crops: dict[int, ZoneCrop] = {}
         self._crop_asked: dict[int, float] = {}
         self._thread = threading.Thread(target=self._run, name=f"console-{address.table}")
@@ -135,6 +141,7 @@ class TableLink(Closing):
                         previous.restricted,
                         previous.last_event,
                         previous.crops,
+                        previous.acknowledged_by,
                     )
                 )
             self._stop.wait(RETRY_SECONDS)
@@ -164,7 +171,13 @@ class TableLink(Closing):
                 while not self._stop.is_set():
                     event = sub.receive(timeout=0.2)
                     if event is None:
-                        if self._update_crops(replay, self.state.restricted):
+                        known = self.state.restricted
+                        if known is not None and known.seq < self._last_seq:
+                            # The view was taken before the table had applied the last events
+                            # (they reach the stream first): ask again, or the screens would
+                            # show the older state until the table's next event.
+                            self._refresh(replay, None)
+                        elif self._update_crops(replay, known):
                             self._publish(replace(self.state, crops=dict(self._crops)))
                         # Heartbeats keep a live table's stream busy; silence means it is gone.
                         if time.monotonic() - silent_since > 3 * self._timeout:
@@ -173,22 +186,34 @@ class TableLink(Closing):
                         continue
                     silent_since = time.monotonic()
                     last = event.envelope.ts
-                    self.book.add(event.envelope)
+                    self._take(event.envelope)
                     self._last_seq = event.seq
                     # Take every event already queued before asking for the view once.
                     while (more := sub.receive(timeout=0)) is not None:
-                        self.book.add(more.envelope)
+                        self._take(more.envelope)
                         self._last_seq = more.seq
                         last = more.envelope.ts
                     self._refresh(replay, last)
+
+    def _take(self, envelope: Envelope) -> None:
+        """One event into the recall, and into who acknowledged the standing pause's alarm."""
+        self.book.add(envelope)
+        if envelope.type in ("round_resumed", "round_voided"):
+            self._acknowledged_by = None  # that pause is over
+        elif envelope.type == "command_accepted" and envelope.body.get("command") == (
+            "acknowledge_alarm"
+        ):
+            self._acknowledged_by = str(envelope.body.get("actor"))
 
     def _refresh(self, replay: ReplayClient, last: datetime | None) -> None:
         restricted = replay.view(audience="restricted")
         public = replay.view(audience="public")
         seen = last or self.state.last_event or restricted.now or datetime.now(UTC)
         self._update_crops(replay, restricted)
-        crops = dict(self._crops)
-        self._publish(TableState(self.address.table, True, public, restricted, seen, crops))
+        if not restricted.paused:
+            self._acknowledged_by = None
+        state = TableState(self.address.table, True, public, restricted, seen, dict(self._crops))
+        self._publish(replace(state, acknowledged_by=self._acknowledged_by))
 
     def _update_crops(self, replay: ReplayClient, view: TableView | None) -> bool:
         """Ask for the zone of each standing incident that is due; True when a picture changed.

@@ -416,14 +416,22 @@ class ConsoleServer:
 
     def _changed(self, state: TableState) -> None:
         self._states[state.table] = state
+        if state.acknowledged_by is not None and state.restricted and state.restricted.paused:
+            # Acknowledged at the table (by this console or any other client): no escalation.
+            self.alarms.acknowledge(state.table)
         self._check_alarms(state)
         self._push_table(state.table)
         self._push_console()
 
     def _check_alarms(self, state: TableState) -> None:
-        if state.restricted is None or self.webhook is None:
+        if state.restricted is None:
             return
-        for notice in self.alarms.observe(state.restricted, datetime.now(UTC)):
+        # Observed with or without a webhook: the policy also ends an acknowledgement when its
+        # pause ends, so the table's next pause sounds again on the screens.
+        notices = self.alarms.observe(state.restricted, datetime.now(UTC))
+        if self.webhook is None:
+            return
+        for notice in notices:
             task = asyncio.get_running_loop().create_task(self.webhook.send(notice))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
