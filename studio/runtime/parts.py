@@ -173,6 +173,8 @@ def build_parts(
         camera = open_camera(config, settings.rules().positions, host.post_camera)
         if camera is not None:
             opened.enter_context(camera)
+            # The shift manager's console shows an incident's zone as the camera sees it.
+            replay.serve_crops(camera.zone_crop)
         parts = TableParts(
             settings=settings,
             keys=keys,
