@@ -6,7 +6,10 @@ writes again: a framed shoe's card is not acknowledged, so the shoe keeps it and
 a command is answered with the reason. The fault cannot be journalled while it lasts, so it is
 said on the restricted stream (a `JournalAlarm` marked as not journalled) and in the log; the
 runtime retries every `RETRY_SECONDS`, and on the first write that succeeds journals the fault as
-an `AlarmRaised` input, which pauses the table until a shift manager resumes it.
+an `AlarmRaised` input, which pauses the table until a shift manager resumes it. An input and its
+events are written in one transaction (`RecordedTable.step`), so a failed write leaves nothing of
+them to store later; the controller, which had applied the input, is rebuilt from the journal
+before the alarm applies.
 
 `JournalGuard` holds that state and makes the notices and the input; the runtime does the I/O.
 `CardGate` keeps a framed shoe's deliveries in order around the refusals.
@@ -15,14 +18,14 @@ an `AlarmRaised` input, which pauses the table until a shift manager resumes it.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
 from drivers.shoe.readings import Receipt
-from studio.journal.recorder import StoredEvent
 from studio.messages import AlarmRaised
 from studio.messages.notices import JournalAlarm
+from studio.messages.view import IncidentView, TableView
 
 log = logging.getLogger(__name__)
 
@@ -32,16 +35,11 @@ RETRY_SECONDS = 1.0
 
 @dataclass(slots=True)
 class JournalFault:
-    """A journal failure in progress: since when, what failed, and what waits for the journal.
-
-    `pending` are events of an input already journalled whose own write failed: they are stored
-    first when the journal takes writes again (recovery would rebuild them otherwise).
-    """
+    """A journal failure in progress: since when, what failed, how many inputs were refused."""
 
     since: datetime
     detail: str
     refused: int = 0
-    pending: list[StoredEvent] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -66,21 +64,16 @@ class JournalGuard:
         """Whether the journal has failed and not yet taken a write again."""
         return self.fault is not None
 
-    def tripped(
-        self, err: BaseException, now: datetime, pending: list[StoredEvent] | None = None
-    ) -> JournalAlarm | None:
+    def tripped(self, err: BaseException, now: datetime) -> JournalAlarm | None:
         """Note a failed write at `now`; return the alarm to publish when a fault begins.
 
         A failure while already faulted (a retry) returns None: the alarm was said once.
-        `pending` are the events whose write failed (their input is on record).
         """
         began = self.fault is None
         if self.fault is None:
             self.fault = JournalFault(since=now, detail=str(err))
             self.counters.failures += 1
             log.error("journal not writable: %s; the table refuses every input until it is", err)
-        if pending:
-            self.fault.pending.extend(pending)
         return self._alarm("unwritable", now) if began else None
 
     def refused(self) -> str:
@@ -89,12 +82,6 @@ class JournalGuard:
         self.fault.refused += 1
         self.counters.refused += 1
         return f"the journal is not writable ({self.fault.detail}): nothing is acted on"
-
-    def take_pending(self) -> list[StoredEvent]:
-        """The events waiting to be stored, handed over once (put back with `tripped`)."""
-        assert self.fault is not None
-        pending, self.fault.pending = self.fault.pending, []
-        return pending
 
     def alarm_input(self, now: datetime) -> AlarmRaised:
         """The input that journals the fault once the journal takes writes (it pauses the table)."""
@@ -109,6 +96,43 @@ class JournalGuard:
         # Stamped when the fault began: the table pauses with its timers as they stood then, so
         # no betting or decision window closes on time that passed with nothing on record.
         return AlarmRaised(ts=fault.since, cause="journal_unwritable", detail=detail)
+
+    def overlay(self, view: TableView) -> TableView:
+        """`view` as clients must see it: paused, with the fault and what clears it, while faulted.
+
+        The controller cannot pause on a fault it cannot journal, so its view still says
+        running; a person asking `studio status` must read paused instead, with the incident
+        (marked not journalled) and the actions that end it. Unchanged when not faulted. Safe
+        from any thread: the fault is read once.
+        """
+        fault = self.fault
+        if fault is None:
+            return view
+        incident = IncidentView(
+            incident=0,
+            kind="journal_unwritable",
+            position=None,
+            cards=(),
+            device="journal",
+            raw="",
+            detail=(
+                f"the journal cannot be written since {fault.since.isoformat()}"
+                f" ({fault.detail}); {fault.refused} input(s) refused meanwhile"
+            ),
+            journalled=False,
+        )
+        blocker = (
+            "the journal cannot be written: free space on its disk (or lift the file-size "
+            f"limit); the table tries again every {RETRY_SECONDS:g} s, then journals the fault "
+            "and a shift manager resumes (`studio command resume`)"
+        )
+        return view.model_copy(
+            update={
+                "paused": True,
+                "incidents": (*view.incidents, incident),
+                "resume_blockers": (blocker, *view.resume_blockers),
+            }
+        )
 
     def cleared(self, now: datetime) -> JournalAlarm:
         """The journal took a write at `now`: clear the latch; return the notice that says so."""
