@@ -19,7 +19,7 @@ import hashlib
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,7 @@ def train_index_model(
     *,
     seed: int = 0,
     cache_dir: Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[IndexModel, int]:
     """A model reading `window` (pixels of the flat cards), and its count of training windows.
 
@@ -87,7 +88,8 @@ def train_index_model(
     training version and training source code) is loaded from there instead of trained again,
     and a new one is stored there; a cached file that cannot be read is trained again and
     replaced, and a cache that cannot be written is logged and skipped (the model is as good;
-    the next start retrains).
+    the next start retrains). `progress(stage, done, total)` is told how far rendering
+    ("render", windows) and training ("train", epochs) are; a cached model calls it never.
     """
     size = training_size()
     key = model_key(flats, window, ranks, suits, seed, size)
@@ -100,7 +102,7 @@ def train_index_model(
         if found is None and cache_dir is not None:
             found = _load_cached(cache_dir, key, ranks, suits)
         if found is None:
-            found = _train(flats, window, ranks, suits, seed, size)
+            found = _train(flats, window, ranks, suits, seed, size, progress)
             if cache_dir is not None:
                 _store(cache_dir, key, *found)
         _CACHE.clear()  # one deck at a time is what a process uses; keep memory flat
@@ -191,8 +193,11 @@ def _train(
     suits: list[str],
     seed: int,
     size: TrainingSize,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[IndexModel, int]:
     rng = np.random.default_rng(seed)
+    report = progress or (lambda stage, done, total: None)
+    renders = len(flats) * size.positives_per_card + size.negatives
     rank_names = (*ranks, NONE)
     suit_names = (*suits, NONE)
     rows: list[Array] = []
@@ -208,9 +213,10 @@ def _train(
                 suit_y.append(suit_names.index(suit))
 
     look = CameraLook()
-    for code in sorted(flats):
+    for n, code in enumerate(sorted(flats)):
         for _ in range(size.positives_per_card):
             add(camera_corners(flats[code], window, rng, look, cuts=size.cuts), code[0], code[1])
+        report("render", (n + 1) * size.positives_per_card, renders)
     codes = sorted(flats)
     some = flats[codes[0]]
     ch, cw = some.shape[:2]
@@ -229,8 +235,12 @@ def _train(
         else:
             fake = _back(rng, (cw, ch)) if kind == 1 else _chip(rng, (cw, ch))
             add(camera_corners(fake, window, rng, look), NONE, NONE)
+    report("render", renders, renders)
     x = np.stack(rows)
-    model = _fit(x, np.array(rank_y), np.array(suit_y), rank_names, suit_names, seed, size.epochs)
+    fitted = functools.partial(report, "train")
+    model = _fit(
+        x, np.array(rank_y), np.array(suit_y), rank_names, suit_names, seed, size.epochs, fitted
+    )
     return model, len(rows)
 
 
@@ -279,6 +289,7 @@ def _fit(
     suit_names: tuple[str, ...],
     seed: int,
     epochs: int,
+    progress: Callable[[int, int], None] | None = None,
 ) -> IndexModel:
     """Fit the network (`calibration.corner_net`) and wrap its ONNX export for onnxruntime."""
     weights = corner_net.train(
@@ -289,5 +300,6 @@ def _fit(
         len(suit_names),
         seed=seed,
         recipe=corner_net.Recipe(epochs=epochs, batch=BATCH, learning_rate=LEARNING_RATE),
+        progress=progress,
     )
     return IndexModel(rank_names, suit_names, corner_net.to_onnx(weights))
