@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from prometheus_client import generate_latest
 
 from studio.config import build_config
 from studio.journal import Journal
@@ -83,6 +84,7 @@ def test_a_clock_step_pauses_the_table_and_a_manager_resumes(tmp_path: Path) -> 
         await until(lambda: table.view().paused)
         seen["incidents"] = [i.kind for i in table.view().incidents]
         seen["steps"] = table.safeguards.clock_watch.steps
+        seen["metrics"] = generate_latest(table.metrics.registry).decode()
         # A card the dealer was already drawing when the pause came arrives out of turn: the
         # manager clears what the blockers name (discard it), then resumes.
         resumed: list[str] = []
@@ -115,6 +117,7 @@ def test_a_clock_step_pauses_the_table_and_a_manager_resumes(tmp_path: Path) -> 
     incidents = seen["incidents"]
     assert isinstance(incidents, list) and incidents[0] == "clock_step"
     assert set(incidents) <= {"clock_step", "card_out_of_turn"} and seen["steps"] == 1
+    assert 'studio_clock_steps_total{table="T01"} 1.0' in str(seen["metrics"])
     assert "round_resumed" in seen["resumed"]  # type: ignore[operator]
     alarms = []
     with Journal(root / "t.journal", readonly=True) as journal:

@@ -86,3 +86,23 @@ def test_a_voided_rounds_face_down_card_and_the_managers_note_stay_restricted() 
     assert record.outcome.startswith("voided")
     counts = book.counts["bob"]
     assert (counts.rounds, counts.voids, dict(counts.incidents)) == (1, 1, {"unreadable_card": 1})
+
+
+def test_the_recall_keeps_the_last_ten_rounds_in_order() -> None:
+    book = RoundBook()
+    ts = "2026-12-04T23:00:00+00:00"
+    games = [f"T01-{n}" for n in range(1, 13)]
+    for game in games:
+        book.add(
+            _event(
+                "round_opened",
+                "public",
+                game_number=game,
+                game="caribbean-stud",
+                variant="live",
+                procedure=None,
+                yellow_at=ts,
+                closes_at=ts,
+            )
+        )
+    assert [r.game_number for r in book.rounds] == games[-10:]

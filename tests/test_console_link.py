@@ -1,5 +1,6 @@
 """A table that goes away and comes back: the console's link says so, reconnects by itself and
-continues from the last event it had (its recall has every round once, in order)."""
+continues from the last event it had (its recall has every round once, in order), and the
+screens in a real headless Chromium say the table is not answering, then follow it again."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 
+from console_support import browser, console_for, sign_in
 from test_e2e_support import table_rig
 
 from studio.bus.commands import CommandClient, RelayedPerson
@@ -85,3 +87,33 @@ def test_the_link_says_the_table_is_away_and_continues_without_a_gap(tmp_path: P
     recalled = [r.game_number for r in link.book.rounds]
     assert recalled == opened[-len(recalled) :] or recalled == opened[-len(recalled) - 1 : -1]
     assert len(set(recalled)) == len(recalled)
+
+
+def test_the_screens_say_the_table_is_away_and_follow_it_again(tmp_path: Path) -> None:
+    with table_rig(tmp_path, extra=SIMULATED_CAMERA) as rig, browser() as chromium:
+        first = rig.start()
+        with console_for(rig) as console:
+            dealer = chromium.new_page()
+            sign_in(dealer, console.url, "bob")
+            dealer.wait_for_selector("#dealer[data-game^='T01-']", timeout=20000)
+            overview = chromium.new_page()
+            sign_in(overview, console.url, "alice")
+            overview.wait_for_selector("tr[data-table='T01'] >> text=running", timeout=20000)
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=10)
+            dealer.wait_for_selector("#link >> text=table not answering", timeout=20000)
+            overview.wait_for_selector("tr[data-table='T01'] >> text=unreachable", timeout=20000)
+            rig.start()
+            # Back (a round the kill interrupted is paused until a manager acts on it).
+            dealer.wait_for_function(
+                "() => document.getElementById('link').textContent === ''"
+                " && document.getElementById('dealer').dataset.game.startsWith('T01-')",
+                timeout=30000,
+            )
+            overview.wait_for_function(
+                "() => { const row = document.querySelector(\"tr[data-table='T01']\");"
+                " return row && /running|paused/.test(row.textContent); }",
+                timeout=30000,
+            )
+            dealer.close()
+            overview.close()

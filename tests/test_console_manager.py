@@ -4,7 +4,8 @@ A fault injected into the shoe's line (a card it could not read) pauses the tabl
 raises its alarm with the table at the top, the webhook (a real local HTTP server) gets the
 incident once, a dealer's session can neither see a void button nor void by a forged request
 (the table refuses it), and a shift manager reads the incident in words, voids with a reason, and
-the table goes on with its next round. The table journals the manager as `alice via console`.
+the table goes on with its next round. The table journals the manager as `alice via console`,
+for the void and for the acknowledgement of the alarm (a table command like any other).
 A second table (T01, simulated) runs beside it on the same machine: the console, started with no
 `--table`, shows both, the paused one (T02) above the running one.
 """
@@ -49,6 +50,8 @@ replay = "ipc://{root}/rep"
 commands = "ipc://{root}/cmd"
 keys_dir = "{root}/keys"
 heartbeat_seconds = 0.2
+[metrics]
+port = 0
 """
 
 
@@ -110,6 +113,13 @@ def test_a_shoe_fault_alarms_the_console_and_a_manager_voids_it(tmp_path: Path) 
             overview.wait_for_selector("tr[data-table='T02'] >> text=dealing", timeout=5000)
             assert overview.locator("#rows tr").first.get_attribute("data-table") == "T01"
 
+            with ReplayClient(
+                rig.endpoint("rep"), client_keys=manager_key, server_key=rig.server_key()
+            ) as replay:
+                for _ in range(1000):  # until the table expects the round's first card
+                    if replay.view().expecting == "player-1":
+                        break
+                    overview.wait_for_timeout(20)
             line.write(b"NOREAD\r\n")  # the shoe saw a card and could not read it
             alarm = overview.locator("#alarm")
             # Within one second on an idle machine (bench/console_latency.py measures the fault's
@@ -178,10 +188,18 @@ def test_a_shoe_fault_alarms_the_console_and_a_manager_voids_it(tmp_path: Path) 
     assert accepted[-1]["actor"] == "alice via console"
     assert accepted[-1]["note"] == "unreadable card, dealer re-shuffles"
     assert [e["type"] for e in events].count("round_voided") == 1
+    # The acknowledgement is the table's command too: the table journals who took the alarm.
+    acknowledged = [c for c in commands if c["command"] == "acknowledge_alarm"]
+    assert [(c["actor"], c["role"]) for c in acknowledged] == [
+        ("alice via console", "shift_manager")
+    ]
     # The webhook heard the incident once (no repeat while it stayed paused).
     assert [(r["table"], r["kind"], r["notice"]) for r in received] == [
         ("T02", "unreadable_card", "new")
     ]
     journal = (rig.root / "data" / "studio" / "console" / "journal.jsonl").read_text()
     lines = [json.loads(x) for x in journal.splitlines()]
-    assert any(x["actor"] == "alice" and x["action"] == "acknowledged" for x in lines)
+    assert any(
+        x["actor"] == "alice" and x["action"] == "acknowledge_alarm" and x["answer"] == "accepted"
+        for x in lines
+    )

@@ -57,6 +57,7 @@ def test_only_a_shift_manager_resolves_a_pause() -> None:
         "rescan",
         "cancel_rescan",
         "acknowledge_device",
+        "acknowledge_alarm",
         "void",
     }
 
@@ -96,6 +97,18 @@ def test_state_checks_on_an_idle_or_paused_table() -> None:
         "command_accepted",
         "deck_changed",
     ]
+
+
+def test_acknowledging_the_alarm_is_recorded_and_changes_nothing_else() -> None:
+    b = bench(CARIB)
+    assert "no alarm to acknowledge" in rejected(b.cmd("acknowledge_alarm"))
+    b = paused_after(b, 2)
+    before = b.view().model_dump(exclude={"seq"})
+    out = b.cmd("acknowledge_alarm")
+    assert [(e.type, e.audience) for e in out] == [("command_accepted", "restricted")]
+    assert out[0].body["actor"] == "m3"
+    # Still paused, the same incidents and blockers: only a person's action clears them.
+    assert b.view().model_dump(exclude={"seq"}) == before
 
 
 def test_discard_and_rescan_need_cards() -> None:

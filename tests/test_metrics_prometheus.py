@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 from test_e2e_support import TableRig, table_rig
 
+from drivers.shoe.simulator import FaultRates, SimulatedShoe
+
 PROMETHEUS = shutil.which("prometheus")
 NO_CAMERA = '[camera]\nbackend = "none"\n'
 
@@ -101,6 +103,31 @@ def test_the_table_serves_its_figures_and_probes(tmp_path: Path) -> None:
         assert 'studio_incidents_total{kind="manager_called",table="T01"} 1.0' in page
         assert 'studio_paused{table="T01"} 1.0' in page
         assert _get(f"{address}/readyz") == (200, "ready\n")  # paused, but fit to deal
+
+
+def test_a_failing_cable_shows_as_damaged_frames_by_kind(tmp_path: Path) -> None:
+    # A shoe of its own on a real pty, read by `studio run` through the serial driver; the
+    # cable flips bits and adds noise: retransmission repairs every card, the figures show it.
+    line = tmp_path / "shoe"
+    extra = f'[shoe]\nbackend = "serial"\nurl = "{line}"\n{NO_CAMERA}'
+    faults = FaultRates.parse("bitflip=0.3,garbage=0.3")
+    with (
+        SimulatedShoe(f"pty:{line}", "framed", cards=40, interval=0.05, faults=faults) as shoe,
+        table_rig(tmp_path, extra=extra) as rig,
+    ):
+        rig.start()
+        address = metrics_address(rig)
+        shoe.start()
+        assert shoe.wait(60), "the shoe never saw its last card acknowledged"
+        _, page = _get(f"{address}/metrics")
+    damaged = dict(
+        re.findall(
+            r'^studio_shoe_damaged_frames_total\{kind="(\w+)",table="T01"\} (\S+)$', page, re.M
+        )
+    )
+    assert damaged and all(float(count) >= 1 for count in damaged.values()), page[-3000:]
+    assert 'studio_clock_steps_total{table="T01"} 0.0' in page
+    assert 'studio_journal_unwritable{table="T01"} 0.0' in page
 
 
 @pytest.mark.skipif(PROMETHEUS is None, reason="Debian's prometheus package is not installed")

@@ -42,6 +42,7 @@ def test_status_says_running_then_paused_and_command_uses_the_run_file(rig: Tabl
     assert [i["kind"] for i in view["incidents"]] == ["manager_called"]
     words = _studio(rig, "status")
     assert "PAUSED" in words.stdout and "manager_called" in words.stdout
+    assert "to resume nothing blocks it: a shift manager resumes" in words.stdout
     # The default (observer) key gets the public view; the manager's key the restricted one,
     # with the same state.
     restricted = _studio(rig, "status", "--json", "--key", manager)

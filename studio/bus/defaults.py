@@ -27,6 +27,13 @@ COMMAND_ENDPOINT = "tcp://127.0.0.1:7713"
 PROXY_FRONTEND = "tcp://127.0.0.1:7720"
 """Where `studio proxy` serves the studio-wide stream."""
 
+PROXY_RESTRICTED_FRONTEND = "tcp://127.0.0.1:7721"
+"""Where `studio proxy` serves the tables' restricted streams (CURVE)."""
+
+JACKPOT_ENDPOINT = "tcp://127.0.0.1:7730"
+"""Where `studio jackpot` publishes the pool for the overlays (not the proxy's port: both run on
+one studio machine)."""
+
 SERVER_KEY_NAME = "table"
 """The name of the table's own key pair in the key directory (`table.key`, `table.key_secret`)."""
 

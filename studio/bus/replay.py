@@ -9,6 +9,10 @@ Requests and replies are multipart messages whose first frame is UTF-8 JSON:
 - `{"id": "r2", "op": "snapshot"}` is answered by `{"id": "r2", "status": "ok", "snapshot": {...}}`;
   a table runtime's snapshot is its `TableView` as JSON (`ReplayClient.view()` parses it). With
   `"audience": "public"` it is the view anyone may see (no face-down card), served to every key.
+- `{"id": "r3", "op": "crop", "zone": "player-1"}` (restricted readers only: a crop may show a
+  face-down card's face) is answered by `{"id": "r3", "status": "ok", "zone": ..., "frame": N,
+  "ts": ...}` followed by one frame, the JPEG of that zone in the camera's latest frame; a table
+  without a camera, or before its first frame, answers with an error.
 - Anything else gets `{"id": ..., "status": "error", "reason": "..."}`; a request the service
   cannot even parse gets that with `"id": null`.
 
@@ -24,6 +28,8 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 from uuid import uuid4
 
@@ -49,6 +55,24 @@ MAX_REQUEST_BYTES = 1024
 
 MAX_SEQ = 2**63 - 1
 """The largest sequence number a request may name (SQLite's largest integer)."""
+
+
+MAX_ZONE = 64
+"""The longest zone name a crop request may carry (zones are position names)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneCrop:
+    """One zone as the camera saw it: the frame's number and capture time, and the JPEG."""
+
+    zone: str
+    frame: int
+    ts: datetime
+    jpeg: bytes
+
+
+ZoneCrops = Callable[[str], ZoneCrop | None]
+"""Cuts a zone out of the camera's latest frame (None: no frame, or no such zone)."""
 
 
 class EventSource(Protocol):
@@ -99,6 +123,7 @@ class ReplayService(RouterService):
         self._open_source = open_source
         self._security = security
         self._batch = batch
+        self._crops: ZoneCrops | None = None
         self._stop = threading.Event()
         self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
         self._guard: KeyGuard | None = None
@@ -118,6 +143,10 @@ class ReplayService(RouterService):
             self._teardown()
             raise
         self._serve_in_background("replay-service")
+
+    def serve_crops(self, crops: ZoneCrops) -> None:
+        """Answer `crop` requests with `crops` (the camera, once it is open; any thread)."""
+        self._crops = crops
 
     def _run(self) -> None:
         if self._open_source is not None:
@@ -170,6 +199,9 @@ class ReplayService(RouterService):
             return
         rid = data.get("id") if isinstance(data.get("id"), str) else None
         op = data.get("op")
+        if op == "crop":
+            self._answer_crop(route, rid, data.get("zone"), may_read_restricted)
+            return
         if op == "snapshot":
             public = data.get("audience") == "public"
             if not (public or may_read_restricted):
@@ -202,6 +234,32 @@ class ReplayService(RouterService):
             return
         header = {"id": rid, "status": "ok", "count": len(events), "more": more}
         self._reply(route, header, [e.payload for e in events])
+
+    def _answer_crop(
+        self, route: list[bytes], rid: str | None, zone: object, may_read_restricted: bool
+    ) -> None:
+        if not may_read_restricted:
+            self._reply(route, {"id": rid, "status": "error", "reason": "role may not"})
+            return
+        if not isinstance(zone, str) or not 0 < len(zone) <= MAX_ZONE:
+            self._reply(route, {"id": rid, "status": "error", "reason": "a crop needs a zone"})
+            return
+        crops = self._crops
+        if crops is None:
+            self._reply(route, {"id": rid, "status": "error", "reason": "the table has no camera"})
+            return
+        try:
+            crop = crops(zone)
+        except Exception as err:
+            log.exception("crop of %s failed", zone)
+            self._reply(route, {"id": rid, "status": "error", "reason": f"camera: {err}"})
+            return
+        if crop is None:
+            reason = f"no camera image of {zone}"
+            self._reply(route, {"id": rid, "status": "error", "reason": reason})
+            return
+        header = {"id": rid, "status": "ok", "zone": crop.zone, "frame": crop.frame}
+        self._reply(route, {**header, "ts": crop.ts.isoformat()}, [crop.jpeg])
 
     def _collect(self, start: int, *, public_only: bool) -> tuple[list[WireEvent], bool]:
         events: list[WireEvent] = []
@@ -306,6 +364,22 @@ class ReplayClient(Closing):
         if not isinstance(snap, dict):
             raise BusError("replay snapshot reply has no snapshot")
         return snap
+
+    def crop(self, zone: str) -> ZoneCrop:
+        """`zone` in the table camera's latest frame (restricted readers only).
+
+        Raises BusTimeoutError when the service does not answer, BusError when it refuses (no
+        camera, no frame yet, a role that may not read restricted events).
+        """
+        header, payloads = self._request({"op": "crop", "zone": zone})
+        try:
+            ts = datetime.fromisoformat(str(header.get("ts")))
+            frame = int(header["frame"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise BusError(f"unreadable crop reply: {err}") from err
+        if len(payloads) != 1:
+            raise BusError("crop reply has no image")
+        return ZoneCrop(zone, frame, ts, payloads[0])
 
     def view(self, *, audience: str = "restricted") -> TableView:
         """The table now as a typed `TableView` (the snapshot a table runtime serves).

@@ -4,10 +4,11 @@ Reads the table's `TableView` from its replay service (found the way every clien
 run file of `studio run`, else the default endpoints). With the default key (the local observer)
 or any key whose role may not read restricted events it gets the public view: every face-down
 card shows as "face down", never its value; a shift manager's or settlement key gets the
-restricted view. Prints phase, light, positions, paused with its
-incidents and what blocks a resume, devices with their health and the age of the last event; or
-the view as one JSON object with `--json`. Exit status 0 running, 1 paused, 2 unreachable (or a
-bad key).
+restricted view. Prints phase, light, positions, paused with its incidents and what blocks a
+resume, devices with their health and the age of the last event; or the view as one JSON object
+with `--json`. A table whose journal cannot be written reads as paused, with a
+`journal_unwritable` incident marked not journalled and what clears it. Exit status 0 running,
+1 paused, 2 unreachable (or a bad key).
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ from studio.messages.view import CardView, IncidentView, TableView
 
 UNREACHABLE = 2
 """The exit status when no table answers."""
+
+NOTHING_BLOCKS = (
+    "nothing blocks it: a shift manager resumes (`studio command resume --key KEYFILE`)"
+)
+"""What a paused table with no resume blocker needs: a person's word all the same."""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -54,6 +60,10 @@ def describe(view: TableView, now: datetime) -> str:
         lines.append(f"window    {view.window.name}: {'/'.join(view.window.options)}")
     lines.extend(f"incident  {_incident(i)}" for i in view.incidents)
     lines.extend(f"to resume {blocker}" for blocker in view.resume_blockers)
+    if view.paused and not view.resume_blockers:
+        # Nothing blocks: the action that clears the pause is still a person's, and which.
+        void = " or voids the round (`studio command void`)" if view.game_number else ""
+        lines.append(f"to resume {NOTHING_BLOCKS}{void}")
     for device, health in sorted(view.devices.items()):
         lines.append(f"device    {device} {health}")
     return "\n".join(lines)
@@ -68,7 +78,9 @@ def _card(card: CardView) -> str:
 def _incident(incident: IncidentView) -> str:
     where = incident.position or incident.device or ""
     detail = f": {incident.detail}" if incident.detail else ""
-    return f"#{incident.incident} {incident.kind}{' at ' + where if where else ''}{detail}"
+    # The journal's own fault has no number until the journal can hold it.
+    number = f"#{incident.incident}" if incident.journalled else "(not journalled)"
+    return f"{number} {incident.kind}{' at ' + where if where else ''}{detail}"
 
 
 def run(args: argparse.Namespace) -> int:

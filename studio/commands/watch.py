@@ -5,17 +5,22 @@ machine (its run file in the data directory), losslessly: the local observer key
 run opens the replay service, so a gap the stream drops is fetched and nothing shows twice. A
 `--key` whose role may read restricted events (shift manager, settlement) follows the restricted
 stream instead (`--public` keeps the public one). `--endpoint` follows another stream endpoint
-carrying the table, such as a `studio proxy` frontend; gaps are still fetched from the table's
-own replay service.
+carrying the table, such as a `studio proxy` frontend (its restricted frontend, for a key that
+reads the restricted stream; `--endpoint-key` gives that frontend's public key when it is not
+the table's); gaps are still fetched from the table's own replay service.
 
 It starts with the table's state now (a `now:` line: running or paused, phase, light, round,
 cards, incidents, devices), then prints each event once as one line in words: sequence number,
 game number, what happened. On the restricted stream a card's public copy (its value hidden) is
-left out for the restricted copy that follows it. When neither an event nor a heartbeat comes
+left out for the restricted copy that follows it. The restricted stream's notices, which have no
+sequence number and are not fetched again if missed, are lines of their own (`notice KIND
+[restricted, not journalled] at HH:MM:SS: ...`): a journal that cannot be written, and when it
+can again; signed checkpoints; integrity checks. When neither an event nor a heartbeat comes
 for `--silence` seconds (default 3) it says the table or the link is down, and when the table is
 heard again, after how long. `--json` prints each envelope as one JSON object per line instead
 (`table`, `seq`, `game_number`, `ts`, `audience`, `type`, `body`, `schema_version`; every
-envelope, both copies of a card's event; no `now:` line, the silence notices go to stderr). It
+envelope, both copies of a card's event; no `now:` line, the silence notices and the stream's
+notices go to stderr, in words). It
 starts at the table's present (`--from N` starts at event N, without the `now:` line) and runs
 until Ctrl-C, `--count N` events or `--timeout S` seconds without one (exit 1). A table that
 cannot be found or a bad key ends as one line with exit status 2.
@@ -36,9 +41,10 @@ from studio.bus import defaults as bus
 from studio.bus.keys import RESTRICTED_READERS, AllowList
 from studio.bus.replay import MAX_SEQ, ReplayClient
 from studio.commands.locate import locate
-from studio.commands.words import describe
+from studio.commands.words import describe, describe_notice
 from studio.errors import BusError, InputError, KeyFileError
-from studio.messages.view import TableView
+from studio.messages.notices import AnyNotice
+from studio.messages.view import IncidentView, TableView
 
 __all__ = ["describe", "register", "run"]
 
@@ -63,6 +69,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--endpoint",
         metavar="E",
         help="the stream to follow instead of the table's own: a `studio proxy` frontend",
+    )
+    parser.add_argument(
+        "--endpoint-key",
+        type=Path,
+        metavar="FILE",
+        help="the --endpoint's public key file, for a restricted one (default: the table's)",
     )
     parser.add_argument(
         "--public",
@@ -114,7 +126,10 @@ def run(args: argparse.Namespace) -> int:
         if entry.role in RESTRICTED_READERS and not args.public:
             audience = "restricted"
     stream = args.endpoint or (where.restricted if audience == "restricted" else where.public)
-    stream_key = server if audience == "restricted" else None
+    stream_key = None
+    if audience == "restricted":
+        # A `studio proxy` on the table's machine serves with the table's key pair by default.
+        stream_key = KeyPair.load(args.endpoint_key).public if args.endpoint_key else server
     with ReplayClient(where.replay, client_keys=keys, server_key=server, timeout=5.0) as client:
         # The state now, and the event it stands at: the stream continues right after it.
         view = client.view(audience=audience)
@@ -150,11 +165,17 @@ def snapshot_line(view: TableView) -> str:
         parts.append(f"cards {cards}")
     if view.window is not None:
         parts.append(f"{view.window.name} window open")
-    parts.extend(f"incident #{i.incident} {i.kind}" for i in view.incidents)
+    parts.extend(_incident(i) for i in view.incidents)
     devices = ", ".join(f"{d} {h}" for d, h in sorted(view.devices.items()))
     if devices:
         parts.append(f"devices {devices}")
     return "; ".join(parts)
+
+
+def _incident(incident: IncidentView) -> str:
+    if not incident.journalled:
+        return f"incident {incident.kind} (not journalled)"
+    return f"incident #{incident.incident} {incident.kind}"
 
 
 class WatchLog:
@@ -184,6 +205,8 @@ class WatchLog:
                 continue
             now = time.monotonic()
             self._heard(sub.last_heard, now)
+            for notice in sub.notices():
+                self._notice(notice)
             if event is None:
                 self._flush()
                 if timeout is not None and now - last_event >= timeout:
@@ -203,6 +226,10 @@ class WatchLog:
         elif self._silent_since is not None and heard > self._silent_since:
             self._say(f"-- table {self.table} heard again after {heard - self._silent_since:.1f} s")
             self._silent_since = None
+
+    def _notice(self, notice: AnyNotice) -> None:
+        # Notices are not envelopes: with --json they go to stderr, as the silence notices do.
+        self._say(describe_notice(notice))
 
     def _say(self, line: str) -> None:
         # JSON lines stay envelopes only: the notice goes to stderr there.

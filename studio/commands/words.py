@@ -5,13 +5,20 @@ reads the envelope's body as JSON types and says what a floor person needs: card
 (a face-down card says so, never a blank), lights, windows, results with both hands, incidents
 with their detail, commands with who gave them. `RENDERERS` holds one entry per event type; a
 test holds it to `studio.messages.EVENT_TYPES`, so a new event cannot reach the log as raw JSON.
+
+`describe_notice(notice)` is the line for a restricted stream's notice (a journal alarm, a signed
+checkpoint, an integrity report: `studio.messages.notices`), which has no sequence number:
+`notice KIND [restricted[, not journalled]] at HH:MM:SS: what it says`. It matches on the typed
+notice, so mypy refuses a notice kind without words.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
+
+from studio.messages.notices import AnyNotice, Checkpoint, IntegrityReport, JournalAlarm
 
 Body = dict[str, Any]
 
@@ -128,3 +135,45 @@ RENDERERS: dict[str, Callable[[Body], str]] = {
     "deck_changed": lambda b: "new deck in the shoe",
 }
 """Event type -> its words (one entry per `studio.messages.EVENT_TYPES` name)."""
+
+
+def describe_notice(notice: AnyNotice) -> str:
+    """One readable line for a notice of the restricted stream (see the module docstring)."""
+    match notice:
+        case JournalAlarm():
+            text = _journal_alarm(notice)
+            mark = "restricted, not journalled"
+        case Checkpoint():
+            text = (
+                f"{notice.records} records up to event #{notice.last_seq} ({notice.reason}), "
+                f"chain head {notice.head[:16]}, signed by table key {notice.key[:16]}"
+            )
+            mark = "restricted"
+        case IntegrityReport():
+            text = _integrity(notice)
+            mark = "restricted"
+        case _:
+            assert_never(notice)
+    return f"notice {notice.kind} [{mark}] at {notice.ts:%H:%M:%S}: {text}"
+
+
+def _journal_alarm(alarm: JournalAlarm) -> str:
+    if alarm.state == "unwritable":
+        return (
+            f"JOURNAL NOT WRITABLE since {alarm.since:%H:%M:%S} ({alarm.detail}): nothing is "
+            "acted on until it is; free space, then a shift manager resumes"
+        )
+    seconds = (alarm.ts - alarm.since).total_seconds()
+    return (
+        f"journal writable again after {seconds:.1f} s, {alarm.refused} input(s) refused "
+        "meanwhile: the fault is journalled and the table waits for a shift manager's resume"
+    )
+
+
+def _integrity(report: IntegrityReport) -> str:
+    checked = f"{report.why} check of {report.files} files against manifest {report.manifest[:16]}"
+    if not report.differences:
+        return f"{checked}: all match"
+    shown = ", ".join(report.differences[:3])
+    more = f" and {len(report.differences) - 3} more" if len(report.differences) > 3 else ""
+    return f"{checked}: {len(report.differences)} DIFFER ({shown}{more})"

@@ -4,7 +4,8 @@
 here, so even a restricted view passed by mistake loses every face-down card's value): the dealer
 display never receives a value the public stream does not show. `TableSummary` is one line of
 the shift manager's overview; `TableDetail` a table's page, restricted for a role that may read
-restricted events and public otherwise. Incidents are put into plain words here, and the actions
+restricted events and public otherwise (only a restricted page points at the camera's crop of an
+incident's zone). Incidents are put into plain words here, and the actions
 that clear a pause are read from the view's resume blockers (each names its action).
 """
 
@@ -29,6 +30,7 @@ INCIDENT_WORDS: dict[str, str] = {
     "deal_timeout": "no card came in time",
     "controller_restarted": "the controller restarted in the middle of the round",
     "deck_reused": "the round has no freshly shuffled deck",
+    "journal_unwritable": "the table's journal cannot be written",
 }
 """Each incident kind in words, as the dealer and the manager read it."""
 
@@ -112,6 +114,8 @@ class IncidentDetail(_Model):
     raw: str
     raw_text: str
     detail: str
+    crop: str | None = None
+    """Where the camera's crop of the zone is (restricted pages only; None: no camera image)."""
 
 
 class TableDetail(_Model):
@@ -290,6 +294,14 @@ def clearing_actions(view: TableView) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _crop_url(state: TableState, incident: int) -> str | None:
+    crop = state.crops.get(incident)
+    if crop is None:
+        return None
+    # The frame number makes each new picture a new address, so a browser may cache each one.
+    return f"/table/{state.table}/crop/{incident}?frame={crop.frame}"
+
+
 def table_detail(state: TableState, restricted: bool, acknowledged: bool) -> TableDetail:
     """A table's page: restricted (the incident's particulars) or public, as the role allows."""
     view = state.restricted if restricted else state.public
@@ -333,6 +345,7 @@ def table_detail(state: TableState, restricted: bool, acknowledged: bool) -> Tab
                 raw=i.raw,
                 raw_text=raw_text(i.raw),
                 detail=i.detail,
+                crop=_crop_url(state, i.incident) if restricted else None,
             )
             for i in view.incidents
         ),

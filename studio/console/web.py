@@ -1,13 +1,16 @@
 """`ConsoleServer`: the aiohttp application behind `studio console`.
 
 Pages: `/signin`, `/` (the overview of every table; a dealer goes to their display),
-`/dealer/TABLE`, `/table/TABLE`, `/table/TABLE/recall`. Live updates go over WebSockets
-(`/ws/dealer/TABLE`: `DealerDisplay`, public view only; `/ws/table/TABLE`: `TableDetail`;
-`/ws/console`: every `TableSummary`), pushed on every change and once a second. Actions are POSTs
-of JSON (`/table/TABLE/command`, `/table/TABLE/acknowledge`) carrying the session's CSRF token and
-a one-time nonce from `/api/nonce`; the console relays a command to the table with its `console`
-key naming the person, and the table alone decides (its answer is the reply). Every relayed
-action and every acknowledgement is appended to the console's journal (JSON lines).
+`/dealer/TABLE`, `/table/TABLE`, `/table/TABLE/recall`, and `/table/TABLE/crop/INCIDENT` (the
+camera's JPEG of an incident's zone, for roles that read restricted events only). Live updates go
+over WebSockets (`/ws/dealer/TABLE`: `DealerDisplay`, public view only; `/ws/table/TABLE`:
+`TableDetail`; `/ws/console`: every `TableSummary`), pushed on every change and once a second
+(a slow browser gets the latest state when it is ready, never a backlog). Actions are POSTs of
+JSON (`/table/TABLE/command`, `/table/TABLE/acknowledge`) carrying the session's CSRF token and a
+one-time nonce from `/api/nonce`; the console relays a command to the table with its `console`
+key naming the person, and the table alone decides (its answer is the reply). An acknowledgement
+is the table's `acknowledge_alarm` command, relayed the same way; once the table accepts it the
+alarm's escalation stops. Every relayed action is appended to the console's journal (JSON lines).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import json
 import logging
 import os
 import secrets
+import socket
+import struct
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -46,10 +51,18 @@ ACTIONS: frozenset[str] = frozenset(get_args(CommandName))
 """The actions a person may ask the console to relay (the table decides whether they may)."""
 
 ACKNOWLEDGERS = frozenset({"shift_manager"})
-"""Who may acknowledge an alarm (it stops the escalation; the table is not touched)."""
+"""Who may acknowledge an alarm: refused here at once for others (the table refuses them too)."""
 
 PUSH_SECONDS = 1.0
 """How often every screen is refreshed even without an event (ages, alarms, escalation)."""
+
+STALL_SECONDS = 5.0
+"""A screen whose connection has taken none of what was sent for this long is dropped: its
+browser reconnects and starts again from the table as it is then (see `_backed_up`)."""
+
+SCREEN_SEND_BUFFER = 16 * 1024
+"""The kernel's send buffer of each screen's connection: frames are a few kB, and without a cap
+the kernel grows it to megabytes for a browser that takes nothing (see `_backed_up`)."""
 
 SESSION_KEY: web.RequestKey[Session | None] = web.RequestKey("session", Session)
 
@@ -71,8 +84,10 @@ class _Socket:
     ws: web.WebSocketResponse
     session: Session
     channel: str
+    transport: asyncio.BaseTransport | None
     busy: bool = False
     dirty: bool = False
+    stalled_since: float | None = None
 
 
 class ConsoleServer:
@@ -123,6 +138,7 @@ class ConsoleServer:
         app.router.add_get("/", self._overview)
         app.router.add_get("/dealer/{table}", self._dealer)
         app.router.add_get("/table/{table}", self._table)
+        app.router.add_get("/table/{table}/crop/{incident}", self._crop)
         app.router.add_get("/table/{table}/recall", self._recall)
         app.router.add_get("/api/nonce", self._nonce)
         app.router.add_post("/table/{table}/command", self._command)
@@ -303,6 +319,20 @@ class ConsoleServer:
         page = RecallPage(table=table, restricted=restricted, rounds=rounds, counts=counts)
         return _html(pages.recall(page, session.name, session.role, session.csrf))
 
+    async def _crop(self, request: web.Request) -> web.Response:
+        # Restricted readers only: the crop may show a face-down card's face.
+        session, table = self._session(request), self._table_id(request)
+        if session.role not in RESTRICTED_READERS:
+            raise web.HTTPForbidden(text=f"role {session.role} may not see the camera's image")
+        try:
+            crop = self._states[table].crops.get(int(request.match_info["incident"]))
+        except ValueError:
+            crop = None
+        if crop is None:
+            raise web.HTTPNotFound(text="no camera image of this incident")
+        headers = {"Cache-Control": "private, max-age=600"}
+        return web.Response(body=crop.jpeg, content_type="image/jpeg", headers=headers)
+
     async def _nonce(self, request: web.Request) -> web.Response:
         session = self._session(request)
         return web.json_response({"nonce": self.nonces.issue(session, self._clock())})
@@ -343,10 +373,21 @@ class ConsoleServer:
             return _refuse(403, f"role {session.role} may not acknowledge an alarm")
         view = self._states[table].restricted
         incidents = [i.incident for i in view.incidents] if view else []
-        self.alarms.acknowledge(table)
-        self._journal(session.name, "acknowledged", table, {"incidents": incidents})
-        self._push_all()
-        return web.json_response({"status": "accepted", "reason": None})
+        # The table journals the acknowledgement with the person as its actor; only once it
+        # accepted it does the escalation stop here.
+        person = RelayedPerson(name=session.name, role=session.role)
+        address = self.addresses[table]
+        try:
+            reply = await asyncio.to_thread(self._relay, address, "acknowledge_alarm", {}, person)
+        except StudioError as err:
+            self._journal(session.name, "acknowledge_alarm", table, {"answer": f"error: {err}"})
+            return web.json_response({"status": "error", "reason": f"table unreachable: {err}"})
+        outcome = {"incidents": incidents, "answer": reply.status, "why": reply.reason}
+        self._journal(session.name, "acknowledge_alarm", table, outcome)
+        if reply.status == "accepted":
+            self.alarms.acknowledge(table)
+            self._push_all()
+        return web.json_response({"status": reply.status, "reason": reply.reason})
 
     def _journal(self, actor: str, action: str, table: str | None, data: dict[str, Any]) -> None:
         """Append one line to the console's journal (who did what, when, and the answer)."""
@@ -375,14 +416,22 @@ class ConsoleServer:
 
     def _changed(self, state: TableState) -> None:
         self._states[state.table] = state
+        if state.acknowledged_by is not None and state.restricted and state.restricted.paused:
+            # Acknowledged at the table (by this console or any other client): no escalation.
+            self.alarms.acknowledge(state.table)
         self._check_alarms(state)
         self._push_table(state.table)
         self._push_console()
 
     def _check_alarms(self, state: TableState) -> None:
-        if state.restricted is None or self.webhook is None:
+        if state.restricted is None:
             return
-        for notice in self.alarms.observe(state.restricted, datetime.now(UTC)):
+        # Observed with or without a webhook: the policy also ends an acknowledgement when its
+        # pause ends, so the table's next pause sounds again on the screens.
+        notices = self.alarms.observe(state.restricted, datetime.now(UTC))
+        if self.webhook is None:
+            return
+        for notice in notices:
             task = asyncio.get_running_loop().create_task(self.webhook.send(notice))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
@@ -443,10 +492,35 @@ class ConsoleServer:
         self._sending.add(task)
         task.add_done_callback(self._sending.discard)
 
+    def _backed_up(self, sock: _Socket) -> bool:
+        """Whether the browser has not yet taken what was sent (nothing more is written then).
+
+        What a screen is sent waits in the kernel's buffers and, once those are full, in the
+        transport: the console writes nothing more to it until it is taken (the next push then
+        sends the state as it is by then), so a slow browser holds at most one frame here. One
+        that takes nothing for `STALL_SECONDS` is cut off (its page reconnects by itself and
+        starts from a fresh state), so it never holds a connection's buffers for good.
+        """
+        transport = sock.transport
+        if not isinstance(transport, asyncio.WriteTransport):
+            return False
+        if transport.get_write_buffer_size() == 0:
+            sock.stalled_since = None
+            return False
+        now = time.monotonic()
+        if sock.stalled_since is None:
+            sock.stalled_since = now
+        elif now - sock.stalled_since >= STALL_SECONDS:
+            log.info("a %s screen took nothing for %.0f s: dropped", sock.channel, STALL_SECONDS)
+            _reset(transport)
+        return True
+
     async def _drain(self, sock: _Socket) -> None:
         try:
             sock.dirty = True
             while sock.dirty and not sock.ws.closed:
+                if self._backed_up(sock):
+                    return  # still dirty: a later push sends the state as it is then
                 sock.dirty = False
                 text = self._message(sock)
                 if text is not None:
@@ -461,7 +535,10 @@ class ConsoleServer:
             raise _refusal(403, "cross-site WebSocket refused")
         ws = web.WebSocketResponse(heartbeat=10.0, max_msg_size=4096)
         await ws.prepare(request)
-        sock = _Socket(ws, session, channel)
+        raw = request.transport.get_extra_info("socket") if request.transport else None
+        if raw is not None:
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SCREEN_SEND_BUFFER)
+        sock = _Socket(ws, session, channel, request.transport)
         self._sockets.append(sock)
         try:
             self._send(sock)
@@ -470,6 +547,8 @@ class ConsoleServer:
                     break
         finally:
             self._sockets.remove(sock)
+            if ws.close_code == WSCloseCode.ABNORMAL_CLOSURE and request.transport is not None:
+                _reset(request.transport)  # no answer to a ping: the browser is gone or stuck
         return ws
 
     async def _ws_dealer(self, request: web.Request) -> web.WebSocketResponse:
@@ -485,6 +564,22 @@ class ConsoleServer:
 
     async def _ws_console(self, request: web.Request) -> web.WebSocketResponse:
         return await self._websocket(request, "console")
+
+
+def _reset(transport: asyncio.BaseTransport) -> None:
+    """Drop a connection with a reset, not a FIN queued behind data nobody takes.
+
+    The kernel then frees the connection's buffers at once, and the browser learns at once that
+    it must reconnect.
+    """
+    raw = transport.get_extra_info("socket")
+    if raw is not None:
+        with contextlib.suppress(OSError):
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    if isinstance(transport, asyncio.WriteTransport):
+        transport.abort()
+    else:
+        transport.close()
 
 
 async def _no_icon(request: web.Request) -> web.Response:

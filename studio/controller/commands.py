@@ -178,6 +178,12 @@ def _check_acknowledge(st: TableState, _: Command) -> str | None:
     return None
 
 
+def _check_acknowledge_alarm(st: TableState, _: Command) -> str | None:
+    if not st.paused:
+        return "the table is not paused: no alarm to acknowledge"
+    return None
+
+
 def _check_void(st: TableState, _: Command) -> str | None:
     if not st.paused:
         return "a round is voided only while paused: call the shift manager first"
@@ -277,6 +283,10 @@ COMMANDS: Mapping[CommandName, CommandSpec] = {
     "rescan": CommandSpec(MANAGER, _check_rescan, _apply_rescan),
     "cancel_rescan": CommandSpec(MANAGER, _check_cancel_rescan, _apply_cancel_rescan),
     "acknowledge_device": CommandSpec(MANAGER, _check_acknowledge, _apply_acknowledge),
+    # The manager has the pause in hand: the alarm's escalation stops (the console's webhook).
+    # It changes nothing at the table; the command is put on record, by whom and when, so the
+    # table's journal shows who took the alarm (`alice via console`), not just the console.
+    "acknowledge_alarm": CommandSpec(MANAGER, _check_acknowledge_alarm, lambda st, _: None),
     "void": CommandSpec(MANAGER, _check_void, _apply_void),
     # Carried out by the runtime (it hashes the files, studio.runtime.safeguards): the command
     # is only put on record here, by whom and when.

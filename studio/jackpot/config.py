@@ -4,7 +4,7 @@
     pool = "studio"        # the pool's id in the database
     seed = "10000.00"      # where the pool starts and restarts (currency, exact)
     rate = "1/5"           # the share of each Jackpot bet that feeds the pool (0..1)
-    publish = "tcp://127.0.0.1:7720"   # the overlays' stream (loopback or ipc only)
+    publish = "tcp://127.0.0.1:7730"   # the overlays' stream (loopback or ipc only)
     publish_seconds = 1.0
 
 Unknown keys are refused (a misspelt key silently ignored would run on a default nobody chose).
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from studio.bus.defaults import JACKPOT_ENDPOINT
 from studio.errors import ConfigurationError, StudioError
 from studio.games.money import parse_amount, whole_cents
 
@@ -31,7 +32,7 @@ class JackpotConfig(BaseModel):
     pool: str = Field(default="studio", min_length=1)
     seed: int = 0
     rate: Fraction = Fraction(0)
-    publish: str = "tcp://127.0.0.1:7720"
+    publish: str = JACKPOT_ENDPOINT
     publish_seconds: float = Field(default=1.0, gt=0)
 
     @field_validator("seed", mode="before")

@@ -37,6 +37,7 @@ CommandName = Literal[
     "rescan",
     "cancel_rescan",
     "acknowledge_device",
+    "acknowledge_alarm",
     "void",
     "new_deck",
     "check_integrity",

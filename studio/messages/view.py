@@ -60,7 +60,13 @@ class WindowView(_Frozen):
 
 
 class IncidentView(_Frozen):
-    """An incident that paused the table, as the shift manager sees it."""
+    """An incident that paused the table, as the shift manager sees it.
+
+    `journalled` is False for the one incident the journal cannot hold while it lasts: a
+    journal that cannot be written (`kind` "journal_unwritable", `incident` 0, `device`
+    "journal"). The runtime's served view shows it so that the table reads as paused; once the
+    journal takes writes the fault is journalled and comes back as an ordinary incident.
+    """
 
     incident: int
     kind: str
@@ -69,6 +75,7 @@ class IncidentView(_Frozen):
     device: str | None
     raw: str
     detail: str
+    journalled: bool = True
 
 
 HIDDEN_BLOCKER = "a card is recorded twice: the shift manager corrects or discards one"

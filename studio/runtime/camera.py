@@ -32,14 +32,16 @@ from calibration.profile import CalibrationProfile, DeckTemplates, load_profile
 from drivers.camera.backends import CAMERA_BACKENDS
 from drivers.camera.errors import CameraError
 from drivers.camera.recognizer import CardRecognizer
-from drivers.camera.sources import FrameSource, open_source
+from drivers.camera.sources import Frame, FrameSource, open_source
 from drivers.camera.stability import ZoneStabilizer, camera_status
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.felt import Felt, FeltLayout, FeltSource, felt_profile
+from studio.bus.replay import ZoneCrop
 from studio.closing import Closing
 from studio.config import RuntimeConfig, cache_dir
 from studio.errors import ConfigurationError
 from studio.messages import Envelope, Input
+from studio.runtime.zone_crop import ZoneCropper
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +89,7 @@ class CameraReader(Closing):
         self._reset = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera-reader", daemon=True)
         self._closed = False
+        self._latest: Frame | None = None
         self.frames = 0
         self.recognitions = 0
         self.cpu_seconds = 0.0
@@ -98,6 +101,10 @@ class CameraReader(Closing):
     def new_round(self) -> None:
         """Forget what was reported per zone (any thread): each zone's content counts again."""
         self._reset.set()
+
+    def latest(self) -> Frame | None:
+        """The last frame read (any thread; None before the first)."""
+        return self._latest
 
     def _run(self) -> None:
         started = time.thread_time()
@@ -129,6 +136,7 @@ class CameraReader(Closing):
                 self._stop.wait(self._period)
                 continue
             self.frames += 1
+            self._latest = frame  # one reference swapped whole: safe to read from any thread
             inputs: list[Input] = []
             if fault is not None or (
                 self._heartbeat is not None and frame.at - beat_at >= self._heartbeat
@@ -229,6 +237,7 @@ class CameraDevice(Closing):
     def __init__(self, parts: _Parts, reader: CameraReader) -> None:
         self.felt = parts.felt
         self._text = parts.text
+        self._cropper = ZoneCropper(parts.profile)
         self.reader = reader
 
     def describe(self) -> str:
@@ -238,6 +247,14 @@ class CameraDevice(Closing):
     def new_round(self) -> None:
         """A round opened: every zone's content counts afresh."""
         self.reader.new_round()
+
+    def zone_crop(self, zone: str) -> ZoneCrop | None:
+        """`zone` in the latest frame as JPEG (any thread); None before a frame or off-image."""
+        frame = self.reader.latest()
+        if frame is None:
+            return None
+        jpeg = self._cropper.crop(frame.image, zone)
+        return None if jpeg is None else ZoneCrop(zone, frame.number, frame.ts, jpeg)
 
     def on_event(self, event: Envelope) -> None:
         """Follow the table's events as a listener: a round's opening starts the zones afresh."""

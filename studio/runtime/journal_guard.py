@@ -23,6 +23,7 @@ from drivers.shoe.readings import Receipt
 from studio.journal.recorder import StoredEvent
 from studio.messages import AlarmRaised
 from studio.messages.notices import JournalAlarm
+from studio.messages.view import IncidentView, TableView
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,43 @@ class JournalGuard:
         # Stamped when the fault began: the table pauses with its timers as they stood then, so
         # no betting or decision window closes on time that passed with nothing on record.
         return AlarmRaised(ts=fault.since, cause="journal_unwritable", detail=detail)
+
+    def overlay(self, view: TableView) -> TableView:
+        """`view` as clients must see it: paused, with the fault and what clears it, while faulted.
+
+        The controller cannot pause on a fault it cannot journal, so its view still says
+        running; a person asking `studio status` must read paused instead, with the incident
+        (marked not journalled) and the actions that end it. Unchanged when not faulted. Safe
+        from any thread: the fault is read once.
+        """
+        fault = self.fault
+        if fault is None:
+            return view
+        incident = IncidentView(
+            incident=0,
+            kind="journal_unwritable",
+            position=None,
+            cards=(),
+            device="journal",
+            raw="",
+            detail=(
+                f"the journal cannot be written since {fault.since.isoformat()}"
+                f" ({fault.detail}); {fault.refused} input(s) refused meanwhile"
+            ),
+            journalled=False,
+        )
+        blocker = (
+            "the journal cannot be written: free space on its disk (or lift the file-size "
+            f"limit); the table tries again every {RETRY_SECONDS:g} s, then journals the fault "
+            "and a shift manager resumes (`studio command resume`)"
+        )
+        return view.model_copy(
+            update={
+                "paused": True,
+                "incidents": (*view.incidents, incident),
+                "resume_blockers": (blocker, *view.resume_blockers),
+            }
+        )
 
     def cleared(self, now: datetime) -> JournalAlarm:
         """The journal took a write at `now`: clear the latch; return the notice that says so."""

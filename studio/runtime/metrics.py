@@ -12,15 +12,22 @@ Stages of a card (`studio_card_stage_seconds{stage=...}`):
 - `journal_commit`: the card's input made durable in the journal;
 - `controller`: the controller deciding what the card means;
 - `publish`: its events handed to the public and restricted streams.
+
+Some figures are counts the runtime's parts keep themselves (the shoe reader's damaged frames by
+kind, the clock watch's steps, the journal guard's failures and refusals): `read_figures` gives
+a function that returns them as `RuntimeFigures`, read at each scrape.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 from prometheus_client import CollectorRegistry, Counter, Enum, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from studio.bus.publisher import StreamName
 from studio.journal.recorder import Controller
@@ -34,6 +41,70 @@ DEVICE_STATES = ["ok", "fault", "silent"]
 """What `device_health_changed` may say of a device (the `studio_device_health` states)."""
 STAGE_BUCKETS = (0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 """Seconds: a card's stages take well under a millisecond to some hundreds on a slow disk."""
+
+
+@dataclass(frozen=True)
+class RuntimeFigures:
+    """Counts the runtime's parts keep, as they stand at a scrape (see the module docstring).
+
+    `damaged_frames` maps a kind of damage (`crc`, `outside_frame`, ...) to the frames the shoe
+    reader saw damaged so; `clock_steps` counts wall-clock steps; `journal_failures` the journal
+    faults begun, `journal_refused` the inputs refused meanwhile; `journal_unwritable` whether
+    one lasts now.
+    """
+
+    damaged_frames: Mapping[str, int]
+    clock_steps: int
+    journal_failures: int
+    journal_refused: int
+    journal_unwritable: bool
+
+
+class _FigureCollector(Collector):
+    """Turns `RuntimeFigures` into series at each scrape (from the HTTP server's thread)."""
+
+    def __init__(self, table: str, read: Callable[[], RuntimeFigures]) -> None:
+        self._table = table
+        self._read = read
+
+    def describe(self) -> Iterator[Metric]:
+        # Describing without reading: the figures' source may not be ready at registration.
+        return self._families(None)
+
+    def collect(self) -> Iterator[Metric]:
+        return self._families(self._read())
+
+    def _families(self, figures: RuntimeFigures | None) -> Iterator[Metric]:
+        t = self._table
+        damaged = CounterMetricFamily(
+            "studio_shoe_damaged_frames",
+            "Frames from the shoe that arrived damaged (repaired by retransmission), by kind",
+            labels=("table", "kind"),
+        )
+        steps = CounterMetricFamily(
+            "studio_clock_steps",
+            "Steps of the wall clock against the monotonic one",
+            labels=["table"],
+        )
+        failures = CounterMetricFamily(
+            "studio_journal_failures", "Journal faults begun (writes that failed)", labels=["table"]
+        )
+        refused = CounterMetricFamily(
+            "studio_journal_refused_inputs",
+            "Inputs refused while the journal could not be written",
+            labels=["table"],
+        )
+        unwritable = GaugeMetricFamily(
+            "studio_journal_unwritable", "1 while the journal cannot be written", labels=["table"]
+        )
+        if figures is not None:
+            for kind, count in sorted(figures.damaged_frames.items()):
+                damaged.add_metric([t, kind], count)
+            steps.add_metric([t], figures.clock_steps)
+            failures.add_metric([t], figures.journal_failures)
+            refused.add_metric([t], figures.journal_refused)
+            unwritable.add_metric([t], 1 if figures.journal_unwritable else 0)
+        yield from (damaged, steps, failures, refused, unwritable)
 
 
 class TableMetrics:
@@ -150,6 +221,10 @@ class TableMetrics:
         for device, status in view.devices.items():
             if status in DEVICE_STATES:
                 self._health.labels(self.table, device).state(status)
+
+    def read_figures(self, read: Callable[[], RuntimeFigures]) -> None:
+        """Serve the figures `read` returns at each scrape (call once; any thread may scrape)."""
+        self.registry.register(_FigureCollector(self.table, read))
 
     def subscribers(self, counts: Mapping[StreamName, int]) -> None:
         """Set the number of subscriptions open on each stream."""

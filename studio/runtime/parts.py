@@ -68,7 +68,7 @@ class TableHost(Protocol):
         """Record a command the channel refused by role (the command channel's thread)."""
         ...
 
-    def view(self) -> TableView:
+    def served_view(self) -> TableView:
         """The table now, for the replay service's snapshot (any thread)."""
         ...
 
@@ -161,7 +161,7 @@ def build_parts(
         replay = opened.enter_context(
             ReplayService(
                 bus.replay,
-                open_source=lambda: JournalSource(path, host.view, host.published_seq),
+                open_source=lambda: JournalSource(path, host.served_view, host.published_seq),
                 security=security,
             )
         )
@@ -173,6 +173,8 @@ def build_parts(
         camera = open_camera(config, settings.rules().positions, host.post_camera)
         if camera is not None:
             opened.enter_context(camera)
+            # The shift manager's console shows an incident's zone as the camera sees it.
+            replay.serve_crops(camera.zone_crop)
         parts = TableParts(
             settings=settings,
             keys=keys,

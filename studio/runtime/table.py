@@ -55,7 +55,7 @@ from studio.runtime.health import MetricsServer, loop_answers, not_ready
 from studio.runtime.journal_guard import RETRY_SECONDS, CardGate, JournalGuard
 from studio.runtime.keys import TableKeys
 from studio.runtime.lock import JournalLock as JournalLock  # its home was here
-from studio.runtime.metrics import TableMetrics
+from studio.runtime.metrics import RuntimeFigures, TableMetrics
 from studio.runtime.parts import EventListener, TableParts, build_parts
 from studio.runtime.safeguards import Safeguards
 from studio.runtime.shoe_identity import IdentityGate
@@ -123,6 +123,7 @@ class TableRuntime:
         self._gate = CardGate()
         self._identity = IdentityGate(config.shoe.identity)
         self._journal_retry: asyncio.TimerHandle | None = None
+        self.metrics.read_figures(self._figures)
 
     @property
     def keys(self) -> TableKeys | None:
@@ -146,6 +147,21 @@ class TableRuntime:
         if self._view is None:
             raise StudioError("the table is not open: start() it first")
         return self._view
+
+    def served_view(self) -> TableView:
+        """`view()` as clients see it: paused, with the fault, while the journal is unwritable."""
+        return self.journal_guard.overlay(self.view())
+
+    def _figures(self) -> RuntimeFigures:
+        """What the parts count themselves, for a scrape (the metrics server's thread)."""
+        parts, guard = self._parts, self.journal_guard
+        return RuntimeFigures(
+            damaged_frames=dict(parts.shoe.reader.health().damaged) if parts is not None else {},
+            clock_steps=self.safeguards.clock_watch.steps,
+            journal_failures=guard.counters.failures,
+            journal_refused=guard.counters.refused,
+            journal_unwritable=guard.faulted,
+        )
 
     def published_seq(self) -> int:
         """The last event handed to the streams (any thread: reading an int is safe)."""
@@ -289,6 +305,8 @@ class TableRuntime:
         alarm = self.journal_guard.tripped(err, self.clock.now(), pending)
         if alarm is not None:
             self.notify(alarm)
+            if self._view is not None:
+                self.metrics.view(self.served_view())  # studio_paused says what status says
         if self._tick is not None:
             self._tick.cancel()
             self._tick = None

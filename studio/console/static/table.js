@@ -74,6 +74,13 @@ function show(d) {
       add("Raw frame", i.raw ? `${i.raw}  "${i.raw_text}"` : "");
       add("Detail", i.detail);
       box.appendChild(dl);
+      if (i.crop) {
+        const img = el("img", null, "crop");
+        img.src = i.crop;
+        img.alt = `${i.expected || "the zone"} as the camera sees it`;
+        box.appendChild(el("p", "As the camera sees it:", "crop-label"));
+        box.appendChild(img);
+      }
     }
     return box;
   }) : [el("p", "No incident.")]));
@@ -93,7 +100,7 @@ function show(d) {
       b.id = "acknowledge";
       b.addEventListener("click", async () => {
         const answer = await act(`/table/${table}/acknowledge`, csrf, {});
-        $("answer").textContent = `acknowledge: ${answer.status}`;
+        $("answer").textContent = answer.status === "accepted" ? "acknowledge: accepted" : `acknowledge: ${answer.status}: ${answer.reason}`;
       });
       actions.appendChild(b);
     }
