@@ -163,6 +163,23 @@ def portrait(quad: Quad) -> Quad:
     return out
 
 
+def portraits(quads: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """`portrait` of every quad of `quads` (N, 4, 2) at once (a region's proposals in one pass)."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    nxt = q[:, [1, 2, 3, 0]]
+    ccw = (q[..., 0] * nxt[..., 1] - nxt[..., 0] * q[..., 1]).sum(axis=1) < 0
+    q = np.where(ccw[:, None, None], q[:, ::-1], q)
+    top = np.argmin(q[..., 0] + q[..., 1], axis=1)
+    order = (top[:, None] + np.arange(4)[None, :]) % 4
+    rows = np.arange(len(q))[:, None]
+    d0 = q[rows[:, 0], order[:, 1]] - q[rows[:, 0], order[:, 0]]
+    d1 = q[rows[:, 0], order[:, 2]] - q[rows[:, 0], order[:, 1]]
+    long_first = (d0 * d0).sum(axis=1) > (d1 * d1).sum(axis=1)
+    order = np.where(long_first[:, None], np.roll(order, -1, axis=1), order)
+    out: npt.NDArray[Any] = q[rows, order]
+    return out
+
+
 def _band_brightness(mask: Image, a: Quad, b: Quad, outward: Quad) -> float:
     """Share of bright pixels in a band 4..12 px outside the side a-b (middle 60% of it)."""
     h, w = mask.shape
@@ -452,12 +469,11 @@ def _snapped(
     """
     if not quads:
         return []
-    local = np.stack([portrait(q) for q in quads]) - origin
+    local = portraits(np.stack(quads)) - origin
     free, kept, same = refine_all(edges, local)
-    moved = [portrait(q) for q in free]
     keep = [k for k in range(len(quads)) if not same[k]]
-    moved.extend(portrait(kept[k]) for k in keep)
-    supports = corner_supports_all(edges, np.stack(moved))
+    moved = portraits(np.concatenate([free, kept[keep]]))
+    supports = corner_supports_all(edges, moved)
     outlines = [
         CardOutline(q + origin, contour, True, True, _support(s))
         for q, s in zip(moved, supports, strict=True)
