@@ -66,7 +66,7 @@ def test_calibrate_deck_writes_the_index_sheet_beside_the_profile(
     write_reference_deck(tmp_path / "cards", JUMBO, "scan")
     args = ["calibrate", "deck", "--images", str(tmp_path / "cards"), "--out", str(tmp_path / "p")]
     assert main(args) == 0
-    out, err = capsys.readouterr()
+    out = capsys.readouterr().out
     sheet = cv2.imread(str(tmp_path / "p" / "index_sheet.png"))
     assert sheet is not None and str(tmp_path / "p" / "index_sheet.png") in out
     # Four suits by thirteen ranks of crops, none framed as misread.
