@@ -1,4 +1,8 @@
-"""The simulated table's camera: whether every card of a demo round reads, and at what cost.
+"""The simulated table's camera: whether every card of a round reads, and how soon it is confirmed.
+
+Two modes.
+
+**Built-in designs** (`--design jumbo|classic`, the default mode):
 
 Builds the synthetic felt of each game (`drivers.camera.synthetic.felt`) and its profile as
 `studio run` does, then deals shuffled rounds onto it card by card (each face as the game deals
@@ -10,6 +14,34 @@ immediate mismatch), the deck-learning time and the median time to draw and to r
 on one core.
 
     python bench/felt_camera.py [--rounds 15] [--design jumbo] [--seed N] [--json]
+
+**Generated designs, time to confirmation** (`--split test|tuning`): the first `--designs` designs
+of the split (`drivers/camera/synthetic/splits.py`) are each calibrated from their own 52 flat
+renders only, through `studio calibrate deck`'s code path (`calibrate_deck` on a directory of
+reference images, its profile given the felt's table and zones), then `--rounds` rounds of each
+game are dealt onto the felt (round r of a game uses design r mod N), filmed by a camera in the
+`--envelope` (studio: 1920x1080, cards 140-400 px as the rows fit, defocus <= 0.8 px, motion <=
+2 px, noise, JPEG >= 80, glare; `drivers/camera/synthetic/still_table.py`). Cards lie still: each
+frame of them gets its own defocus, motion, noise and JPEG; the lighting and glare stay for the
+round (`--glare-per-frame` redraws them every frame). After each card is laid, and after the
+reveal turns the face-down cards, frames are read and fed to the table's own `ZoneStabilizer`
+and judged with the controller's `sighting_verdict` until the card is confirmed (at most
+`--window` frames: after that it counts as never confirmed).
+
+The time to confirm a card is the sum of the periods of the frames it took, the first showing it
+to the one that confirmed it; a frame's period is `1 / --fps` (the camera's rate, 30 by default:
+a studio camera; `studio run`'s default of 5 fps needs 3 x 0.2 = 0.6 s by construction) or the
+CPU time that frame's read took on one core, whichever is longer (the reader grabs the next
+frame only when it has read the last). Assumed: the card lands just before a frame is grabbed
+(landing mid-period adds up to one period), and the machine reads nothing else. Drawing frames
+is not counted. Prints rounds, cards, the share confirmed within 0.5 s beside the target (100%),
+p50/p99/max time to confirm, cards never confirmed, wrong confirmations (target 0), per design;
+`--json` prints one JSON object last. The default (3 designs, 3 rounds of each game) runs in a
+few minutes; the target's 1,000 rounds: `--split test --designs 40 --rounds 500` (hours).
+
+    python bench/felt_camera.py --split test|tuning [--designs 3] [--rounds 3] [--fps 30]
+                                [--window 12] [--game G] [--envelope studio|harsh]
+                                [--glare-per-frame] [--seed N] [--json]
 """
 
 from __future__ import annotations
@@ -17,20 +49,43 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
+import tempfile
 import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
 
+from calibration.deck import calibrate_deck
+from calibration.errors import DeckCalibrationError
+from calibration.profile import CalibrationProfile, DeckCalibration, DeckTemplates
+from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer
-from drivers.camera.synthetic.designs import DESIGNS
+from drivers.camera.stability import FRAMES_REQUIRED
+from drivers.camera.synthetic import deckgen
+from drivers.camera.synthetic.designs import DESIGNS, Design
+from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.felt import Felt, FeltLayout, FeltSource, felt_profile
+from drivers.camera.synthetic.reference import write_reference_deck
+from drivers.camera.synthetic.splits import SPLITS
+from drivers.camera.synthetic.still_table import (
+    CardConfirmation,
+    ConfirmationFigures,
+    FrameRead,
+    RoundWatch,
+    StillCamera,
+    still_layout,
+)
 from studio.cards import DECK
 from studio.config import cache_dir
 from studio.games import get_rules
 from studio.runtime.camera import position_rows
 
 GAMES = ("caribbean-stud", "ultimate-holdem")
+TARGET_SECONDS = 0.5
+"""The table's target: every card confirmed within half a second of landing."""
 
 
 class Tally:
@@ -105,20 +160,240 @@ def run(rounds: int, design: str, seed: int) -> dict[str, object]:
     }
 
 
+def calibrated_deck(design: Design) -> tuple[DeckCalibration, DeckTemplates] | str:
+    """The deck of `design` learned as `studio calibrate deck --images DIR` learns it from the
+    design's 52 flat renders, or the calibration's refusal.
+    """
+    with tempfile.TemporaryDirectory(prefix="bench-deck-") as tmp:
+        write_reference_deck(Path(tmp), design, "scan")
+        try:
+            return calibrate_deck(Path(tmp), model_cache=cache_dir())
+        except DeckCalibrationError as exc:
+            return str(exc)
+
+
+@dataclass
+class DesignTally:
+    """One design's cards: how soon each was confirmed, and what the table heard wrongly."""
+
+    name: str
+    failure: str | None = None
+    cards: list[CardConfirmation] = field(default_factory=list)
+    wrongs: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """What a timed run deals and how the camera films it (see the module docstring)."""
+
+    split: str
+    designs: int
+    rounds: int
+    games: tuple[str, ...] = GAMES
+    fps: float = 30.0
+    window: int = 12
+    envelope: str = "studio"
+    seed: int = 7
+    glare_per_frame: bool = False
+
+
+@dataclass
+class Table:
+    """One game on one design's felt: the felt, its camera, and the frames' reader."""
+
+    game: str
+    felt: Felt
+    read: FrameRead
+    camera: StillCamera | None
+
+
+def deal_round(
+    game: str, felt: Felt, watch: RoundWatch, read: FrameRead, rng: random.Random
+) -> list[CardConfirmation]:
+    """Deal one shuffled round of `game` card by card, then reveal; each card's confirmation."""
+    rules = get_rules(game)
+    deck = list(DECK)
+    rng.shuffle(deck)
+    felt.clear()
+    out: list[CardConfirmation] = []
+    down = []
+    for deal in rules.deals:
+        card, up = deck.pop(), deal.face.value == "up"
+        felt.place(deal.position, card, up)
+        watch.lay(deal.position, card, up)
+        out += watch.confirm([deal.position], "laid", read)
+        if not up:
+            down.append(deal.position)
+    for position in down:
+        felt.turn(position)
+        watch.reveal(position)
+    if down:
+        out += watch.confirm(down, "revealed", read)
+    return out
+
+
+def _table(
+    settings: TableSettings, seed: int, game: str, costs: list[float]
+) -> tuple[Table, str | None]:
+    """The felt of `game` for `design`, filmed in the envelope, read by the design's own deck."""
+    design = deckgen.design(seed)
+    rng = np.random.default_rng([settings.seed, seed, GAMES.index(game)])
+    style = ENVELOPES[settings.envelope]
+    rules = get_rules(game)
+    layout = still_layout(position_rows(rules.positions), design, style, rng)
+    felt = Felt(f"{settings.seed}-{seed}-{game}")
+    learned = calibrated_deck(design)
+    if isinstance(learned, str):
+        # Nothing is read: every card of this design counts as never confirmed.
+        return Table(game, felt, lambda: ([], 0.0), None), learned
+    deck, templates = learned
+    profile = CalibrationProfile(table=layout.calibration(), zones=list(layout.zones), deck=deck)
+    recognizer = CardRecognizer(profile, templates)
+    camera = StillCamera(layout, style, rng, glare_per_frame=settings.glare_per_frame)
+
+    def read() -> tuple[list[CardReading], float]:
+        image = camera.frame(felt.view()[1])
+        started = time.thread_time()
+        readings = recognizer.recognize(image)
+        cost = time.thread_time() - started
+        costs.append(cost)
+        return readings, cost
+
+    return Table(game, felt, read, camera), None
+
+
+def run_timed(settings: TableSettings) -> dict[str, object]:
+    """Deal `settings.rounds` rounds of each game over the split's first designs; the figures."""
+    cv2.setNumThreads(1)
+    # Round r of each game is dealt on design r mod N: fewer rounds than designs use fewer.
+    seeds = SPLITS[settings.split][: min(settings.designs, settings.rounds)]
+    names = {s: deckgen.design(s).name for s in seeds}
+    tallies = {name: DesignTally(name) for name in names.values()}
+    tables: dict[tuple[str, str], Table] = {}
+    costs: list[float] = []
+    rng = random.Random(settings.seed)
+    for r in range(settings.rounds):
+        seed = seeds[r % len(seeds)]
+        tally = tallies[names[seed]]
+        for game in settings.games:
+            key = (tally.name, game)
+            if key not in tables:
+                started = time.monotonic()
+                tables[key], failure = _table(settings, seed, game, costs)
+                tally.failure = tally.failure or failure
+                # Progress on stderr: a design's first calibration may train for minutes.
+                print(
+                    f"  {tally.name} {game}: ready in {time.monotonic() - started:.0f} s"
+                    + (f" (calibration failed: {failure})" if failure else ""),
+                    file=sys.stderr,
+                    flush=True,
+                )
+            table = tables[key]
+            if table.camera is not None:
+                table.camera.relight()
+            watch = RoundWatch(get_rules(game).positions, fps=settings.fps, window=settings.window)
+            tally.cards += deal_round(game, table.felt, watch, table.read, rng)
+            tally.wrongs += [f"{tally.name} {game} round {r}: {w}" for w in watch.wrongs]
+    everything = [c for t in tallies.values() for c in t.cards]
+    wrongs = [w for t in tallies.values() for w in t.wrongs]
+    late = [
+        f"{name} {c.zone} {c.code} {c.kind}: "
+        + (f"{c.frames} frames, {c.seconds:.3f} s" if c.seconds is not None else "never")
+        for name, t in tallies.items()
+        for c in t.cards
+        if c.seconds is None or c.seconds > TARGET_SECONDS
+    ]
+    return {
+        **{k: v for k, v in asdict(settings).items()},
+        "designs": len(seeds),
+        "rounds_total": settings.rounds * len(settings.games),
+        "frames_required": FRAMES_REQUIRED,
+        "read_ms_p50": round(1000 * float(np.median(costs)), 1) if costs else None,
+        "frames_read": len(costs),
+        "target": {"within_seconds": TARGET_SECONDS, "within_target": 1.0, "wrong": 0},
+        **asdict(ConfirmationFigures.of(everything, len(wrongs), TARGET_SECONDS)),
+        "calibration_failures": {n: t.failure for n, t in tallies.items() if t.failure},
+        "per_design": {
+            n: asdict(ConfirmationFigures.of(t.cards, len(t.wrongs), TARGET_SECONDS))
+            for n, t in tallies.items()
+        },
+        "late": late[:20],
+        "wrongs": wrongs[:20],
+    }
+
+
+def print_timed(result: dict[str, object]) -> None:
+    """The figures of `run_timed` in words, beside the target."""
+    label = " (held out: the figure that counts)" if result["split"] == "test" else ""
+    print(
+        f"{result['split']} split{label}, {result['envelope']} envelope: {result['designs']}"
+        f" designs, {result['rounds_total']} rounds, {result['cards']} cards"
+        f" ({result['laid']} laid, {result['revealed']} revealed), {result['frames_read']} frames"
+    )
+    share = result["within_target"]
+    print(
+        f"confirmed within {TARGET_SECONDS} s: "
+        + (f"{share:.2%}" if isinstance(share, float) else "-")
+        + f"  (target 100%)   wrong confirmations: {result['wrong_confirmations']}  (target 0)"
+    )
+    print(
+        f"time to confirm p50 {result['p50_s']} s, p99 {result['p99_s']} s, max"
+        f" {result['max_s']} s (None: never); never confirmed within {result['window']} frames:"
+        f" {result['never_confirmed']}"
+    )
+    print(
+        f"camera {result['fps']:g} fps, {result['frames_required']} agreeing frames; a frame read"
+        f" in {result['read_ms_p50']} ms (median, one core)"
+    )
+    per_design = result["per_design"]
+    failures = result["calibration_failures"]
+    assert isinstance(per_design, dict) and isinstance(failures, dict)
+    for name, row in per_design.items():
+        failed = f"  CALIBRATION FAILED: {failures[name]}" if name in failures else ""
+        print(
+            f"  {name:9s} {row['cards']:4d} cards  within {row['within_target']}"
+            f"  never {row['never_confirmed']}  wrong {row['wrong_confirmations']}{failed}"
+        )
+    for line in [*result["late"], *result["wrongs"]]:  # type: ignore[misc]
+        print(f"  {line}")
+
+
 def main() -> None:
     """Parse arguments, run, print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--rounds", type=int, help="rounds of each game (15; --split: 3)")
     parser.add_argument("--design", choices=sorted(DESIGNS), default="jumbo")
+    parser.add_argument("--split", choices=sorted(SPLITS), help="generated designs, timed")
+    parser.add_argument("--designs", type=int, default=3, help="--split: its first N designs")
+    parser.add_argument("--game", choices=GAMES, help="--split: this game only (default: both)")
+    parser.add_argument("--fps", type=float, default=30.0, help="--split: the camera's rate")
+    parser.add_argument("--window", type=int, default=12, help="--split: frames to wait a card")
+    parser.add_argument("--envelope", choices=sorted(ENVELOPES), default="studio")
+    parser.add_argument("--glare-per-frame", action="store_true", help="--split: relight always")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = run(args.rounds, args.design, args.seed)
+    if args.split is not None:
+        if args.designs < 1 or args.fps <= 0 or args.window < 1 or (args.rounds or 1) < 1:
+            parser.error("--designs, --rounds and --window must be at least 1, --fps positive")
+        settings = TableSettings(
+            args.split, min(args.designs, len(SPLITS[args.split])),
+            3 if args.rounds is None else args.rounds,
+            GAMES if args.game is None else (args.game,), args.fps, args.window, args.envelope,
+            args.seed, args.glare_per_frame,
+        )  # fmt: skip
+        timed = run_timed(settings)
+        print_timed(timed)
+        if args.json:
+            print(json.dumps(timed))
+        return
+    rounds = 15 if args.rounds is None else args.rounds
+    result = run(rounds, args.design, args.seed)
     if args.json:
         print(json.dumps(result))
         return
     print(
-        f"{result['design']}: {result['reads']} card reads over {args.rounds} rounds of each game:"
+        f"{result['design']}: {result['reads']} card reads over {rounds} rounds of each game:"
         f" {result['misses']} missed, {result['wrong']} wrong"
     )
     print(

@@ -209,6 +209,9 @@ class CameraConfig(_Section):
 class JournalConfig(_Section):
     """Where the journal lives, and whether events fsync too (inputs always do).
 
+    `studio run` writes each input together with its events, one fsynced transaction, so there
+    they are durable either way; `durable_events` matters to the two-commit writers (simulate).
+
     A signed checkpoint of the journal's end goes out on the restricted stream every
     `checkpoint_events` events and at every round's end (`studio.journal.anchors`).
     """

@@ -1,7 +1,9 @@
-"""A card's events are sent as soon as its input is durable, before they are stored.
+"""Events sent as soon as their input is durable, before they are stored, and the publisher's order.
 
-The runtime journals each input durably, applies it, sends its events (the public stream first)
-and only then stores them (`RecordedTable.apply` / `store`). Nothing may be lost by that order:
+A shell may journal each input durably, apply it, send its events (the public stream first) and
+only then store them (`RecordedTable.apply` / `store`; `studio run` now writes an input and its
+events in one transaction before sending, `tests/test_journal_step.py`). Nothing may be lost by
+that order:
 each stream keeps its own sequence, an event sent but not yet stored is what recovery rebuilds,
 and the replay service waits for events it has not seen stored rather than end short of them.
 """

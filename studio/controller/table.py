@@ -133,6 +133,15 @@ class TableController:
         """Why `command` would be refused now (one line), or None when it would apply."""
         return commands.check(self._state, command)
 
+    def adopt(self, rebuilt: TableController) -> None:
+        """Take the state of `rebuilt`, a controller of the same settings, as this one's own.
+
+        The running table applies an input before its journal write; if the write fails, the
+        input is not on record, so the state it led to is dropped for one rebuilt from the
+        journal (`studio.journal.recorder.rebuild`). `rebuilt` must not be used afterwards.
+        """
+        self._state = rebuilt._state
+
     def view(self) -> TableView:
         """The table now as a frozen `TableView` (restricted: it shows face-down cards)."""
         return table_view(self._state)

@@ -91,11 +91,45 @@ class RecordedTable:
 
     `submit(inp)` appends the input durably, applies it, stores the events and returns them. If
     the process dies anywhere inside `submit`, `recover` restores exactly the same history.
+    `step(inp)` is the running table's way: the input and its events in one durable write.
     """
 
     def __init__(self, journal: Journal, controller: Controller) -> None:
         self.journal = journal
         self.controller = controller
+        self.ahead = False
+        """True after a `step` whose write failed: the controller has applied an input the
+        journal does not hold, and takes no other until it is rebuilt (`rebuild`)."""
+
+    def step(self, inp: Input) -> list[StoredEvent]:
+        """Apply `inp`, then journal it with its events in one durable transaction; return them.
+
+        The controller decides first and the input and its events reach the disk together, with
+        one fsync (a crash keeps both or neither): nothing may act on the events, publish them
+        or acknowledge the input's source, before this returns. Raises `JournalError` when the
+        write fails: then nothing is on record, but the controller has applied `inp`, so `ahead`
+        is set and every later `step` is refused until the owner rebuilds the controller from
+        the journal (`rebuild`, into a fresh controller it then adopts).
+        """
+        if self.ahead:
+            raise JournalError(
+                f"{self.journal.path}: the controller holds an input the journal refused; "
+                "it must be rebuilt from the journal first"
+            )
+        data = inp.model_dump(mode="json")
+        events = [StoredEvent(e, event_json(e)) for e in self.controller.handle(inp)]
+        try:
+            self.journal.append_input(
+                data,
+                events=[
+                    {"seq": e.envelope.seq, "game_number": e.envelope.game_number} for e in events
+                ],
+                bodies=[e.body for e in events],
+            )
+        except JournalError:
+            self.ahead = True
+            raise
+        return events
 
     def submit(self, inp: Input) -> list[Envelope]:
         """Journal `inp`, apply it, store and return its events.
@@ -224,6 +258,22 @@ def replay(journal: Journal, controller: Controller) -> tuple[RecoveryReport, li
     return result, missing
 
 
+def rebuild(journal: Journal, controller: Controller) -> RecoveryReport:
+    """Replay `journal` into the fresh `controller` and store what a crash kept from being stored.
+
+    `controller` ends in the state the journal's inputs lead to, as after a restart but without
+    the `Restarted` input (a running table rebuilds its controller so after a `RecordedTable.step`
+    whose write failed). Raises as `replay` does, and `JournalError` when the missing events
+    cannot be stored.
+    """
+    result, missing = replay(journal, controller)
+    if missing:
+        log.warning("%s: storing %d events lost in a crash", journal.path, len(missing))
+        journal.append_events([e.model_dump(mode="json") for e in missing])
+        result.restored = len(missing)
+    return result
+
+
 def recover(journal: Journal, controller: Controller, now: datetime) -> RecoveryReport:
     """Replay `journal` through the fresh `controller`, repair a torn tail, journal a restart.
 
@@ -239,11 +289,7 @@ def recover(journal: Journal, controller: Controller, now: datetime) -> Recovery
     report = verify(journal)
     if not report.ok:
         raise JournalError(f"{journal.path}: {report.problem}; run `studio journal verify`")
-    result, missing = replay(journal, controller)
-    if missing:
-        log.warning("%s: storing %d events lost in a crash", journal.path, len(missing))
-        journal.append_events([e.model_dump(mode="json") for e in missing])
-        result.restored = len(missing)
+    result = rebuild(journal, controller)
     last = journal.last_input()
     if last is not None:
         last_ts = parse_input(last.body).ts

@@ -6,7 +6,10 @@ writes again: a framed shoe's card is not acknowledged, so the shoe keeps it and
 a command is answered with the reason. The fault cannot be journalled while it lasts, so it is
 said on the restricted stream (a `JournalAlarm` marked as not journalled) and in the log; the
 runtime retries every `RETRY_SECONDS`, and on the first write that succeeds journals the fault as
-an `AlarmRaised` input, which pauses the table until a shift manager resumes it.
+an `AlarmRaised` input, which pauses the table until a shift manager resumes it. An input and its
+events are written in one transaction (`RecordedTable.step`), so a failed write leaves nothing of
+them to store later; the controller, which had applied the input, is rebuilt from the journal
+before the alarm applies.
 
 `JournalGuard` holds that state and makes the notices and the input; the runtime does the I/O.
 `CardGate` keeps a framed shoe's deliveries in order around the refusals.
@@ -15,12 +18,11 @@ an `AlarmRaised` input, which pauses the table until a shift manager resumes it.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
 from drivers.shoe.readings import Receipt
-from studio.journal.recorder import StoredEvent
 from studio.messages import AlarmRaised
 from studio.messages.notices import JournalAlarm
 from studio.messages.view import IncidentView, TableView
@@ -33,16 +35,11 @@ RETRY_SECONDS = 1.0
 
 @dataclass(slots=True)
 class JournalFault:
-    """A journal failure in progress: since when, what failed, and what waits for the journal.
-
-    `pending` are events of an input already journalled whose own write failed: they are stored
-    first when the journal takes writes again (recovery would rebuild them otherwise).
-    """
+    """A journal failure in progress: since when, what failed, how many inputs were refused."""
 
     since: datetime
     detail: str
     refused: int = 0
-    pending: list[StoredEvent] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -67,21 +64,16 @@ class JournalGuard:
         """Whether the journal has failed and not yet taken a write again."""
         return self.fault is not None
 
-    def tripped(
-        self, err: BaseException, now: datetime, pending: list[StoredEvent] | None = None
-    ) -> JournalAlarm | None:
+    def tripped(self, err: BaseException, now: datetime) -> JournalAlarm | None:
         """Note a failed write at `now`; return the alarm to publish when a fault begins.
 
         A failure while already faulted (a retry) returns None: the alarm was said once.
-        `pending` are the events whose write failed (their input is on record).
         """
         began = self.fault is None
         if self.fault is None:
             self.fault = JournalFault(since=now, detail=str(err))
             self.counters.failures += 1
             log.error("journal not writable: %s; the table refuses every input until it is", err)
-        if pending:
-            self.fault.pending.extend(pending)
         return self._alarm("unwritable", now) if began else None
 
     def refused(self) -> str:
@@ -90,12 +82,6 @@ class JournalGuard:
         self.fault.refused += 1
         self.counters.refused += 1
         return f"the journal is not writable ({self.fault.detail}): nothing is acted on"
-
-    def take_pending(self) -> list[StoredEvent]:
-        """The events waiting to be stored, handed over once (put back with `tripped`)."""
-        assert self.fault is not None
-        pending, self.fault.pending = self.fault.pending, []
-        return pending
 
     def alarm_input(self, now: datetime) -> AlarmRaised:
         """The input that journals the fault once the journal takes writes (it pauses the table)."""

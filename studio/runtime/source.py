@@ -5,10 +5,12 @@ the journal file (a SQLite connection belongs to the thread that made it) while 
 appends through another; WAL mode lets the reader see every committed event without blocking
 the writer. Events are read by sequence number through the journal's `(kind, seq)` index.
 
-The runtime sends an input's events before it stores them (`RecordedTable.apply`), so for a
-moment the streams may carry an event the journal does not hold yet. A subscriber that saw it
-and asks for what it missed must not be told the journal ends short of it: a request waits (up to
-`STORE_WAIT` seconds) until every event published when it came in is stored.
+The runtime stores an input's events with the input, before it sends them
+(`RecordedTable.step`). A shell that sends events before it stores them (`RecordedTable.apply`,
+then `store`) leaves a moment in which the streams carry an event the journal does not hold yet;
+a subscriber that saw it and asks for what it missed must not be told the journal ends short of
+it, so a request waits (up to `STORE_WAIT` seconds) until every event published when it came in
+is stored.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ controller and the journal (so neither needs a lock):
   (finished `card_seen` and `device_status` inputs, through `call_soon_threadsafe`), the command
   channel's thread (through `run_coroutine_threadsafe`, answered when the loop has decided), the
   clock (a tick at the controller's next timer deadline) and the simulated dealer;
-- each input is journalled durably before the controller sees it (`RecordedTable`), and every
-  event it causes is published on the public and restricted streams;
+- each input is applied and then journalled durably with the events it caused, in one
+  transaction (`RecordedTable.step`), before any of them is published on the public and
+  restricted streams or acknowledged to the shoe;
 - the replay service serves the journal by sequence number and the latest snapshot;
 - in-process consumers (the camera's zones, the simulated dealer's felt) attach as listeners
   (`add_listener`) and see every event once it is on the streams;
@@ -41,9 +42,10 @@ from drivers.shoe.readings import Delivery, ShoeReset
 from studio.bus.commands import CommandDecision, CommandRequest
 from studio.bus.wire import encode_event
 from studio.config import RuntimeConfig
+from studio.controller import TableController
 from studio.errors import JournalError, StudioError
 from studio.journal import RecordedTable
-from studio.journal.recorder import StoredEvent, event_json
+from studio.journal.recorder import StoredEvent, event_json, rebuild
 from studio.logs import set_log_context
 from studio.messages import CardDrawn, DeviceStatus, Envelope, Input, Tick
 from studio.messages.notices import AnyNotice
@@ -192,11 +194,13 @@ class TableRuntime:
         return parts
 
     def submit(self, inp: Input) -> list[Envelope]:
-        """Journal `inp`, apply it, publish its events and re-arm the clock; return the events.
+        """Apply `inp`, journal it with its events, publish them, re-arm the clock; return them.
 
-        Runs in the loop's thread only. An input that is not on record must not be applied, and
-        no later one may be either: while the journal cannot be written every input is refused
-        with a `JournalError` (see `studio.runtime.journal_guard`).
+        Runs in the loop's thread only. An input that is not on record must not be acted on, and
+        no later one may be either: its events are published only once the input and they are
+        on disk (one fsync), and while the journal cannot be written every input is refused
+        with a `JournalError` (see `studio.runtime.journal_guard`); the controller, which
+        applied the refused input, is rebuilt from the journal before it takes another.
         """
         parts = self._running()
         if self._failure is not None:
@@ -208,7 +212,7 @@ class TableRuntime:
             inp = inp.model_copy(update={"mono": self.clock.monotonic()})
         started = time.perf_counter()
         try:
-            stored = parts.table.apply(inp)
+            stored = parts.table.step(inp)
         except JournalError as err:
             self._journal_failed(err)
             raise
@@ -216,26 +220,17 @@ class TableRuntime:
         return self._applied(parts, inp, stored)
 
     def _applied(self, parts: TableParts, inp: Input, stored: list[StoredEvent]) -> list[Envelope]:
-        """Publish and store the events of `inp`, which is on record; return them."""
+        """Publish the events of `inp`, which are on record with it; return them."""
         if isinstance(inp, CardDrawn):
             self._cards_drawn += 1
             self._card_applied.set()
             self._card_applied = asyncio.Event()
-        # The input is on disk, so these events are on record: recovery rebuilds exactly them.
-        # Sending them before the event append takes that write off every card's latency; the
-        # replay service waits for them to be stored (JournalSource).
+        # The input and its events are on disk (one transaction): a subscriber only ever sees
+        # what recovery finds, and the replay service has every event it may be asked for.
         try:
             self._publish(parts, stored)
         finally:
-            # Stored whatever the streams did: the next input's events must follow these.
-            try:
-                parts.table.store(stored)
-            except JournalError as err:
-                # The input is on record, so it stands; its events are stored when the journal
-                # takes writes again (or rebuilt by recovery), and the next input is refused.
-                self._journal_failed(err, stored)
-            else:
-                self.safeguards.stored(stored)
+            self.safeguards.stored(stored)
         self._view = parts.controller.view()
         self.metrics.view(self._view)
         set_log_context(game_number=self._view.game_number, seq=self._view.seq)
@@ -300,9 +295,9 @@ class TableRuntime:
         except StudioError:
             log.exception("the %s notice was not published", notice.kind)
 
-    def _journal_failed(self, err: JournalError, pending: list[StoredEvent] | None = None) -> None:
+    def _journal_failed(self, err: JournalError) -> None:
         """Latch the journal's fault, say so on the restricted stream, and retry later."""
-        alarm = self.journal_guard.tripped(err, self.clock.now(), pending)
+        alarm = self.journal_guard.tripped(err, self.clock.now())
         if alarm is not None:
             self.notify(alarm)
             if self._view is not None:
@@ -315,23 +310,33 @@ class TableRuntime:
             self._journal_retry = loop.call_later(RETRY_SECONDS, self._retry_journal)
 
     def _retry_journal(self) -> None:
-        """Try the journal again: store what waits, then journal the fault itself (it pauses)."""
+        """Try the journal again: rebuild the controller if need be, journal the fault (a pause)."""
         self._journal_retry = None
         guard, parts = self.journal_guard, self._parts
         if not guard.faulted or parts is None or self._stopping:
             return
-        pending = guard.take_pending()
         now = self.clock.now()
         alarm = guard.alarm_input(now)
         try:
-            if pending:
-                parts.table.store(pending)
-            stored = parts.table.apply(alarm)
+            if parts.table.ahead:
+                self._rebuild_controller(parts)
+            stored = parts.table.step(alarm)
         except JournalError as err:
-            self._journal_failed(err, pending if guard.faulted and pending else None)
+            self._journal_failed(err)
             return
         self.notify(guard.cleared(now))
         self._applied(parts, alarm, stored)
+
+    def _rebuild_controller(self, parts: TableParts) -> None:
+        """Replace the controller's state by the journal's (it applied an input never recorded).
+
+        Raises `JournalError` (the journal cannot be read); the fault stays latched meanwhile.
+        """
+        fresh = TableController(parts.settings)
+        report = rebuild(parts.journal, fresh)
+        parts.controller.adopt(fresh)
+        parts.table.ahead = False
+        log.info("controller rebuilt from the journal after a refused write: %s", report.summary())
 
     def _arm_clock(self) -> None:
         """Schedule a tick at the controller's earliest timer deadline (none while paused)."""

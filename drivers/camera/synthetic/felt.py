@@ -153,9 +153,15 @@ class FeltLayout:
 
     @classmethod
     def build(
-        cls, rows: Sequence[Sequence[str]], design: Design, size: tuple[int, int] = FRAME_SIZE
+        cls,
+        rows: Sequence[Sequence[str]],
+        design: Design,
+        size: tuple[int, int] = FRAME_SIZE,
+        card_px: float = CARD_PX,
     ) -> FeltLayout:
-        """Zones for `rows` of names (top row first), framed so cards are about `CARD_PX` tall.
+        """Zones for `rows` of names (top row first), framed so cards are about `card_px` tall.
+
+        Cards get less when the layout would not fit the frame `size`.
 
         Raises `ValueError` when a name appears twice.
         """
@@ -164,7 +170,7 @@ class FeltLayout:
         extent_w = float(corners[:, 0].max() - corners[:, 0].min())
         extent_h = float(corners[:, 1].max() - corners[:, 1].min())
         width, height = size
-        scale = min(CARD_PX / CARD_HEIGHT_MM, 0.96 * width / extent_w, 0.96 * height / extent_h)
+        scale = min(card_px / CARD_HEIGHT_MM, 0.96 * width / extent_w, 0.96 * height / extent_h)
         similarity = np.array([[scale, 0, width / 2], [0, scale, height / 2], [0, 0, 1.0]])
         tilt = np.eye(3)
         tilt[2, :2] = _TILT
