@@ -19,7 +19,7 @@ import hashlib
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +88,7 @@ def train_index_model(
     *,
     seed: int = 0,
     cache_dir: Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[IndexModel, int]:
     """A model reading `window` (pixels of the flat cards), and its count of training windows.
 
@@ -96,7 +97,8 @@ def train_index_model(
     training version and training source code) is loaded from there instead of trained again,
     and a new one is stored there; a cached file that cannot be read is trained again and
     replaced, and a cache that cannot be written is logged and skipped (the model is as good;
-    the next start retrains).
+    the next start retrains). `progress(stage, done, total)` is told how far rendering
+    ("render", windows) and training ("train", epochs) are; a cached model calls it never.
     """
     size = training_size()
     key = model_key(flats, window, ranks, suits, seed, size)
@@ -109,7 +111,7 @@ def train_index_model(
         if found is None and cache_dir is not None:
             found = _load_cached(cache_dir, key, ranks, suits)
         if found is None:
-            found = _train(flats, window, ranks, suits, seed, size)
+            found = _train(flats, window, ranks, suits, seed, size, progress)
             if cache_dir is not None:
                 _store(cache_dir, key, *found)
         _CACHE.clear()  # one deck at a time is what a process uses; keep memory flat
@@ -202,11 +204,15 @@ def _train(
     suits: list[str],
     seed: int,
     size: TrainingSize,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[IndexModel, int]:
     rng = np.random.default_rng(seed)
+    report = progress or (lambda stage, done, total: None)
     rank_names = (*ranks, NONE)
     suit_names = (*suits, NONE)
-    x, rank_y, suit_y = training_windows(flats, window, rank_names, suit_names, rng, size)
+    x, rank_y, suit_y = training_windows(
+        flats, window, rank_names, suit_names, rng, size, report=report
+    )
     start = universal_weights()
     if (
         start is not None
@@ -222,7 +228,15 @@ def _train(
         start = None
         recipe = corner_net.Recipe(epochs=size.epochs, batch=BATCH, learning_rate=LEARNING_RATE)
     weights = corner_net.train(
-        x, rank_y, suit_y, len(rank_names), len(suit_names), seed=seed, recipe=recipe, init=start
+        x,
+        rank_y,
+        suit_y,
+        len(rank_names),
+        len(suit_names),
+        seed=seed,
+        recipe=recipe,
+        init=start,
+        progress=functools.partial(report, "train"),
     )
     return IndexModel(rank_names, suit_names, corner_net.to_onnx(weights)), len(x)
 
@@ -235,6 +249,7 @@ def training_windows(
     rng: np.random.Generator,
     size: TrainingSize,
     look: CameraLook = DEFAULT_LOOK,
+    report: Callable[[str, int, int], None] | None = None,
 ) -> tuple[Array, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Index windows of the deck `flats` through random cameras, and their class indices.
 
@@ -242,8 +257,12 @@ def training_windows(
     slightly wrong outline) are labelled with the card's rank and suit; `size.negatives`
     windows holding no index of this deck (other parts of a face, backs, chips) are labelled
     `NONE` for both heads. Windows with no print at all (`window_tensor` None) are left out.
+    `report(stage, done, total)` is told of the renders ("render") as they progress.
     Returns (N, CHANNELS, H, W) windows and the rank and suit indices into the names given.
     """
+    renders = len(flats) * size.positives_per_card + size.negatives
+    if report is None:
+        report = lambda stage, done, total: None  # noqa: E731
     rows: list[Array] = []
     rank_y: list[int] = []
     suit_y: list[int] = []
@@ -256,9 +275,10 @@ def training_windows(
                 rank_y.append(rank_names.index(rank))
                 suit_y.append(suit_names.index(suit))
 
-    for code in sorted(flats):
+    for n, code in enumerate(sorted(flats)):
         for _ in range(size.positives_per_card):
             add(camera_corners(flats[code], window, rng, look, cuts=size.cuts), code[0], code[1])
+        report("render", (n + 1) * size.positives_per_card, renders)
     codes = sorted(flats)
     some = flats[codes[0]]
     ch, cw = some.shape[:2]
@@ -277,6 +297,7 @@ def training_windows(
         else:
             fake = _back(rng, (cw, ch)) if kind == 1 else _chip(rng, (cw, ch))
             add(camera_corners(fake, window, rng, look), NONE, NONE)
+    report("render", renders, renders)
     return np.stack(rows), np.array(rank_y, np.int64), np.array(suit_y, np.int64)
 
 

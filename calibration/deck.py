@@ -8,7 +8,7 @@ every card's index becomes the profile's `index_window`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,9 @@ from calibration.glyphs import Image, IndexInk, aspect, find_index, normalise, s
 from calibration.index_model import weights_digest, window_tensor
 from calibration.profile import DeckCalibration, DeckTemplates, IndexModelInfo
 from studio.cards import DECK, RANK_CHARS, SUIT_CHARS
+
+Progress = Callable[[str, int, int], None]
+"""`progress(stage, done, total)`: how far a stage of calibration ("render", "train") is."""
 
 CANON_SIZE = (200, 280)
 """Width and height, in pixels, of a card flattened for reading (63 x 88 mm at ~3.2 px/mm)."""
@@ -210,13 +213,17 @@ def read_reference(path: Path) -> Image:
 
 
 def learn_deck(
-    cards: Mapping[str, Image], *, model_cache: Path | None = None
+    cards: Mapping[str, Image],
+    *,
+    model_cache: Path | None = None,
+    progress: Progress | None = None,
 ) -> tuple[DeckCalibration, DeckTemplates]:
     """Learn the deck from 52 flat upright card images keyed by code (`AS`...).
 
     Returns the deck geometry and its templates, with the learned index reader trained from the
     same cards (`calibration.corner_training`; a few seconds, cached per process by the
-    references' hash, and across processes in `model_cache` when given). Raises
+    references' hash, and across processes in `model_cache` when given). `progress(stage, done,
+    total)` hears how the training's rendering and fitting advance (`train_index_model`). Raises
     `DeckCalibrationError` for a missing card or a card whose index cannot be located.
     """
     missing = [c.code for c in DECK if c.code not in cards]
@@ -276,7 +283,12 @@ def learn_deck(
     window_px = window_pixels(window)
     _check_not_blank(flats, window_px, unlocated)
     model, samples = train_index_model(
-        flats, window_px, list(RANK_CHARS), list(SUIT_CHARS), cache_dir=model_cache
+        flats,
+        window_px,
+        list(RANK_CHARS),
+        list(SUIT_CHARS),
+        cache_dir=model_cache,
+        progress=progress,
     )
     model_info = IndexModelInfo(
         sha256=weights_digest(model),
@@ -433,12 +445,12 @@ def face_layouts(
 
 
 def calibrate_deck(
-    directory: Path, *, model_cache: Path | None = None
+    directory: Path, *, model_cache: Path | None = None, progress: Progress | None = None
 ) -> tuple[DeckCalibration, DeckTemplates]:
     """Learn the deck from the 52 image files in `directory` (see `reference_images`).
 
-    `model_cache` is passed to `learn_deck`.
+    `model_cache` and `progress` are passed to `learn_deck`.
     """
     paths = reference_images(directory)
     cards = {code: read_reference(path) for code, path in paths.items()}
-    return learn_deck(cards, model_cache=model_cache)
+    return learn_deck(cards, model_cache=model_cache, progress=progress)

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.edges import corner_supports, local_edges, refine
+from drivers.camera.edges import corner_supports_all, local_edges, refine_all
 from drivers.camera.merged import row_proposals
 
 Image = npt.NDArray[Any]
@@ -52,8 +52,9 @@ def _hollow(mask: Image, contour: npt.NDArray[Any], share: float = _HOLLOW) -> b
     x, y, w, h = cv2.boundingRect(contour)
     solid = np.zeros((h, w), np.uint8)
     cv2.drawContours(solid, [contour - np.array([x, y])], -1, 1, -1)
-    inside = int(solid.sum())
-    return inside == 0 or float((mask[y : y + h, x : x + w] & solid).sum()) / inside < share
+    inside = cv2.countNonZero(solid)
+    bright = cv2.countNonZero(cv2.bitwise_and(mask[y : y + h, x : x + w], solid))
+    return inside == 0 or float(bright) / inside < share
 
 
 def _felt_inside(frame: Image, contour: npt.NDArray[Any]) -> bool:
@@ -99,13 +100,19 @@ def _felt_holes(
     roi = frame[y0:y1, x0:x1]
     outer = roi[ring].astype(np.float32)
     out = []
+    reach = _RING_IN.shape[0] // 2 + 1
     for hole in holes:
-        hole_mask = np.zeros(shape, np.uint8)
-        cv2.drawContours(hole_mask, [hole - np.array([x0, y0])], -1, 1, -1)
+        # The hole's own box, widened by the erosion's reach or to the region's crop: the same
+        # core as eroding the whole crop, at the cost of the hole's size.
+        hx, hy, hw, hh = cv2.boundingRect(hole)
+        cx0, cy0 = max(0, hx - x0 - reach), max(0, hy - y0 - reach)
+        cx1, cy1 = min(shape[1], hx - x0 + hw + reach), min(shape[0], hy - y0 + hh + reach)
+        hole_mask = np.zeros((cy1 - cy0, cx1 - cx0), np.uint8)
+        cv2.drawContours(hole_mask, [hole - np.array([x0 + cx0, y0 + cy0])], -1, 1, -1)
         core = cv2.erode(hole_mask, _RING_IN) > 0
         if not core.any():
             continue
-        inner = roi[core].astype(np.float32)
+        inner = roi[cy0:cy1, cx0:cx1][core].astype(np.float32)
         # A back's pattern varies inside; felt is flat (noise only) and of the felt's colour.
         same = float(np.abs(inner.mean(axis=0) - outer.mean(axis=0)).max()) < _FELT_MATCH
         if same and float(inner.std(axis=0).max()) < 2 * float(outer.std(axis=0).max()) + 4:
@@ -153,6 +160,23 @@ def portrait(quad: Quad) -> Quad:
     if float(d[0] @ d[0]) > float(d[1] @ d[1]):
         order = order[1:] + order[:1]
     out: Quad = q[order]
+    return out
+
+
+def portraits(quads: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """`portrait` of every quad of `quads` (N, 4, 2) at once (a region's proposals in one pass)."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    nxt = q[:, [1, 2, 3, 0]]
+    ccw = (q[..., 0] * nxt[..., 1] - nxt[..., 0] * q[..., 1]).sum(axis=1) < 0
+    q = np.where(ccw[:, None, None], q[:, ::-1], q)
+    top = np.argmin(q[..., 0] + q[..., 1], axis=1)
+    order = (top[:, None] + np.arange(4)[None, :]) % 4
+    rows = np.arange(len(q))[:, None]
+    d0 = q[rows[:, 0], order[:, 1]] - q[rows[:, 0], order[:, 0]]
+    d1 = q[rows[:, 0], order[:, 2]] - q[rows[:, 0], order[:, 1]]
+    long_first = (d0 * d0).sum(axis=1) > (d1 * d1).sum(axis=1)
+    order = np.where(long_first[:, None], np.roll(order, -1, axis=1), order)
+    out: npt.NDArray[Any] = q[rows, order]
     return out
 
 
@@ -327,6 +351,7 @@ def detect_cards(
         if grown is not None:
             out.append(CardOutline(portrait(grown), contour, True))
     pieces = [c for c in contours if cv2.contourArea(c) >= min_area]
+    means = [_mean_point(p) for p in pieces]
     regions: list[BrightRegion] = []
     # A court card's picture panel is framed by a dotted line and its index ink cuts the narrow
     # margin beside it: opened as it is, the card falls apart into two L-shaped halves. Closing
@@ -345,15 +370,23 @@ def detect_cards(
                     holes.append(found_regions[child])
                 child = int(tree[0][child][0])
             felt = _felt_holes(frame, region, holes) if holes and frame is not None else ()
-            in_region = tuple(p for p in pieces if inside(region, p))
+            in_region = tuple(p for p, m in zip(pieces, means, strict=True) if _holds(region, m))
             regions.append(BrightRegion(region, in_region, felt))
     return Detection(out, regions)
 
 
 def inside(region: npt.NDArray[Any], contour: npt.NDArray[Any]) -> bool:
     """True when the mean point of `contour` lies inside `region` (both image contours)."""
+    return _holds(region, _mean_point(contour))
+
+
+def _mean_point(contour: npt.NDArray[Any]) -> tuple[float, float]:
     px, py = (float(v) for v in contour.reshape(-1, 2).mean(axis=0))
-    return cv2.pointPolygonTest(region, (px, py), False) >= 0
+    return px, py
+
+
+def _holds(region: npt.NDArray[Any], point: tuple[float, float]) -> bool:
+    return cv2.pointPolygonTest(region, point, False) >= 0
 
 
 def _body(contour: npt.NDArray[Any], holes: tuple[npt.NDArray[Any], ...] = ()) -> npt.NDArray[Any]:
@@ -407,13 +440,12 @@ def propose(
         quads.append(cv2.boxPoints(cv2.minAreaRect(region.contour)).astype(np.float64))
     out: list[CardOutline] = []
     kept = np.empty((0, 4, 2))
-    for quad in quads:
-        # A side may snap onto its own edge or, when that is covered, onto a neighbour's: both
-        # are tried. Proposals from nearby lines often snap onto the same card: read it once.
-        for outline in _snapped(edge_map, origin, quad, region.contour):
-            if not _seen(outline.corners, kept):
-                out.append(outline)
-                kept = np.concatenate([kept, outline.corners[None]])
+    # A side may snap onto its own edge or, when that is covered, onto a neighbour's: both are
+    # tried. Proposals from nearby lines often snap onto the same card: read it once.
+    for outline in _snapped(edge_map, origin, quads, region.contour):
+        if not _seen(outline.corners, kept):
+            out.append(outline)
+            kept = np.concatenate([kept, outline.corners[None]])
     return out
 
 
@@ -427,19 +459,36 @@ def _seen(a: Quad, kept: npt.NDArray[Any]) -> bool:
 
 
 def _snapped(
-    edges: Image, origin: Quad, quad: Quad, contour: npt.NDArray[Any]
-) -> tuple[CardOutline, CardOutline]:
-    """Speculative outlines of `quad` with its sides moved onto edges, free and size-keeping.
+    edges: Image, origin: Quad, quads: list[Quad], contour: npt.NDArray[Any]
+) -> list[CardOutline]:
+    """Speculative outlines of `quads` with their sides moved onto edges, with their support.
 
-    Each carries its corners' support. `edges` is an edge map whose top-left pixel is `origin`.
+    Per quad, free then size-keeping (once when both are the same quad). `edges` is an edge
+    map whose top-left pixel is `origin`. All quads are refined in one pass
+    (`edges.refine_all`): a region's tens of proposals cost about one.
     """
-    free, kept = refine(edges, portrait(quad) - origin)
-    q = portrait(free)
-    first = CardOutline(q + origin, contour, True, True, corner_supports(edges, q))
-    if kept is free:
-        return first, first
-    q = portrait(kept)
-    return first, CardOutline(q + origin, contour, True, True, corner_supports(edges, q))
+    if not quads:
+        return []
+    local = portraits(np.stack(quads)) - origin
+    free, kept, same = refine_all(edges, local)
+    keep = [k for k in range(len(quads)) if not same[k]]
+    moved = portraits(np.concatenate([free, kept[keep]]))
+    supports = corner_supports_all(edges, moved)
+    outlines = [
+        CardOutline(q + origin, contour, True, True, _support(s))
+        for q, s in zip(moved, supports, strict=True)
+    ]
+    out: list[CardOutline] = []
+    kept_at = dict(zip(keep, outlines[len(quads) :], strict=True))
+    for k in range(len(quads)):
+        out.append(outlines[k])
+        if k in kept_at:
+            out.append(kept_at[k])
+    return out
+
+
+def _support(share: npt.NDArray[Any]) -> tuple[float, float, float, float]:
+    return float(share[0]), float(share[1]), float(share[2]), float(share[3])
 
 
 def snap_outline(
@@ -450,4 +499,4 @@ def snap_outline(
     `edges` may give an edge map around the outline and its origin (`edges.local_edges`).
     """
     edge_map, origin = edges if edges is not None else local_edges(gray, outline.corners)
-    return _snapped(edge_map, origin, outline.corners, outline.contour)[0]
+    return _snapped(edge_map, origin, [outline.corners], outline.contour)[0]

@@ -1,7 +1,9 @@
 """`studio calibrate deck|table|lens`: build or update a calibration profile directory.
 
-- `deck --images DIR --out PROFILE`: learn rank and suit templates from 52 card images named by
-  code, then check that every reference card reads back as itself.
+- `deck --images DIR --out PROFILE [--sheet PATH]`: learn rank and suit templates from 52 card
+  images named by code, then check that every reference card reads back as itself, and write
+  the index sheet (the 52 index crops, labelled; `PROFILE/index_sheet.png` by default). Rendering,
+  training and checking show a progress bar on a terminal, a line every few seconds elsewhere.
 - `table --image FRAME --game GAME --profile PROFILE [--points ...]`: fit the image-to-table
   homography from ArUco markers (or four given image points of the layout corners), place the
   game's zones from its positions, and write a picture of the zones over the frame.
@@ -18,6 +20,7 @@ import cv2
 
 from calibration.deck import calibrate_deck, flatten_card, read_reference, reference_images
 from calibration.errors import DeckCalibrationError
+from calibration.index_sheet import index_sheet
 from calibration.lens import MAX_RMS_PX, calibrate_lens
 from calibration.profile import load_or_new, save_profile
 from calibration.table import (
@@ -31,6 +34,7 @@ from calibration.zones import draw_zones, layout_zones
 from drivers.camera.classify import IndexClassifier
 from drivers.camera.recognizer import corner_window
 from studio.commands.images import read_image
+from studio.commands.progress import StageReport
 from studio.config import cache_dir
 from studio.errors import InputError
 from studio.games import get_rules
@@ -44,6 +48,11 @@ def register(sub: Any) -> None:
     deck = jobs.add_parser("deck", help="learn the deck's index templates from 52 card images")
     deck.add_argument("--images", required=True, type=Path, help="directory of AS.png, TD.jpg...")
     deck.add_argument("--out", required=True, type=Path, help="profile directory to write")
+    deck.add_argument(
+        "--sheet",
+        type=Path,
+        help=f"picture of the 52 learned index crops (default PROFILE/{SHEET_NAME})",
+    )
     deck.set_defaults(run=run_deck)
     table = jobs.add_parser("table", help="fit the table homography and place the game's zones")
     table.add_argument("--image", required=True, type=Path, help="a frame of the empty table")
@@ -71,24 +80,65 @@ def register(sub: Any) -> None:
 
 
 def run_deck(args: argparse.Namespace) -> int:
-    """Learn the deck, verify it reads all 52 references, and save it into the profile."""
-    deck, templates = calibrate_deck(args.images, model_cache=cache_dir())
-    classifier = IndexClassifier(deck, templates)
-    wrong = []
-    for code, path in reference_images(args.images).items():
-        flat = flatten_card(read_reference(path), code)
-        read = classifier.read(corner_window(flat, deck.index_window))
-        if read is None or read.code != code:
-            wrong.append(f"{code}->{read.code if read else 'none'}")
+    """Learn the deck, verify it reads all 52 references, write the index sheet, save the deck.
+
+    Rendering, training and checking show their progress on stderr (`StageReport`).
+    """
+    sheet_path: Path = args.sheet or args.out / SHEET_NAME
+    if sheet_path.suffix.lower() not in SHEET_SUFFIXES:
+        raise InputError(f"--sheet {sheet_path}: name the index sheet .png or .jpg")
+    units = {"render": "windows", "train": "epochs", "check": "cards"}
+    with StageReport("calibrate deck", units=units) as progress:
+        deck, templates = calibrate_deck(args.images, model_cache=cache_dir(), progress=progress)
+        classifier = IndexClassifier(deck, templates)
+        paths = reference_images(args.images)
+        crops: dict[str, cv2.typing.MatLike] = {}
+        reads: dict[str, str | None] = {}
+        for n, (code, path) in enumerate(paths.items()):
+            crops[code] = corner_window(flatten_card(read_reference(path), code), deck.index_window)
+            read = classifier.read(crops[code])
+            reads[code] = read.code if read is not None else None
+            progress("check", n + 1, len(paths))
+    sheet = index_sheet(crops, reads)
+    wrong = [f"{code}->{read or 'none'}" for code, read in reads.items() if read != code]
     if wrong:
+        seen = _write_sheet(sheet_path, sheet) if sheet_path.parent.is_dir() else None
         raise DeckCalibrationError(
             f"the learned deck misreads its own references: {' '.join(wrong)}"
+            + (f" (see {seen})" if seen is not None else "")
         )
     profile, _ = load_or_new(args.out)
     profile = profile.model_copy(update={"deck": deck})
     save_profile(args.out, profile, templates)
-    print(f"deck calibrated from 52 cards into {args.out} (index window {deck.index_window})")
+    if not sheet_path.parent.is_dir():
+        raise InputError(
+            f"the deck is saved in {args.out}, but --sheet {sheet_path}: no directory "
+            f"{sheet_path.parent}"
+        )
+    if _write_sheet(sheet_path, sheet) is None:
+        raise InputError(f"the deck is saved in {args.out}, but {sheet_path} cannot be written")
+    print(
+        f"deck calibrated from 52 cards into {args.out} (index window {deck.index_window}); "
+        f"index sheet {sheet_path}"
+    )
     return 0
+
+
+SHEET_NAME = "index_sheet.png"
+"""The index sheet's file name in the profile directory when `--sheet` does not name one."""
+SHEET_SUFFIXES = (".png", ".jpg", ".jpeg")
+
+
+def _write_sheet(path: Path, sheet: cv2.typing.MatLike) -> Path | None:
+    """Write the index sheet to `path`; None when it cannot be written."""
+    ok, data = cv2.imencode(path.suffix.lower(), sheet)
+    if not ok:
+        return None
+    try:
+        path.write_bytes(bytes(data))
+    except OSError:
+        return None
+    return path
 
 
 def _parse_points(text: str) -> list[tuple[float, float]]:

@@ -85,3 +85,47 @@ class ProgressReport(Closing):
             self._bar.close()
         elif self._last_line is not None and time.monotonic() - self._started >= self._every:
             self._line()
+
+
+class StageReport(Closing):
+    """Progress of work done in named stages, each shown as its own `ProgressReport`.
+
+    `report(stage, done, total)`: a new stage closes the previous stage's report (its last state
+    stays on screen) and opens "`label`: `stage`", counted in `units[stage]` ("it" if absent).
+    `stream` and `every` are as for `ProgressReport`. Use it as a context manager (or call
+    `close()`, idempotent).
+    """
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        units: dict[str, str] | None = None,
+        stream: TextIO | None = None,
+        every: float | None = None,
+    ) -> None:
+        self._label = label
+        self._units = dict(units or {})
+        self._stream = stream
+        self._every = every
+        self._stage: str | None = None
+        self._report: ProgressReport | None = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        """Show that `done` of `total` units of `stage` are finished."""
+        if stage != self._stage or self._report is None:
+            self.close()
+            self._stage = stage
+            self._report = ProgressReport(
+                f"{self._label}: {stage}",
+                unit=self._units.get(stage, "it"),
+                stream=self._stream,
+                every=self._every,
+            )
+        self._report(done, total)
+
+    def close(self) -> None:
+        """Close the current stage's report, if any; idempotent."""
+        if self._report is not None:
+            self._report.close()
+            self._report = None
