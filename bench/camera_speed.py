@@ -21,8 +21,8 @@ import time
 
 import cv2
 import numpy as np
+from camera import calibrate_design
 
-from bench.camera import calibrate_design
 from drivers.camera.detect import detect_cards
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
