@@ -28,10 +28,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from miss_causes import CAUSES, MissCauses, MissDiagnosis
 
 from calibration.deck import calibrate_deck, learn_deck
 from calibration.errors import DeckCalibrationError
-from calibration.profile import CalibrationProfile
+from calibration.profile import CalibrationProfile, DeckCalibration, DeckTemplates
 from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
@@ -152,16 +153,27 @@ READER = BenchReader()
 
 
 @functools.cache
-def calibrate_design(design: Design) -> tuple[CardRecognizer | None, str | None]:
-    """A recognizer for `design`, learned as `studio calibrate deck --images DIR` learns it from
-    the design's 52 flat renders, or None and the calibration's refusal; once per design.
+def design_deck(design: Design) -> tuple[DeckCalibration, DeckTemplates] | str:
+    """`design`'s deck, learned as `studio calibrate deck --images DIR` learns it from the
+    design's 52 flat renders, or the calibration's refusal; once per design.
     """
     with tempfile.TemporaryDirectory(prefix="bench-deck-") as tmp:
         write_reference_deck(Path(tmp), design, "scan")
         try:
-            deck, templates = calibrate_deck(Path(tmp), model_cache=cache_dir())
+            return calibrate_deck(Path(tmp), model_cache=cache_dir())
         except DeckCalibrationError as exc:
-            return None, str(exc)
+            return str(exc)
+
+
+@functools.cache
+def calibrate_design(design: Design) -> tuple[CardRecognizer | None, str | None]:
+    """A recognizer for `design` (its deck from `design_deck`), or None and the calibration's
+    refusal; once per design.
+    """
+    learned = design_deck(design)
+    if isinstance(learned, str):
+        return None, learned
+    deck, templates = learned
     recognizer = CardRecognizer(
         CalibrationProfile(deck=deck), templates, reader=READER.reader, tuning=READER.tuning
     )
@@ -170,11 +182,13 @@ def calibrate_design(design: Design) -> tuple[CardRecognizer | None, str | None]
 
 def run_split(
     seeds: tuple[int, ...], style: SceneStyle, frames: int, seed: int
-) -> tuple[list[DesignRun], Score, Reliability, list[float]]:
-    """Calibrate each design of `seeds` and read `frames` scenes of `style` spread over them."""
+) -> tuple[list[DesignRun], Score, Reliability, list[float], MissCauses]:
+    """Calibrate each design of `seeds` and read `frames` scenes of `style` spread over them;
+    also find why each missed card was missed (`miss_causes`)."""
     runs: list[DesignRun] = []
     total = Score()
     reliability = Reliability()
+    causes = MissCauses()
     timing: list[float] = []
     per_design = max(1, frames // len(seeds))
     for design_seed in seeds:
@@ -184,6 +198,8 @@ def run_split(
         began = time.perf_counter()
         recognizer, failure = calibrate_design(d)
         calibration = time.perf_counter() - began
+        learned = design_deck(d)
+        diagnosis = None if isinstance(learned, str) else MissDiagnosis(*learned, READER.tuning)
         for _ in range(per_design):
             scene = random_scene(rng, style, d)
             frame = render_scene(scene)
@@ -197,6 +213,8 @@ def run_split(
             score.add(frame, readings, tags)
             total.add(frame, readings, tags)
             reliability.add(frame, readings)
+            if diagnosis is not None:
+                diagnosis.frame(scene, frame, readings, tags, causes)
         runs.append(DesignRun(d.name, score, failure))
         print(
             f"  {d.name:9s} {d.font.path.stem:24s} {d.size:7s} {d.placement:6s} "
@@ -205,7 +223,7 @@ def run_split(
             + (f"  calibrated in {calibration:.0f} s" if calibration > 0.5 else ""),
             flush=True,
         )  # fmt: skip
-    return runs, total, reliability, timing
+    return runs, total, reliability, timing, causes
 
 
 def main() -> None:
@@ -239,7 +257,7 @@ def main() -> None:
         for env in envelopes:
             label = f"{split}/{env}" + ("  <- the figure that counts" if split == "test" else "")
             print(f"{label}: {len(seeds)} designs, {args.frames} frames", flush=True)
-            runs, score, reliability, timing = run_split(
+            runs, score, reliability, timing, causes = run_split(
                 seeds, ENVELOPES[env], args.frames, args.seed
             )
             fps = round(len(timing) / sum(timing), 1) if timing else None
@@ -254,6 +272,16 @@ def main() -> None:
                 print(f"    wrong: {line}")
             for tag, (n, hit) in sorted(score.by_tag.items()):
                 print(f"    {tag:8s} {n:5d} cards  recall {hit / n:.2%}")
+            print(
+                "    misses by cause: "
+                + "  ".join(f"{c} {n}" for c, n in causes.table().items() if n)
+            )
+            for tag, counts in sorted(causes.by_tag.items()):
+                if tag != "all":
+                    print(
+                        f"      {tag:8s} "
+                        + "  ".join(f"{c} {counts[c]}" for c in CAUSES if counts[c])
+                    )
             print("    confidence  reads  accuracy")
             for row in reliability.table():
                 print(f"    {row['confidence']}  {row['reads']:6d}  {row['accuracy']:.2%}")
@@ -277,6 +305,12 @@ def main() -> None:
                 },
                 "reliability": reliability.table(),
                 "wrongs": score.wrongs[:20],
+                "miss_causes": causes.table(),
+                "miss_causes_by_tag": {
+                    tag: {c: counts[c] for c in CAUSES if counts[c]}
+                    for tag, counts in sorted(causes.by_tag.items())
+                },
+                "unsure_miss_confidence": sorted(round(c, 4) for c in causes.unsure),
             }
     if args.json:
         print(json.dumps(out))

@@ -133,6 +133,24 @@ def test_guesses_never_override_a_different_code_and_never_double_a_card() -> No
     assert [r.code for r in two] == [None]
 
 
+def test_a_guess_read_at_its_own_index_stands_over_most_of_another_card() -> None:
+    # A row dealt 20 px apart on 88 px cards: the outlines share 70% of their area, but each
+    # code was read at its own index, so both are cards (before, both went unknown).
+    merged = merge_guesses([_reading("AS", 0.0)], [_reading("KD", 20.0)])
+    assert sorted(str(r.code) for r in merged) == ["AS", "KD"]
+    # The guess names another code at the index the firm reading has at its other corner.
+    turned = CardReading(
+        code="KD",
+        face_down=False,
+        corners=((63.0, 88.0), (0.0, 88.0), (0.0, 0.0), (63.0, 0.0)),
+        confidence=0.99,
+        zone=None,
+    )
+    assert [r.code for r in merge_guesses([_reading("AS", 0.0)], [turned])] == [None]
+    # An unknown reading on the guess's spot is replaced by it.
+    assert [r.code for r in merge_guesses([_reading(None, 0.0)], [_reading("KD", 3.0)])] == ["KD"]
+
+
 def _scene(cards: tuple[PlacedCard, ...], px_per_mm: float, **extra: object) -> Scene:
     return Scene(
         width=1920, height=1080, table_to_image=_view(px_per_mm), design=JUMBO, cards=cards,

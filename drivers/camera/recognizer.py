@@ -29,6 +29,7 @@ from drivers.camera.detect import (
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import MIN_CORNER_SUPPORT, card_height, detected_corners
+from drivers.camera.guesses import merge_guesses
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.reading import CardReading
 from drivers.camera.tuning import LEARNED_TUNING, ReaderTuning
@@ -45,9 +46,6 @@ PAPER_SHARE_BORDER = 0.5
 """Every card, face up or down, has a paper-white margin; a picture panel, a chip or a printed
 shape without one is not a card, whatever its outline looks like."""
 _PAPER_CHROMA = 60
-SAME_SPOT = 0.7
-"""Two readings whose quads share 70% of the smaller one describe the same card."""
-
 
 SINGLE_CORNER_CONFIDENCE = 0.92
 """A card whose two index corners are both in view but only one reads is taken on that corner
@@ -352,37 +350,6 @@ def _long_side(quad: npt.NDArray[Any]) -> float:
     q = np.asarray(quad, np.float64).reshape(4, 2)
     sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
     return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
-
-
-def _overlap(a: CardReading, b: CardReading) -> float:
-    """Intersection of two readings' quads over the smaller one's area."""
-    qa = np.array(a.corners, np.float32)
-    qb = np.array(b.corners, np.float32)
-    inter, _ = cv2.intersectConvexConvex(qa, qb)
-    small = min(float(cv2.contourArea(qa)), float(cv2.contourArea(qb)))
-    return float(inter) / max(1.0, small)
-
-
-def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> list[CardReading]:
-    """Add the reads of speculative outlines to the firm readings without doubling a card.
-
-    A guess repeating a code already read on a reading it overlaps at all adds nothing (the
-    reading already there stays). A guess on the spot of an unknown reading replaces it. A guess
-    on the spot of a different code, or two guesses disagreeing on one spot, leave that spot
-    unknown: a wrong card is worse than none.
-    """
-    out = list(readings)
-    for g in sorted(guesses, key=lambda r: -r.confidence):
-        if any(r.code == g.code and _overlap(r, g) > 0.0 for r in out):
-            continue
-        same = [i for i, r in enumerate(out) if _overlap(r, g) >= SAME_SPOT]
-        if any(out[i].code is not None for i in same):
-            for i in same:
-                out[i] = out[i].model_copy(update={"code": None, "confidence": 0.0})
-            continue
-        out = [r for i, r in enumerate(out) if i not in same]
-        out.append(g)
-    return out
 
 
 def corner_window(card: Image, window: tuple[float, float, float, float]) -> Image:

@@ -1,0 +1,85 @@
+"""Merging the reads of guessed outlines (proposals, detected index corners) into the readings.
+
+A coded `CardReading`'s first corner is the index corner it was read at (the recognizer rolls
+the outline so), so two readings can be told apart by *where their indices are*, not only by how
+much their outlines overlap: cards dealt in a row or a fan overlap by most of their area while
+each shows its own index, and a code read at one printed index is a claim about that index only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.reading import CardReading
+
+SAME_SPOT = 0.7
+"""Two readings whose quads share 70% of the smaller one describe the same card, when neither
+has a code to say where its index is (an unknown reading is replaced by a guess on its spot)."""
+SAME_INDEX = 0.12
+"""Two reads whose index windows' centres lie within 12% of the card's height of each other are
+reads of one printed index. A guessed outline off by a few percent of the card still puts its
+window there; two indices both in view cannot be so close, since a window is about 18% of the
+card's height wide and 31% tall and one card lying over another's window hides it."""
+_CENTRE = (0.145, 0.175)
+"""The middle of an index window, as fractions of the card's width and height from its corner."""
+
+
+def _overlap(a: CardReading, b: CardReading) -> float:
+    """Intersection of two readings' quads over the smaller one's area."""
+    qa = np.array(a.corners, np.float32)
+    qb = np.array(b.corners, np.float32)
+    inter, _ = cv2.intersectConvexConvex(qa, qb)
+    small = min(float(cv2.contourArea(qa)), float(cv2.contourArea(qb)))
+    return float(inter) / max(1.0, small)
+
+
+def _index_centres(reading: CardReading) -> tuple[npt.NDArray[Any], npt.NDArray[Any], float]:
+    """The centres of the index windows at a reading's first and third corners, and its height."""
+    q = np.array(reading.corners, np.float64)
+    u, v = _CENTRE
+    first = q[0] + u * (q[1] - q[0]) + v * (q[3] - q[0])
+    third = q[2] + u * (q[3] - q[2]) + v * (q[1] - q[2])
+    height = float(np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+    return first, third, height
+
+
+def same_index(a: CardReading, b: CardReading) -> bool:
+    """Whether coded readings `a` and `b` claim one printed index (or one card by its indices).
+
+    True when the index `a` was read at lies where `b` read or has its other index, or the
+    other way round (`SAME_INDEX`).
+    """
+    a0, a2, ha = _index_centres(a)
+    b0, b2, hb = _index_centres(b)
+    tol = SAME_INDEX * min(ha, hb)
+    pairs = ((a0, b0), (a0, b2), (a2, b0))
+    return any(float(np.linalg.norm(p - q)) <= tol for p, q in pairs)
+
+
+def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> list[CardReading]:
+    """Add the reads of speculative outlines to the firm readings without doubling a card.
+
+    A guess repeating a code already read on a reading it overlaps at all adds nothing (the
+    reading already there stays). A guess naming another code than a reading at the same
+    printed index (`same_index`; two guesses alike) leaves that reading unknown and adds
+    nothing: a wrong card is worse than none. Otherwise the guess is a card of its own, even
+    over most of another card (a row, a fan): it replaces the unknown readings on its spot
+    (`SAME_SPOT`), and coded readings there, read at other indices, stay.
+    """
+    out = list(readings)
+    for g in sorted(guesses, key=lambda r: -r.confidence):
+        if any(r.code == g.code and _overlap(r, g) > 0.0 for r in out):
+            continue
+        clash = [i for i, r in enumerate(out) if r.code is not None and same_index(r, g)]
+        if clash:
+            for i in clash:
+                out[i] = out[i].model_copy(update={"code": None, "confidence": 0.0})
+            continue
+        same = [i for i, r in enumerate(out) if r.code is None and _overlap(r, g) >= SAME_SPOT]
+        out = [r for i, r in enumerate(out) if i not in same]
+        out.append(g)
+    return out
