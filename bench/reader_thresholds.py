@@ -5,8 +5,9 @@
 A threshold is a module-level upper-case name bound to a number (each number of a tuple counts), a
 numeric field default of a tuning dataclass, or a numeric literal other than 0, 1 and 2 in a
 comparison. The modules are those that decide a code at read time: with the template reader
-`classify.py`, `recognizer.py`, `calibration/face_ink.py` and `calibration/glyphs.py`; with the
-learned reader only `recognizer.py` (the outline and paper rules it shares) and the tuning table
+`classify.py`, `recognizer.py`, `guesses.py`, `visible.py`, `calibration/face_ink.py` and
+`calibration/glyphs.py`; with the learned reader only `recognizer.py`, `guesses.py` and
+`visible.py` (the outline, merge and paper rules it shares) and the tuning table
 `drivers/camera/tuning.py` (the face rules and templates do not run).
 """
 
@@ -20,10 +21,17 @@ READERS = {
     "templates": (
         "drivers/camera/classify.py",
         "drivers/camera/recognizer.py",
+        "drivers/camera/guesses.py",
+        "drivers/camera/visible.py",
         "calibration/face_ink.py",
         "calibration/glyphs.py",
     ),
-    "learned": ("drivers/camera/recognizer.py", "drivers/camera/tuning.py"),
+    "learned": (
+        "drivers/camera/recognizer.py",
+        "drivers/camera/guesses.py",
+        "drivers/camera/visible.py",
+        "drivers/camera/tuning.py",
+    ),
 }
 
 

@@ -7,6 +7,7 @@ and place the card in a zone through the table calibration.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -19,6 +20,7 @@ from calibration.table import TableGeometry
 from drivers.camera.classify import MIN_SCORE, IndexClassifier, IndexRead
 from drivers.camera.detect import (
     CardOutline,
+    Detection,
     Image,
     card_threshold,
     detect_cards,
@@ -33,6 +35,7 @@ from drivers.camera.guesses import merge_guesses
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.reading import CardReading
 from drivers.camera.tuning import LEARNED_TUNING, ReaderTuning
+from drivers.camera.visible import visible_part
 
 PAPER_SHARE_FACE_UP = 0.3
 """A face shows over 45% paper inside its border even on a court card; a back shows almost none
@@ -130,6 +133,7 @@ class CardRecognizer:
         longs = [_long_side(o.corners) for o in sure if not o.partial]
         frame_long = float(np.median(longs)) if longs else None
         guesses: list[CardReading] = list(retry)
+        guesses.extend(self._read_in_view(frame, gray, thr, found, firm))
         open_regions: dict[int, float | None] = {}
         for k, region in enumerate(found.regions):
             area = float(cv2.contourArea(region.contour))
@@ -158,6 +162,33 @@ class CardRecognizer:
                 if guess is not None and guess.code is not None:
                     guesses.append(guess)
         return merge_guesses(readings, guesses)
+
+    def _read_in_view(
+        self,
+        frame: Image,
+        gray: Image,
+        thr: float,
+        found: Detection,
+        firm: list[tuple[CardOutline, CardReading | None]],
+    ) -> list[CardReading]:
+        """Partial outlines that did not read, read again on the part of their card in view.
+
+        Their strip is often too thin to show an index window whole (`visible.visible_part`);
+        read again, they are guesses (the guessed outlines' bar), reported only when they read.
+        """
+        out: list[CardReading] = []
+        outlines = [o for o, _ in firm]
+        regions = [r.contour for r in found.regions]
+        for o, r in firm:
+            if not o.partial or r is None or r.code is not None or r.face_down:
+                continue
+            seen = visible_part(o, regions, outlines)
+            if seen is None:
+                continue
+            again = self._read(frame, gray, thr, replace(seen, speculative=True))
+            if again is not None and again.code is not None:
+                out.append(again)
+        return out
 
     def _read(
         self, frame: Image, gray: Image, thr: float, outline: CardOutline

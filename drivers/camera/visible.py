@@ -1,0 +1,77 @@
+"""What of a partly covered card is in view: its bright region less the other cards found on it.
+
+An outline extended from a strip (`CardOutline.partial`) carries that strip as its visible
+region, and the strip is often only the paper margin beside the index (the edge cut takes the
+index ink out of it), too thin to hold the index window the reader needs to see whole. The part
+of the card actually in view is the bright region holding the strip, less every other card
+outline found in it (each grown to the card's true size: a firm outline falls a little short of
+the paper's edge). `visible_part` gives the outline that region, so the reader's test of
+whether an index window is in view looks at what the camera saw, not at the strip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.detect import CardOutline, inside
+
+OUTLINE_GROWTH = 1.06
+"""A firm outline's long side falls this much short of the card's height (median 1.06 on the
+tuning designs; `finder.OUTLINE_SCALE`): another card's outline is grown by it before it is
+taken out of the view, so its rim of paper never passes for the covered card's."""
+SAME_CARD = 0.08
+"""Another outline whose corners all lie within 8% of the card's height of this one's (either
+way up) is the same card found twice (a strip's extension and a frame line's rectangle), not a
+card lying over it."""
+
+
+def _long(quad: npt.NDArray[Any]) -> float:
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
+
+
+def _same_card(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
+    tol = SAME_CARD * _long(a)
+    return any(
+        float(np.linalg.norm(np.roll(b, -s, axis=0) - a, axis=1).max()) <= tol for s in (0, 2)
+    )
+
+
+def visible_part(
+    outline: CardOutline,
+    regions: list[npt.NDArray[Any]],
+    others: list[CardOutline],
+) -> CardOutline | None:
+    """`outline` with its visible region widened to what is in view of its card, or None.
+
+    `regions` are the frame's bright regions (contours), `others` every other firm outline of
+    the frame. The region holding `outline`'s strip, less each of `others` that is not the same
+    card (`SAME_CARD`), grown by `OUTLINE_GROWTH`; the piece of it holding the strip is the new
+    visible region. None when no region holds the strip or nothing of it is left.
+    """
+    region = next((r for r in regions if inside(r, outline.contour)), None)
+    if region is None:
+        return None
+    x, y, w, h = cv2.boundingRect(region)
+    origin = np.array([x, y], np.float64)
+    mask: npt.NDArray[np.uint8] = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [region - np.array([x, y])], -1, 1, -1)
+    for other in others:
+        if other is outline or _same_card(outline.corners, other.corners):
+            continue
+        quad = np.asarray(other.corners, np.float64)
+        centre = quad.mean(axis=0)
+        grown = centre + (quad - centre) * OUTLINE_GROWTH - origin
+        cv2.fillConvexPoly(mask, np.round(grown).astype(np.int32), 0)
+    pieces, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    held = [p + np.array([x, y], np.int32) for p in pieces]
+    own = next((p for p in held if inside(p, outline.contour)), None)
+    if own is None:
+        return None
+    return replace(outline, contour=own)
