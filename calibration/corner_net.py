@@ -1,11 +1,11 @@
 """The index reader's network: defined and trained with JAX and optax, exported to ONNX.
 
-A small convolutional network reads one index window (`calibration.index_model.window_tensor`)
+A small convolutional network reads one index window (`drivers.camera.index_model.window_tensor`)
 into a rank (13 ranks or "none") and a suit (4 suits or "none"). Three 3x3 convolutions with
 max pooling see the strokes of the index wherever the outline put it in the window; one dense
 layer feeds both heads. Training uses JAX for gradients and optax's AdamW with a cosine
 schedule; the trained weights are written as an ONNX graph (`onnx.helper`), which
-`calibration.index_model.IndexModel` runs with onnxruntime. JAX is imported only here, so a
+`drivers.camera.index_model.IndexModel` runs with onnxruntime. JAX is imported only here, so a
 table that only reads (the recognizer) never loads it.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from calibration.index_model import CHANNELS, INPUT_SIZE
+from drivers.camera.index_model import CHANNELS, INPUT_SIZE
 
 Array = npt.NDArray[np.float32]
 

@@ -27,11 +27,12 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration import corner_net, corner_render, glyphs, index_model, universal_reader
+from calibration import corner_net, corner_render, universal_reader
 from calibration.corner_render import CameraLook, camera_corners
-from calibration.glyphs import Image
-from calibration.index_model import NONE, Array, IndexModel, window_tensor
 from calibration.universal_reader import universal_weights
+from drivers.camera import glyphs, index_model
+from drivers.camera.glyphs import Image
+from drivers.camera.index_model import NONE, Array, IndexModel, window_tensor
 
 
 @dataclass(frozen=True, slots=True)
