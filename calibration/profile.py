@@ -91,11 +91,11 @@ class DeckCalibration(_Model):
     `red_suits` lists suits printed red; `rank_aspect`/`suit_aspect` are glyph height/width
     ratios; `levels` is how many templates each glyph has (one per sharpness the camera may see
     it at), and `level_sharpness` each level's typical index sharpness
-    (`drivers.camera.glyphs.sharpness`); a deck learned before it existed has none, and every
+    (`calibration.glyphs.sharpness`); a deck learned before it existed has none, and every
     level is then compared. `index_model` describes the learned index reader, which reads the
     deck; a deck learned before it existed has none, and the recognizer refuses it until it is
-    calibrated again. `face_layouts` gives, per rank, where its face prints its suit symbols
-    (`drivers.camera.face_ink.Symbol`); a deck learned without them reads no proposal's face.
+    calibrated again. `face_layouts` (where each rank's face printed its suit symbols, for a
+    face reader that is gone) is no longer learned or read; a profile holding it still loads.
     """
 
     index_window: tuple[float, float, float, float]

@@ -16,8 +16,7 @@ import numpy as np
 
 from calibration.profile import DeckCalibration, DeckTemplates
 from drivers.camera.errors import RecognizerConfigurationError
-from drivers.camera.glyphs import Image
-from drivers.camera.index_model import NONE, Array, IndexModel, window_tensor
+from drivers.camera.index_model import NONE, Array, Image, IndexModel, window_tensor
 from drivers.camera.tuning import INDEX_READERS, LEARNED_TUNING, ReaderTuning
 
 
