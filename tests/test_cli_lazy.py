@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import subprocess
 import sys
@@ -38,6 +39,38 @@ def test_version_and_help_import_no_subcommand_but_the_chosen_one(argv: list[str
     assert not {"zmq", "numpy", "cv2", "psycopg"} & loaded
     if argv[0] != "schema":
         assert "pydantic" not in loaded
+
+
+@pytest.mark.parametrize("command", ["status", "watch"])
+def test_a_client_commands_help_loads_neither_zeromq_nor_the_messages(command: str) -> None:
+    loaded = _modules_after(command, "--help")
+    assert {m for m in loaded if m.startswith("studio.commands.")} == {f"studio.commands.{command}"}
+    assert not {"zmq", "pydantic", "studio.messages"} & loaded
+
+
+@pytest.mark.parametrize("package", ["studio.bus", "studio.runtime"])
+def test_a_lazy_packages_names_are_its_type_checking_imports_and_each_resolves(
+    package: str,
+) -> None:
+    module = import_module(package)
+    source = Path(module.__file__ or "").read_text(encoding="utf-8")
+    checked = next(
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    )
+    homes = {
+        alias.name: (node.module or "").rpartition(".")[2]
+        for node in checked.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert homes == module._HOMES
+    assert sorted(homes) == sorted(module.__all__)
+    for name, home in homes.items():
+        assert getattr(module, name) is getattr(import_module(f"{package}.{home}"), name)
+    with pytest.raises(AttributeError):
+        _ = module.no_such_name
 
 
 def test_the_listed_help_is_each_modules_own() -> None:
