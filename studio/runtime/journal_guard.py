@@ -25,7 +25,7 @@ from typing import Literal
 from drivers.shoe.readings import Receipt
 from studio.messages import AlarmRaised
 from studio.messages.notices import JournalAlarm
-from studio.messages.view import IncidentView, TableView
+from studio.messages.view import IncidentView, ResumeBlocker, TableView
 
 log = logging.getLogger(__name__)
 
@@ -121,16 +121,24 @@ class JournalGuard:
             ),
             journalled=False,
         )
-        blocker = (
-            "the journal cannot be written: free space on its disk (or lift the file-size "
-            f"limit); the table tries again every {RETRY_SECONDS:g} s, then journals the fault "
-            "and a shift manager resumes (`studio command resume`)"
+        blocker = ResumeBlocker(
+            kind="journal_unwritable",
+            words=(
+                "the journal cannot be written: free space on its disk (or lift the file-size "
+                f"limit); the table tries again every {RETRY_SECONDS:g} s, then journals the "
+                "fault and a shift manager resumes (`studio command resume`)"
+            ),
+            # Freeing the space is the act that clears it (no command can); once the fault is
+            # journalled it is an ordinary incident, which a resume clears.
+            actions=(),
+            device="journal",
         )
         return view.model_copy(
             update={
                 "paused": True,
                 "incidents": (*view.incidents, incident),
-                "resume_blockers": (blocker, *view.resume_blockers),
+                "resume_blockers": (blocker.words, *view.resume_blockers),
+                "blockers": (blocker, *view.blockers),
             }
         )
 
