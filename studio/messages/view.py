@@ -155,11 +155,10 @@ class TableView(_Frozen):
     @classmethod
     def _lines_from_blockers(cls, data: Any) -> Any:
         # One source for both shapes: the lines are the typed blockers' words.
-        if isinstance(data, dict) and "resume_blockers" not in data and "blockers" in data:
-            words = (
-                b.words if isinstance(b, ResumeBlocker) else b["words"] for b in data["blockers"]
-            )
-            return {**data, "resume_blockers": tuple(words)}
+        given = data.get("blockers") if isinstance(data, dict) else None
+        if isinstance(given, list | tuple) and "resume_blockers" not in data:
+            typed = tuple(ResumeBlocker.model_validate(b) for b in given)
+            return {**data, "blockers": typed, "resume_blockers": tuple(b.words for b in typed)}
         return data
 
     @model_validator(mode="after")
