@@ -83,6 +83,12 @@ def test_a_lazy_packages_names_are_its_type_checking_imports_and_each_resolves(
         _ = module.no_such_name
 
 
+@pytest.mark.parametrize("command", ["console", "users"])
+def test_the_consoles_help_loads_no_camera(command: str) -> None:
+    # The data directory is studio.paths': the configuration would bring OpenCV and the camera.
+    assert not {"cv2", "numpy", "studio.config"} & _modules_after(command, "--help")
+
+
 def test_the_listed_help_is_each_modules_own() -> None:
     for name, (module, help_text) in COMMANDS.items():
         sub = argparse.ArgumentParser().add_subparsers()
