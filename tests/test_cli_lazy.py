@@ -47,6 +47,7 @@ def test_version_and_help_import_no_subcommand_but_the_chosen_one(argv: list[str
         ("status", {"status"}),
         ("watch", {"watch"}),
         ("journal", {"journal", "anchors"}),  # anchors is one of journal's actions
+        ("proxy", {"proxy"}),
     ],
 )
 def test_a_client_commands_help_loads_neither_zeromq_nor_the_messages(
@@ -87,6 +88,12 @@ def test_a_lazy_packages_names_are_its_type_checking_imports_and_each_resolves(
 def test_the_consoles_help_loads_no_camera(command: str) -> None:
     # The data directory is studio.paths': the configuration would bring OpenCV and the camera.
     assert not {"cv2", "numpy", "studio.config"} & _modules_after(command, "--help")
+
+
+def test_the_command_help_loads_the_command_names_but_not_zeromq_nor_the_controller() -> None:
+    loaded = _modules_after("command", "--help")
+    assert "studio.messages" in loaded  # the names it lists are the messages' CommandName
+    assert not {"zmq", "studio.controller", "studio.bus.commands"} & loaded
 
 
 def test_the_listed_help_is_each_modules_own() -> None:
