@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from pydantic import ValidationError
 from test_controller_kit import CONFIGS, bench
 
 from studio.console.display import clearing_actions
+from studio.controller import ROLES
 from studio.messages.schema import json_schema
-from studio.messages.view import ResumeBlocker, TableView
+from studio.messages.view import CLEARED_BY, BlockerKind, ResumeBlocker, TableView
 
 CARIB = CONFIGS[0]
 
@@ -153,3 +154,10 @@ def test_studio_schema_describes_the_typed_blockers_beside_the_lines() -> None:
     blocker = view["$defs"]["ResumeBlocker"]
     assert {"kind", "words", "actions"} <= set(blocker["required"])
     assert "acknowledge_device" in blocker["properties"]["actions"]["items"]["enum"]
+
+
+def test_every_blocker_kind_names_its_commands_in_one_registry() -> None:
+    assert set(CLEARED_BY) == set(get_args(BlockerKind))
+    assert all(action in ROLES for actions in CLEARED_BY.values() for action in actions)
+    blocker = ResumeBlocker.of("stray_cards", "1 card(s) drawn out of turn: discard")
+    assert blocker.actions == ("discard_last_card",)

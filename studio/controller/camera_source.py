@@ -262,10 +262,9 @@ class CameraSource:
         it is taken: the dealer's act, no command, clears it.
         """
         return [
-            ResumeBlocker(
-                kind="card_outside_deal",
-                words=f"a card lies at {zone} where none was dealt: take it away",
-                actions=(),
+            ResumeBlocker.of(
+                "card_outside_deal",
+                f"a card lies at {zone} where none was dealt: take it away",
                 position=zone,
             )
             for zone, (face, _, _) in rnd.sightings.items()

@@ -320,12 +320,9 @@ def incident_cards(recorded: Card | None, seen: str | None) -> tuple[str, ...]:
 def rescan_blocker(left: list[str]) -> ResumeBlocker:
     """The blocker that says a re-scan is running, and how it ends."""
     count = len(left)
-    return ResumeBlocker(
-        kind="rescan_running",
-        words=(
-            f"a re-scan is in progress ({count} card(s) still to read): draw them or cancel_rescan"
-        ),
-        actions=("cancel_rescan",),
+    return ResumeBlocker.of(
+        "rescan_running",
+        f"a re-scan is in progress ({count} card(s) still to read): draw them or cancel_rescan",
     )
 
 
@@ -336,11 +333,8 @@ def resume_blockers(state: TableState) -> list[ResumeBlocker]:
     (see `studio.controller`).
     """
     reasons = [
-        ResumeBlocker(
-            kind="device_unhealthy",
-            words=f"the {d} is {s}: acknowledge_device once it works",
-            actions=("acknowledge_device",),
-            device=d,
+        ResumeBlocker.of(
+            "device_unhealthy", f"the {d} is {s}: acknowledge_device once it works", device=d
         )
         for d, s in state.devices.items()
         if s != "ok"
@@ -350,11 +344,7 @@ def resume_blockers(state: TableState) -> list[ResumeBlocker]:
         return reasons
     if rnd.deck_reused is not None:
         reasons.append(
-            ResumeBlocker(
-                kind="deck_reused",
-                words=f"{rnd.deck_reused}: shuffle, then new_deck",
-                actions=("new_deck",),
-            )
+            ResumeBlocker.of("deck_reused", f"{rnd.deck_reused}: shuffle, then new_deck")
         )
     if rnd.rescan is not None:
         reasons.append(rescan_blocker(rnd.rescan))
@@ -363,23 +353,18 @@ def resume_blockers(state: TableState) -> list[ResumeBlocker]:
         if seat.card is None:
             if not seat.pending:
                 reasons.append(
-                    ResumeBlocker(
-                        kind="unreadable_card",
-                        words=f"{seat.position} has no readable card: correct or discard it",
-                        # The dealer may also draw the round's cards again to read it.
-                        actions=("correct_card", "discard_last_card", "rescan"),
+                    ResumeBlocker.of(
+                        "unreadable_card",
+                        f"{seat.position} has no readable card: correct or discard it",
                         position=seat.position,
                     )
                 )
         elif seat.card in held:
             reasons.append(
-                ResumeBlocker(
-                    kind="duplicate_card",
-                    words=(
-                        f"{seat.card.code} is recorded at {held[seat.card]} and {seat.position}: "
-                        "correct or discard one"
-                    ),
-                    actions=("correct_card", "discard_last_card"),
+                ResumeBlocker.of(
+                    "duplicate_card",
+                    f"{seat.card.code} is recorded at {held[seat.card]} and {seat.position}: "
+                    "correct or discard one",
                     position=seat.position,
                 )
             )
@@ -387,10 +372,9 @@ def resume_blockers(state: TableState) -> list[ResumeBlocker]:
             held[seat.card] = seat.position
     if rnd.strays:
         reasons.append(
-            ResumeBlocker(
-                kind="stray_cards",
-                words=f"{len(rnd.strays)} card(s) drawn out of turn are still on record: discard",
-                actions=("discard_last_card",),
+            ResumeBlocker.of(
+                "stray_cards",
+                f"{len(rnd.strays)} card(s) drawn out of turn are still on record: discard",
             )
         )
     reasons.extend(state.source.blockers(state, rnd))

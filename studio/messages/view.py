@@ -8,7 +8,9 @@ by string. Timers are typed: a kind, the position or device it concerns, and eit
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -90,13 +92,33 @@ BlockerKind = Literal[
 ]
 """What keeps a paused table from resuming (`ResumeBlocker.kind`)."""
 
+CLEARED_BY: Mapping[BlockerKind, tuple[CommandName, ...]] = MappingProxyType(
+    {
+        "device_unhealthy": ("acknowledge_device",),
+        "deck_reused": ("new_deck",),
+        # The dealer may also draw the cards left to read.
+        "rescan_running": ("cancel_rescan",),
+        # An unreadable record can also be read again: the dealer draws the cards back through.
+        "unreadable_card": ("correct_card", "discard_last_card", "rescan"),
+        "duplicate_card": ("correct_card", "discard_last_card"),
+        "stray_cards": ("discard_last_card",),
+        # Acts at the table, no command: the dealer takes the card away (the camera sees the
+        # zone empty); space is freed on the journal's disk (the table then journals the fault).
+        "card_outside_deal": (),
+        "journal_unwritable": (),
+    }
+)
+"""Each blocker kind -> the commands that clear it, in the order a shift manager tries them: the
+one registry `ResumeBlocker.of` fills `actions` from."""
+
 
 class ResumeBlocker(_Frozen):
     """One reason a resume would be refused now, and the commands that clear it.
 
     `words` is the reason as one line naming its remedy (the same line `TableView.resume_blockers`
     lists and a refused resume gives). `actions` are the commands that clear it, in the order a
-    shift manager tries them; `void` clears every blocker of a round and is not repeated here.
+    shift manager tries them (`CLEARED_BY` of its kind: `of` fills them in); `void` clears every
+    blocker of a round and is not repeated here.
     An empty `actions` means an act at the table clears it, which `words` names (a card lying
     where none was dealt is taken away), and the blocker goes once the table sees it done.
     `position` or `device` is what it concerns, when it concerns one.
@@ -107,6 +129,20 @@ class ResumeBlocker(_Frozen):
     actions: tuple[CommandName, ...]
     position: str | None = None
     device: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        kind: BlockerKind,
+        words: str,
+        *,
+        position: str | None = None,
+        device: str | None = None,
+    ) -> ResumeBlocker:
+        """A blocker of `kind`, its `actions` those `CLEARED_BY` names for the kind."""
+        return cls(
+            kind=kind, words=words, actions=CLEARED_BY[kind], position=position, device=device
+        )
 
 
 HIDDEN_BLOCKER = "a card is recorded twice: the shift manager corrects or discards one"

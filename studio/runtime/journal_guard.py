@@ -121,16 +121,11 @@ class JournalGuard:
             ),
             journalled=False,
         )
-        blocker = ResumeBlocker(
-            kind="journal_unwritable",
-            words=(
-                "the journal cannot be written: free space on its disk (or lift the file-size "
-                f"limit); the table tries again every {RETRY_SECONDS:g} s, then journals the "
-                "fault and a shift manager resumes (`studio command resume`)"
-            ),
-            # Freeing the space is the act that clears it (no command can); once the fault is
-            # journalled it is an ordinary incident, which a resume clears.
-            actions=(),
+        blocker = ResumeBlocker.of(
+            "journal_unwritable",
+            "the journal cannot be written: free space on its disk (or lift the file-size "
+            f"limit); the table tries again every {RETRY_SECONDS:g} s, then journals the "
+            "fault and a shift manager resumes (`studio command resume`)",
             device="journal",
         )
         return view.model_copy(
