@@ -56,6 +56,7 @@ def test_version_and_help_import_no_subcommand_but_the_chosen_one(argv: list[str
         ("archive-allow", {"archive_allow"}),
         ("integrity", {"integrity"}),
         ("schema", {"schema"}),
+        ("run", {"run"}),
     ],
 )
 def test_a_subcommands_help_loads_nothing_heavy(command: str, modules: set[str]) -> None:
