@@ -57,6 +57,8 @@ def test_version_and_help_import_no_subcommand_but_the_chosen_one(argv: list[str
         ("integrity", {"integrity"}),
         ("schema", {"schema"}),
         ("run", {"run"}),
+        ("archive", {"archive"}),
+        ("jackpot", {"jackpot"}),
     ],
 )
 def test_a_subcommands_help_loads_nothing_heavy(command: str, modules: set[str]) -> None:
