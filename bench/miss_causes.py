@@ -32,11 +32,11 @@ import numpy.typing as npt
 from camera_finder import bilinear, visible_turns
 
 from calibration.deck import CANON_SIZE
-from calibration.index_model import NONE
 from calibration.profile import DeckCalibration, DeckTemplates
 from drivers.camera.classify import IndexClassifier
 from drivers.camera.detect import CardOutline
 from drivers.camera.finder import find_candidates, readable_turns
+from drivers.camera.index_model import NONE
 from drivers.camera.reading import CardReading
 from drivers.camera.synthetic.scene import RenderedFrame, Scene
 from drivers.camera.synthetic.scoring import card_height_px, overlap

@@ -15,17 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.reading import CardReading
-
-SAME_SPOT = 0.7
-"""Two readings whose quads share 70% of the smaller one describe the same card, when neither
-has a code to say where its index is (an unknown reading is replaced by a guess on its spot)."""
-SAME_INDEX = 0.12
-"""Two reads whose index windows' centres lie within 12% of the card's height of each other are
-reads of one printed index. A guessed outline off by a few percent of the card still puts its
-window there; two indices both in view cannot be so close, since a window is about 18% of the
-card's height wide and 31% tall and one card lying over another's window hides it."""
-_CENTRE = (0.145, 0.175)
-"""The middle of an index window, as fractions of the card's width and height from its corner."""
+from drivers.camera.tuning import INDEX_CENTRE, SAME_INDEX, SAME_SPOT
 
 
 def _overlap(a: CardReading, b: CardReading) -> float:
@@ -40,7 +30,7 @@ def _overlap(a: CardReading, b: CardReading) -> float:
 def _index_centres(reading: CardReading) -> tuple[npt.NDArray[Any], npt.NDArray[Any], float]:
     """The centres of the index windows at a reading's first and third corners, and its height."""
     q = np.array(reading.corners, np.float64)
-    u, v = _CENTRE
+    u, v = INDEX_CENTRE
     first = q[0] + u * (q[1] - q[0]) + v * (q[3] - q[0])
     third = q[2] + u * (q[3] - q[2]) + v * (q[1] - q[2])
     height = float(np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2

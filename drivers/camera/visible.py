@@ -19,15 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.detect import CardOutline, inside
-
-OUTLINE_GROWTH = 1.06
-"""A firm outline's long side falls this much short of the card's height (median 1.06 on the
-tuning designs; `finder.OUTLINE_SCALE`): another card's outline is grown by it before it is
-taken out of the view, so its rim of paper never passes for the covered card's."""
-SAME_CARD = 0.08
-"""Another outline whose corners all lie within 8% of the card's height of this one's (either
-way up) is the same card found twice (a strip's extension and a frame line's rectangle), not a
-card lying over it."""
+from drivers.camera.tuning import OUTLINE_GROWTH, SAME_CARD
 
 
 def _long(quad: npt.NDArray[Any]) -> float:
