@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import cv2
@@ -325,21 +326,88 @@ class IndexClassifier:
             return IndexRead(code, round(sure, 4), hint)
         return replace(template, hint=hint)
 
-    def _learned(self, model: IndexModel, window: Image, guessed: bool) -> IndexRead | None:
-        """The network's read of `window`, deciding alone (`ReaderTuning` holds every bar).
+    def read_all(self, windows: Sequence[tuple[Image, bool]]) -> list[IndexRead | None]:
+        """`read` of each (window, guessed) pair, in order: the same reads, fewer network calls.
 
-        None when the window holds no print at all. A code reads when both heads are at least
-        `abstain` sure (`abstain_guessed` on a guessed outline); an unsure code is a `hint`
-        from `hint` up. The confidence is the weaker head's probability of its best class.
+        The learned reader runs every window's first cut through the network in one call, and
+        the moved cuts of those that name a code in a second (`_learned_all`); the templates
+        reader reads one window at a time, as `read` does.
         """
-        tensor = window_tensor(window)
-        if tensor is None:
-            return None
-        cuts = [tensor, *self._moved(window)]
-        pr, ps = model.probabilities(np.stack(cuts))
-        i, j = int(pr[0].argmax()), int(ps[0].argmax())
+        if self.learned_decides and self._model is not None:
+            return self._learned_all(self._model, windows)
+        return [self.read(window, guessed=guessed) for window, guessed in windows]
+
+    def _learned(self, model: IndexModel, window: Image, guessed: bool) -> IndexRead | None:
+        """The network's read of `window`, deciding alone (`ReaderTuning` holds every bar)."""
+        return self._learned_all(model, [(window, guessed)])[0]
+
+    def _learned_all(
+        self, model: IndexModel, windows: Sequence[tuple[Image, bool]]
+    ) -> list[IndexRead | None]:
+        """The network's reads of `windows` ((window, guessed) pairs), each deciding alone.
+
+        None for a window that holds no print at all. A code reads when both heads are at least
+        `abstain` sure (`abstain_guessed` on a guessed outline) on the window and on every moved
+        cut of it (`ReaderTuning.moved`), all naming that code; an unsure code is a `hint` from
+        `hint` up. The confidence is the weaker head's probability of its best class, the least
+        over the cuts. A window whose first cut names no code is not cut again (the moved cuts
+        could only confirm a code), and one whose first cut is `ReaderTuning.decisive` sure is
+        read on that cut alone. The network runs once on all first cuts and once on all moved
+        cuts: its cost per call, not per window, is what batching saves.
+        """
+        tensors = [window_tensor(window) for window, _ in windows]
+        rows = [t for t in tensors if t is not None]
+        if not rows:
+            return [None] * len(windows)
+        pr, ps = model.probabilities(np.stack(rows))
+        none_rank = model.ranks.index(NONE)
+        first: list[tuple[int, int, int] | None] = []  # (row, rank class, suit class)
+        k = 0
+        for t in tensors:
+            first.append(None if t is None else (k, int(pr[k].argmax()), int(ps[k].argmax())))
+            k += t is not None
+        # Moved cuts of the windows whose first cut names a code and is not decisive.
+        moved: dict[int, list[Array]] = {}
+        for n, (entry, (window, _)) in enumerate(zip(first, windows, strict=True)):
+            if entry is None:
+                continue
+            row, i, j = entry
+            if NONE in (model.ranks[i], model.suits[j]):
+                continue
+            if min(pr[row, i], ps[row, j]) < self._tuning.decisive:
+                moved[n] = self._moved(window)
+        extra = [t for cuts in moved.values() for t in cuts]
+        mr, ms = model.probabilities(np.stack(extra)) if extra else (pr[:0], ps[:0])
+        out: list[IndexRead | None] = []
+        m = 0
+        for n, (entry, (_, guessed)) in enumerate(zip(first, windows, strict=True)):
+            if entry is None:
+                out.append(None)
+                continue
+            row, i, j = entry
+            count = len(moved.get(n, ()))
+            cut_r = np.concatenate([pr[row : row + 1], mr[m : m + count]])
+            cut_s = np.concatenate([ps[row : row + 1], ms[m : m + count]])
+            m += count
+            out.append(self._decide(model, cut_r, cut_s, i, j, float(pr[row, none_rank]), guessed))
+        return out
+
+    def _decide(
+        self,
+        model: IndexModel,
+        pr: Array,
+        ps: Array,
+        i: int,
+        j: int,
+        not_index: float,
+        guessed: bool,
+    ) -> IndexRead:
+        """One window's read from its heads' probabilities over its cuts.
+
+        The first row of `pr` and `ps` is the window's own cut, whose best classes are rank `i`
+        and suit `j`; `not_index` is its probability of no index.
+        """
         rank, suit = model.ranks[i], model.suits[j]
-        not_index = float(pr[0, model.ranks.index(NONE)])
         code = rank + suit if NONE not in (rank, suit) else None
         if code is None:
             return IndexRead(None, 0.0, not_index=not_index)
