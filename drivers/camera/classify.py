@@ -350,10 +350,9 @@ class IndexClassifier:
         `abstain` sure (`abstain_guessed` on a guessed outline) on the window and on every moved
         cut of it (`ReaderTuning.moved`), all naming that code; an unsure code is a `hint` from
         `hint` up. The confidence is the weaker head's probability of its best class, the least
-        over the cuts. A window whose first cut names no code is not cut again (the moved cuts
-        could only confirm a code), and one whose first cut is `ReaderTuning.decisive` sure is
-        read on that cut alone. The network runs once on all first cuts and once on all moved
-        cuts: its cost per call, not per window, is what batching saves.
+        over the cuts. A window whose first cut names no code is not cut again: the moved cuts
+        could only confirm a code. The network runs once on all first cuts and once on all
+        moved cuts.
         """
         tensors = [window_tensor(window) for window, _ in windows]
         rows = [t for t in tensors if t is not None]
@@ -366,16 +365,15 @@ class IndexClassifier:
         for t in tensors:
             first.append(None if t is None else (k, int(pr[k].argmax()), int(ps[k].argmax())))
             k += t is not None
-        # Moved cuts of the windows whose first cut names a code and is not decisive.
-        moved: dict[int, list[Array]] = {}
-        for n, (entry, (window, _)) in enumerate(zip(first, windows, strict=True)):
-            if entry is None:
-                continue
-            row, i, j = entry
-            if NONE in (model.ranks[i], model.suits[j]):
-                continue
-            if min(pr[row, i], ps[row, j]) < self._tuning.decisive:
-                moved[n] = self._moved(window)
+        # Every code is checked on moved cuts, however sure its first cut: on the tuning
+        # designs, reading first cuts at 0.999 alone let in five wrong reads (hearts taken for
+        # diamonds, a club for a spade) that a moved cut refused, and at 0.99999 none, but
+        # harsh recall fell 0.8 points (docs/camera.md, "Speed at 1080p").
+        moved = {
+            n: self._moved(window)
+            for n, (entry, (window, _)) in enumerate(zip(first, windows, strict=True))
+            if entry is not None and NONE not in (model.ranks[entry[1]], model.suits[entry[2]])
+        }
         extra = [t for cuts in moved.values() for t in cuts]
         mr, ms = model.probabilities(np.stack(extra)) if extra else (pr[:0], ps[:0])
         out: list[IndexRead | None] = []

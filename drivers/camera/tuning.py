@@ -53,9 +53,6 @@ class ReaderTuning:
     """Each corner is also cut through outlines moved by this share of the window's height
     (left, right, up, down) and grown by this share: about a found outline's error. A code
     that changes under a moved cut is not read, and the confidence is the least over all."""
-    decisive: float = 2.0
-    """A corner whose first cut is this sure is read on it alone, without the moved cuts
-    (`moved`); above 1, every code is checked on its moved cuts."""
     hint: float = 0.5
     """A corner under the abstain bar whose best code is this sure still contradicts another
     corner of the card naming another code: the card is then unknown."""
