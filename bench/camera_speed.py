@@ -56,8 +56,8 @@ STAGES: dict[str, tuple[tuple[str, str, str | None], ...]] = {
         ("recognizer.py", "_window_visible", None),
     ),
     "network inputs": (
-        ("index_model.py", "window_tensor", "_learned_all"),
-        ("classify.py", "_moved", None),
+        ("index_model.py", "window_tensor", None),
+        ("~", "<warpAffine>", "_moved"),
     ),
     "network": (("index_model.py", "probabilities", None),),
     "deciding": (("recognizer.py", "_decide", None), ("classify.py", "_decide", None)),
