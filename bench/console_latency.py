@@ -43,32 +43,7 @@ from studio.bus.commands import CommandClient
 from studio.bus.replay import ReplayClient
 from studio.cards import DECK, Card
 from studio.console.users import add_user
-
-TABLE = """\
-[table]
-table = "T01"
-game = "caribbean-stud"
-betting_seconds = 0.1
-yellow_seconds = 0.05
-decision_seconds = 0.1
-round_gap_seconds = 0.1
-auto_start = true
-[shoe]
-backend = "serial"
-protocol = "barcode"
-url = "{root}/shoe"
-[camera]
-backend = "none"
-[bus]
-public = "ipc://{root}/pub"
-restricted = "ipc://{root}/res"
-replay = "ipc://{root}/rep"
-commands = "ipc://{root}/cmd"
-keys_dir = "{root}/keys"
-heartbeat_seconds = 0.2
-[metrics]
-port = 0
-"""
+from studio.rig_config import RigConfig
 
 OBSERVER = """() => {
   window.__seen = {};
@@ -117,7 +92,15 @@ def measure(root: Path, cards: int) -> tuple[list[float], list[float], float, fl
     chromium = shutil.which("chromium")
     if chromium is None:
         raise SystemExit("Debian's chromium is needed: apt-get install chromium")
-    (root / "table.toml").write_text(TABLE.format(root=root))
+    # The quickest pace the table takes: the bench measures cards, not the waits between them.
+    rig = RigConfig(
+        root=root,
+        betting_seconds=0.1,
+        yellow_seconds=0.05,
+        decision_seconds=0.1,
+        round_gap_seconds=0.1,
+    )
+    config = rig.write()
     env = {
         **os.environ,
         "XDG_DATA_HOME": str(root / "data"),
@@ -126,13 +109,13 @@ def measure(root: Path, cards: int) -> tuple[list[float], list[float], float, fl
     users = root / "users.json"
     add_user(users, "bob", "dealer", "bob-password")
     add_user(users, "alice", "shift_manager", "alice-password")
-    line = PtyLine(root / "shoe")
+    line = PtyLine(rig.shoe_line)
     codec = BarcodeCodec(BarcodeTable.card_codes())
     procs: list[subprocess.Popen[str]] = []
     to_dom: list[float] = []
     to_sub: list[float] = []
     try:
-        table, _ = _start(["run", "--config", str(root / "table.toml")], env, r"^ready")
+        table, _ = _start(["run", "--config", str(config)], env, r"^ready")
         procs.append(table)
         console, banner = _start(["console", "--port", "0", "--users", str(users)], env, "open")
         procs.append(console)

@@ -5,7 +5,7 @@
 A threshold is a module-level upper-case name bound to a number (each number of a tuple counts), a
 numeric field default of a tuning dataclass, or a numeric literal other than 0, 1 and 2 in a
 comparison. The modules are those that decide a code at read time: with the template reader
-`classify.py`, `recognizer.py`, `calibration/face_ink.py` and `calibration/glyphs.py`; with the
+`classify.py`, `recognizer.py`, `face_ink.py` and `glyphs.py` (all in `drivers/camera/`); with the
 learned reader only `recognizer.py` (the outline and paper rules it shares) and the tuning table
 `drivers/camera/tuning.py` (the face rules and templates do not run).
 """
@@ -20,8 +20,8 @@ READERS = {
     "templates": (
         "drivers/camera/classify.py",
         "drivers/camera/recognizer.py",
-        "calibration/face_ink.py",
-        "calibration/glyphs.py",
+        "drivers/camera/face_ink.py",
+        "drivers/camera/glyphs.py",
     ),
     "learned": ("drivers/camera/recognizer.py", "drivers/camera/tuning.py"),
 }

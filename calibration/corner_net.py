@@ -1,11 +1,11 @@
 """The index reader's network: defined and trained with JAX and optax, exported to ONNX.
 
-A small convolutional network reads one index window (`calibration.index_model.window_tensor`)
+A small convolutional network reads one index window (`drivers.camera.index_model.window_tensor`)
 into a rank (13 ranks or "none") and a suit (4 suits or "none"). Three 3x3 convolutions with
 max pooling see the strokes of the index wherever the outline put it in the window; one dense
 layer feeds both heads. Training uses JAX for gradients and optax's AdamW with a cosine
-schedule; the trained weights are written as an ONNX graph (`onnx.helper`), which
-`calibration.index_model.IndexModel` runs with onnxruntime. JAX is imported only here, so a
+schedule; the trained weights are written as an ONNX graph (`drivers.camera.onnx_graph`), which
+`drivers.camera.index_model.IndexModel` runs with onnxruntime. JAX is imported only here, so a
 table that only reads (the recognizer) never loads it.
 """
 
@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from calibration.index_model import CHANNELS, INPUT_SIZE
+from drivers.camera.index_model import CHANNELS, INPUT_SIZE
+from drivers.camera.onnx_graph import Head, conv_net_onnx
 
 Array = npt.NDArray[np.float32]
 
@@ -26,7 +27,6 @@ WIDTHS = (12, 24, 48)
 """Output channels of the three convolutions."""
 HIDDEN = 96
 """Units of the dense layer both heads read."""
-OPSET = 17
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,46 +148,12 @@ def to_onnx(params: dict[str, Array], *, doc: str = "") -> bytes:
 
     Both outputs are probabilities (softmax in the graph), batch dimension free.
     """
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    nodes = []
-    inits = [numpy_helper.from_array(v, name=k) for k, v in sorted(params.items())]
-    x = "window"
-    for k in range(len(WIDTHS)):
-        nodes += [
-            helper.make_node("Conv", [x, f"c{k}w", f"c{k}b"], [f"conv{k}"], pads=[1, 1, 1, 1]),
-            helper.make_node("Relu", [f"conv{k}"], [f"relu{k}"]),
-            helper.make_node(
-                "MaxPool", [f"relu{k}"], [f"pool{k}"], kernel_shape=[2, 2], strides=[2, 2]
-            ),
-        ]
-        x = f"pool{k}"
-    nodes += [
-        helper.make_node("Flatten", [x], ["flat"], axis=1),
-        helper.make_node("Gemm", ["flat", "dw", "db"], ["dense"]),
-        helper.make_node("Relu", ["dense"], ["hidden"]),
-        helper.make_node("Gemm", ["hidden", "rw", "rb"], ["rank_logits"]),
-        helper.make_node("Gemm", ["hidden", "sw", "sb"], ["suit_logits"]),
-        helper.make_node("Softmax", ["rank_logits"], ["rank"], axis=1),
-        helper.make_node("Softmax", ["suit_logits"], ["suit"], axis=1),
-    ]
     w, h = INPUT_SIZE
-    graph = helper.make_graph(
-        nodes,
-        "index_reader",
-        [helper.make_tensor_value_info("window", TensorProto.FLOAT, ["n", CHANNELS, h, w])],
-        [
-            helper.make_tensor_value_info("rank", TensorProto.FLOAT, ["n", params["rb"].size]),
-            helper.make_tensor_value_info("suit", TensorProto.FLOAT, ["n", params["sb"].size]),
-        ],
-        inits,
+    return conv_net_onnx(
+        params,
+        graph="index_reader",
+        input_name="window",
+        input_shape=(CHANNELS, h, w),
+        heads=(Head("rank", "r", softmax=True), Head("suit", "s", softmax=True)),
+        doc=doc,
     )
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="studio-table"
-    )
-    model.ir_version = 8
-    model.doc_string = doc
-    onnx.checker.check_model(model)
-    out: bytes = model.SerializeToString()
-    return out

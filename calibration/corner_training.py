@@ -27,11 +27,12 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration import corner_net, corner_render, glyphs, index_model, universal_reader
+from calibration import corner_net, corner_render, universal_reader
 from calibration.corner_render import CameraLook, camera_corners
-from calibration.glyphs import Image
-from calibration.index_model import NONE, Array, IndexModel, window_tensor
 from calibration.universal_reader import universal_weights
+from drivers.camera import glyphs, index_model, onnx_graph
+from drivers.camera.glyphs import Image
+from drivers.camera.index_model import NONE, Array, IndexModel, window_tensor
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +150,8 @@ def _code_digest() -> str:
     digest = hashlib.sha256()
     # glyphs: the features read its contrast floor (`window_features`).
     # universal_reader: its source holds the shipped start's SHA-256.
-    modules = (corner_render, corner_net, glyphs, index_model, universal_reader)
+    # onnx_graph: it writes the model's graph.
+    modules = (corner_render, corner_net, glyphs, index_model, onnx_graph, universal_reader)
     for module in (*modules, sys.modules[__name__]):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()

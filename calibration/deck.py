@@ -18,10 +18,10 @@ import numpy.typing as npt
 
 from calibration.corner_training import references_digest, train_index_model
 from calibration.errors import DeckCalibrationError
-from calibration.face_ink import PAPER_GROUND, Symbol, find_face_ink, same_layout, symbol
-from calibration.glyphs import Image, IndexInk, aspect, find_index, normalise, standardise
-from calibration.index_model import weights_digest, window_tensor
 from calibration.profile import DeckCalibration, DeckTemplates, IndexModelInfo
+from drivers.camera.face_ink import PAPER_GROUND, Symbol, find_face_ink, same_layout, symbol
+from drivers.camera.glyphs import Image, IndexInk, aspect, find_index, normalise, standardise
+from drivers.camera.index_model import weights_digest, window_tensor
 from studio.cards import DECK, RANK_CHARS, SUIT_CHARS
 
 Progress = Callable[[str, int, int], None]
@@ -416,7 +416,7 @@ def face_layouts(
     window: tuple[float, float, float, float],
     suits: Mapping[str, npt.NDArray[Any]],
 ) -> dict[str, list[Symbol]]:
-    """Where each rank prints its suit symbols (`calibration.face_ink.Symbol`), from the flats.
+    """Where each rank prints its suit symbols (`drivers.camera.face_ink.Symbol`), from the flats.
 
     A symbol is an ink shape of the face fitting its own suit's crisp template (`suits`, one
     per suit) at `LAYOUT_FIT` either way up. A rank is left out when its four suits do not print

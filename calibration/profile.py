@@ -19,7 +19,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from calibration.errors import ProfileError
-from calibration.index_model import MODEL_VERSION, IndexModel, weights_digest
+from drivers.camera.index_model import MODEL_VERSION, IndexModel, weights_digest
 
 PROFILE_VERSION = 1
 """The profile format this code reads and writes; another version is refused, not guessed at."""
@@ -62,11 +62,11 @@ class Zone(_Model):
 
 
 class IndexModelInfo(_Model):
-    """The learned index reader stored beside the deck (`calibration.index_model`).
+    """The learned index reader stored beside the deck (`drivers.camera.index_model`).
 
     `file` names its ONNX model in the profile directory; `sha256` is the digest of the model
     (`weights_digest`), checked on load; `model_version` is the reader's input and output
-    layout (`calibration.index_model.MODEL_VERSION`): a model of another version is not used;
+    layout (`drivers.camera.index_model.MODEL_VERSION`): a model of another version is not used;
     `references_sha256` the digest of the references it was trained from; `ranks`/`suits` name
     the heads' outputs (each ending with the "none" class); `samples` counts the rendered
     training windows.
@@ -90,11 +90,11 @@ class DeckCalibration(_Model):
     the top-left index; `rank_size`/`suit_size` are template (width, height) in pixels; `red_suits`
     lists suits printed red; `rank_aspect`/`suit_aspect` are glyph height/width ratios; `levels`
     is how many templates each glyph has (one per sharpness the camera may see it at), and
-    `level_sharpness` each level's typical index sharpness (`calibration.glyphs.sharpness`); a
+    `level_sharpness` each level's typical index sharpness (`drivers.camera.glyphs.sharpness`); a
     deck learned before it existed has none, and every level is then compared. `index_model`
     describes the learned index reader; a deck learned before it existed has none and is read
     with the templates alone. `face_layouts` gives, per rank, where its face prints its suit
-    symbols (`calibration.face_ink.Symbol`); a deck learned without them reads no proposal's
+    symbols (`drivers.camera.face_ink.Symbol`); a deck learned without them reads no proposal's
     face.
     """
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from calibration.errors import CalibrationError
-from calibration.index_model import Array
+from drivers.camera.index_model import Array
 
 MODEL_PATH = Path(__file__).parent / "models" / "index_reader.onnx"
 MODEL_SHA256 = "dd782fe6b508549c92b8bd215eb45b4050d97ec7fb8f709bb37281f6402636f9"

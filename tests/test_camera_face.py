@@ -8,9 +8,9 @@ import pytest
 from camera_support import deck_profile
 
 from calibration.deck import flatten_card
-from calibration.face_ink import PAPER_GROUND, find_face_ink
 from drivers.camera.classify import MIN_SHARPNESS, GlyphScore, IndexClassifier, IndexRead
 from drivers.camera.detect import CardOutline, card_threshold
+from drivers.camera.face_ink import PAPER_GROUND, find_face_ink
 from drivers.camera.recognizer import CardRecognizer, corner_window
 from drivers.camera.synthetic.designs import CLASSIC, JUMBO, CardDesign
 from drivers.camera.synthetic.reference import render_reference

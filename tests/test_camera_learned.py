@@ -236,7 +236,7 @@ def _quick_training(
 def test_training_is_deterministic_and_cached(monkeypatch: pytest.MonkeyPatch) -> None:
     # The same references always give the same weights; a second training is the cached one.
     from calibration import corner_training
-    from calibration.index_model import weights_digest
+    from drivers.camera.index_model import weights_digest
 
     flats, ranks, suits = _quick_training(monkeypatch)
     size = corner_training.training_size()
@@ -255,7 +255,7 @@ def test_a_model_trained_once_is_loaded_from_the_cache_directory(
     # file is trained again and replaced; other references, or other training code, get a model
     # of their own.
     from calibration import corner_training
-    from calibration.index_model import weights_digest
+    from drivers.camera.index_model import weights_digest
 
     flats, ranks, suits = _quick_training(monkeypatch)
     cache = tmp_path / "cache"

@@ -19,9 +19,9 @@ from test_camera_recognize import TEST_STYLE
 from calibration import corner_net, universal_reader
 from calibration.corner_training import _train, training_size
 from calibration.errors import CalibrationError
-from calibration.index_model import IndexModel
 from drivers.camera.classify import IndexClassifier
 from drivers.camera.errors import RecognizerConfigurationError
+from drivers.camera.index_model import IndexModel
 from drivers.camera.index_reader_training import RANKS, SUITS, design_windows
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.splits import TRAINING_SEEDS, TUNING_SEEDS

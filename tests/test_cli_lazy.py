@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import subprocess
 import sys
@@ -14,6 +15,10 @@ import pytest
 from studio.cli import COMMANDS, main
 from studio.config import build_config
 from studio.errors import ConfigurationError
+
+HEAVY = {"zmq", "pydantic", "studio.messages", "studio.controller", "psycopg", "cv2", "numpy"}
+"""What a subcommand's --help never needs: ZeroMQ, the message models, the controller,
+PostgreSQL's driver, OpenCV."""
 
 
 def _modules_after(*argv: str) -> set[str]:
@@ -35,9 +40,69 @@ def test_version_and_help_import_no_subcommand_but_the_chosen_one(argv: list[str
     loaded = _modules_after(*argv)
     commands = {m for m in loaded if m.startswith("studio.commands.")}
     assert commands <= {"studio.commands.schema"}, commands
-    assert not {"zmq", "numpy", "cv2", "psycopg"} & loaded
-    if argv[0] != "schema":
-        assert "pydantic" not in loaded
+    assert not HEAVY & loaded
+
+
+@pytest.mark.parametrize(
+    ("command", "modules"),
+    [
+        ("status", {"status"}),
+        ("watch", {"watch"}),
+        ("journal", {"journal", "anchors"}),  # anchors is one of journal's actions
+        ("proxy", {"proxy"}),
+        ("recall", {"recall"}),
+        ("report", {"report"}),
+        ("retention", {"retention"}),
+        ("archive-allow", {"archive_allow"}),
+        ("integrity", {"integrity"}),
+        ("schema", {"schema"}),
+        ("run", {"run"}),
+        ("archive", {"archive"}),
+        ("jackpot", {"jackpot"}),
+    ],
+)
+def test_a_subcommands_help_loads_nothing_heavy(command: str, modules: set[str]) -> None:
+    loaded = _modules_after(command, "--help")
+    prefix = "studio.commands."
+    assert {m.removeprefix(prefix) for m in loaded if m.startswith(prefix)} == modules
+    assert not HEAVY & loaded, HEAVY & loaded
+
+
+@pytest.mark.parametrize("package", ["studio.bus", "studio.runtime"])
+def test_a_lazy_packages_names_are_its_type_checking_imports_and_each_resolves(
+    package: str,
+) -> None:
+    module = import_module(package)
+    source = Path(module.__file__ or "").read_text(encoding="utf-8")
+    checked = next(
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    )
+    homes = {
+        alias.name: (node.module or "").rpartition(".")[2]
+        for node in checked.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert homes == module._HOMES
+    assert sorted(homes) == sorted(module.__all__)
+    for name, home in homes.items():
+        assert getattr(module, name) is getattr(import_module(f"{package}.{home}"), name)
+    with pytest.raises(AttributeError):
+        _ = module.no_such_name
+
+
+@pytest.mark.parametrize("command", ["console", "users"])
+def test_the_consoles_help_loads_no_camera(command: str) -> None:
+    # The data directory is studio.paths': the configuration would bring OpenCV and the camera.
+    assert not {"cv2", "numpy", "studio.config"} & _modules_after(command, "--help")
+
+
+def test_the_command_help_loads_the_command_names_but_not_zeromq_nor_the_controller() -> None:
+    loaded = _modules_after("command", "--help")
+    assert "studio.messages" in loaded  # the names it lists are the messages' CommandName
+    assert not {"zmq", "studio.controller", "studio.bus.commands"} & loaded
 
 
 def test_the_listed_help_is_each_modules_own() -> None:

@@ -10,8 +10,9 @@ import pytest
 from pydantic import BaseModel
 
 from studio.cli import main
-from studio.config import RuntimeConfig, build_config, load_config
+from studio.config import CameraConfig, RuntimeConfig, build_config, load_config
 from studio.errors import ConfigurationError
+from studio.rig_config import RigConfig
 
 
 def test_the_embedded_defaults_are_a_simulated_caribbean_table_with_the_synthetic_camera(
@@ -185,3 +186,31 @@ def test_a_check_across_sections_reads_as_its_own_words() -> None:
     with pytest.raises(ConfigurationError) as info:
         build_config({"shoe": {"backend": "serial", "url": "/dev/ttyUSB0"}})
     assert str(info.value).startswith('config: camera.backend = "synthetic" shows the felt')
+
+
+def test_a_rigs_table_keeps_everything_under_its_root_and_loads_back(tmp_path: Path) -> None:
+    rig = RigConfig(root=tmp_path, table="T02", round_gap_seconds=1.0)
+    config = load_config(rig.write())
+    assert config == rig.runtime()
+    assert (config.table.table, config.table.round_gap_seconds, config.table.auto_start) == (
+        "T02",
+        1.0,
+        True,
+    )
+    assert {config.bus.public, config.bus.restricted, config.bus.replay, config.bus.commands} == {
+        f"ipc://{tmp_path}/{name}" for name in ("pub", "res", "rep", "cmd")
+    }
+    assert config.keys_path == tmp_path / "keys" and config.metrics.port == 0
+    assert (config.shoe.backend, config.shoe.protocol) == ("serial", "barcode")
+    assert config.shoe.url == str(rig.shoe_line) and not config.table.camera
+    # A second table beside it: the simulated shoe, a camera, the first table's keys.
+    other = RigConfig(
+        root=tmp_path / "other",
+        shoe="simulated",
+        camera=CameraConfig(backend="simulated"),
+        keys_dir=tmp_path / "keys",
+    )
+    (tmp_path / "other").mkdir()
+    beside = load_config(other.write())
+    assert beside.shoe.backend == "simulated" and beside.table.camera
+    assert beside.keys_path == tmp_path / "keys"

@@ -30,38 +30,11 @@ from drivers.shoe.sim_line import PtyLine
 from studio.bus.commands import CommandClient
 from studio.bus.replay import ReplayClient
 from studio.cards import Card
+from studio.config import CameraConfig
 from studio.errors import BusError
 from studio.games import get_rules
+from studio.rig_config import RigConfig
 from studio.runtime.camera import position_rows
-
-TABLE = """\
-[table]
-table = "T01"
-game = "caribbean-stud"
-betting_seconds = 0.3
-yellow_seconds = 0.1
-decision_seconds = 0.3
-round_gap_seconds = 0.2
-camera_confirm_seconds = 30.0
-[shoe]
-backend = "serial"
-protocol = "barcode"
-url = "{root}/shoe"
-[camera]
-backend = "capture"
-url = "{camera}"
-profile = "{profile}"
-fps = 2
-[bus]
-public = "ipc://{root}/pub"
-restricted = "ipc://{root}/res"
-replay = "ipc://{root}/rep"
-commands = "ipc://{root}/cmd"
-keys_dir = "{root}/keys"
-heartbeat_seconds = 0.2
-[metrics]
-port = 0
-"""
 
 FETCH = """async (url) => {
     const reply = await fetch(url, { credentials: "same-origin" });
@@ -89,7 +62,10 @@ def test_the_manager_sees_the_incidents_zone_and_a_dealer_never_does(tmp_path: P
         browser() as chromium,
     ):
         profile = tmp_path / "profile"
-        rig.config.write_text(TABLE.format(root=tmp_path, camera=camera.url, profile=profile))
+        capture = CameraConfig(backend="capture", url=camera.url, profile=str(profile), fps=2)
+        RigConfig(
+            root=tmp_path, camera_confirm_seconds=30.0, auto_start=False, camera=capture
+        ).write(rig.config)
         rig.start()
         with CommandClient(rig.endpoint("cmd"), rig.key("shift-manager"), rig.server_key()) as c:
             assert c.send("start_round").status == "accepted"

@@ -22,37 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from console_support import browser, console_for, sign_in
-from test_e2e_support import FAST_TABLE, TableRig, table_rig
+from test_e2e_support import TableRig, table_rig
 
 from drivers.shoe.sim_line import PtyLine
 from studio.bus.commands import CommandClient
 from studio.bus.replay import ReplayClient
-
-TABLE = """\
-[table]
-table = "T02"
-game = "caribbean-stud"
-betting_seconds = 0.3
-yellow_seconds = 0.1
-decision_seconds = 0.3
-round_gap_seconds = 0.2
-auto_start = true
-[shoe]
-backend = "serial"
-protocol = "barcode"
-url = "{root}/shoe"
-[camera]
-backend = "none"
-[bus]
-public = "ipc://{root}/pub"
-restricted = "ipc://{root}/res"
-replay = "ipc://{root}/rep"
-commands = "ipc://{root}/cmd"
-keys_dir = "{root}/keys"
-heartbeat_seconds = 0.2
-[metrics]
-port = 0
-"""
+from studio.config import DealerConfig
+from studio.rig_config import RigConfig
 
 
 @contextmanager
@@ -83,10 +59,14 @@ def webhook_server() -> Iterator[tuple[str, list[dict[str, Any]]]]:
 
 def _beside(other: TableRig, rig: TableRig) -> None:
     """Make `other` a second table on `rig`'s machine: the same data and key directories."""
-    text = FAST_TABLE.format(root=other.root, table="T01", game="caribbean-stud", draw=0.05)
-    other.config.write_text(
-        text.replace(f"{other.root}/keys", str(rig.keys_dir)) + '[camera]\nbackend = "none"\n'
-    )
+    RigConfig(
+        root=other.root,
+        camera_confirm_seconds=5.0,
+        auto_start=False,
+        shoe="simulated",
+        dealer=DealerConfig(draw_seconds=0.05),
+        keys_dir=rig.keys_dir,
+    ).write(other.config)
     other.env = rig.env
 
 
@@ -99,7 +79,7 @@ def test_a_shoe_fault_alarms_the_console_and_a_manager_voids_it(tmp_path: Path) 
         webhook_server() as (hook, received),
         browser() as chromium,
     ):
-        rig.config.write_text(TABLE.format(root=tmp_path))
+        RigConfig(root=tmp_path, table="T02").write(rig.config)
         rig.start()
         _beside(other, rig)
         other.start()

@@ -12,6 +12,7 @@ from test_controller_kit import CONFIGS, Bench, bench
 from studio.cards import DECK
 from studio.controller import ROLES
 from studio.messages import AlarmCause, AlarmRaised
+from studio.messages.view import ResumeBlocker
 
 ALARM_CAUSES: tuple[AlarmCause, ...] = typing.get_args(AlarmCause)
 
@@ -68,26 +69,29 @@ def apply(b: Bench, op: str, codes: list[str], drawn: list[str]) -> None:
             b.cmd("new_deck", role="dealer")
 
 
-def named_action(blocker: str) -> str:
-    """The command (or the dealer's act) a blocker names; fails the test if it names none."""
-    for action in ("acknowledge_device", "cancel_rescan", "new_deck", "discard", "correct"):
-        if action in blocker:
-            return action
-    raise AssertionError(f"the blocker {blocker!r} names no action that clears it")
+def named_action(blocker: ResumeBlocker) -> str:
+    """The command to try for a blocker; fails the test if it names none, or not in its words.
+
+    A correction needs the card a person reads: the discard that the same blockers offer does
+    without one.
+    """
+    assert blocker.actions, f"the blocker {blocker!r} names no action that clears it"
+    assert all(action in ROLES for action in blocker.actions), blocker
+    # The words name the remedy too, for whoever reads only `resume_blockers`.
+    assert any(a.partition("_")[0] in blocker.words for a in blocker.actions), blocker
+    return "discard_last_card" if "discard_last_card" in blocker.actions else blocker.actions[0]
 
 
 def leave_pause(b: Bench) -> None:
     """Follow the first blocker's action until the resume goes through."""
     for _ in range(_EXIT_STEPS):
-        blockers = b.view().resume_blockers
-        if not blockers:
+        view = b.view()
+        assert view.resume_blockers == tuple(blocker.words for blocker in view.blockers)
+        if not view.blockers:
             out = b.cmd("resume")
             assert "round_resumed" in [e.type for e in out], out
             return
-        action = named_action(blockers[0])
-        command = "discard_last_card" if action in ("discard", "correct") else action
-        assert command in ROLES
-        out = b.cmd(command)
+        out = b.cmd(named_action(view.blockers[0]))
         if out[0].type == "command_rejected":
             # A card dealt before a decision window must stay: the round is voided instead.
             assert "must stay" in out[0].body["reason"], out

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
+import pytest
+from pydantic import ValidationError
 from test_controller_kit import CONFIGS, bench
+
+from studio.console.display import clearing_actions
+from studio.controller import ROLES
+from studio.messages.schema import json_schema
+from studio.messages.view import CLEARED_BY, BlockerKind, ResumeBlocker, TableView
 
 CARIB = CONFIGS[0]
 
@@ -19,6 +26,14 @@ def test_a_restarted_shoe_is_acknowledged_then_the_table_resumes_and_opens_round
     snap = b.view()
     assert snap.paused and snap.devices["shoe"] == "fault"
     assert snap.resume_blockers == ("the shoe is fault: acknowledge_device once it works",)
+    assert snap.blockers == (
+        ResumeBlocker(
+            kind="device_unhealthy",
+            words="the shoe is fault: acknowledge_device once it works",
+            actions=("acknowledge_device",),
+            device="shoe",
+        ),
+    )
     out = b.cmd("acknowledge_device")
     assert types(out) == ["command_accepted", "device_health_changed"]
     assert out[1].body == {
@@ -95,3 +110,54 @@ def test_cancel_rescan_needs_a_rescan() -> None:
     b.start()
     b.cmd("call_manager", role="dealer")
     assert b.cmd("cancel_rescan")[0].body["reason"] == "no re-scan is in progress"
+
+
+def test_a_views_json_keeps_the_lines_beside_the_typed_blockers_and_reads_older_views() -> None:
+    b = bench(CARIB)
+    b.start()
+    b.wait(10.0)
+    b.draw(None)  # player-1: a card the shoe could not read
+    view = b.view()
+    (blocker,) = view.blockers
+    assert blocker.kind == "unreadable_card" and blocker.position == "player-1"
+    assert blocker.actions == ("correct_card", "discard_last_card", "rescan")
+    wire = view.model_dump(mode="json")
+    # What status --json, the replay service and the console have always read is still there.
+    assert wire["resume_blockers"] == [blocker.words]
+    assert wire["blockers"][0]["actions"] == ["correct_card", "discard_last_card", "rescan"]
+    assert TableView.model_validate_json(view.model_dump_json()) == view
+    # A view from a table older than the typed blockers: its lines only.
+    older = {k: v for k, v in wire.items() if k != "blockers"}
+    assert TableView.model_validate(older).blockers == ()
+    # A view given the typed blockers alone has its lines made from their words.
+    newer = {k: v for k, v in wire.items() if k != "resume_blockers"}
+    assert TableView.model_validate(newer).resume_blockers == (blocker.words,)
+    with pytest.raises(ValidationError, match="resume_blockers must be the words of blockers"):
+        TableView.model_validate({**wire, "resume_blockers": ["something else"]})
+
+
+def test_the_consoles_buttons_are_the_commands_the_blockers_name_then_void() -> None:
+    b = bench(CARIB)
+    b.start()
+    b.wait(10.0)
+    b.draw(None)
+    assert clearing_actions(b.view()) == ("correct_card", "discard_last_card", "rescan", "void")
+    b.cmd("discard_last_card")
+    assert clearing_actions(b.view()) == ("resume", "void")
+    b.status("shoe", "fault", "shoe restarted at seq 1")
+    assert clearing_actions(b.view()) == ("acknowledge_device", "void")
+
+
+def test_studio_schema_describes_the_typed_blockers_beside_the_lines() -> None:
+    view = json_schema()["table_view"]
+    assert view["properties"]["resume_blockers"]["items"] == {"type": "string"}
+    blocker = view["$defs"]["ResumeBlocker"]
+    assert {"kind", "words", "actions"} <= set(blocker["required"])
+    assert "acknowledge_device" in blocker["properties"]["actions"]["items"]["enum"]
+
+
+def test_every_blocker_kind_names_its_commands_in_one_registry() -> None:
+    assert set(CLEARED_BY) == set(get_args(BlockerKind))
+    assert all(action in ROLES for actions in CLEARED_BY.values() for action in actions)
+    blocker = ResumeBlocker.of("stray_cards", "1 card(s) drawn out of turn: discard")
+    assert blocker.actions == ("discard_last_card",)

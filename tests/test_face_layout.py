@@ -7,7 +7,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from calibration.face_ink import LAYOUT_TOLERANCE, Symbol, same_layout
+from drivers.camera.face_ink import LAYOUT_TOLERANCE, Symbol, same_layout
 
 _place = st.floats(0.1, 0.9)
 _symbols = st.lists(st.tuples(_place, _place, st.floats(0.05, 0.3)), min_size=1, max_size=10)

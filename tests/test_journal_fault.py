@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from test_controller_kit import CONFIGS, bench
 from test_e2e_support import TableRig, table_rig
 
 from drivers.shoe.readings import Receipt
@@ -30,6 +31,7 @@ from studio.errors import JournalError
 from studio.journal import Journal
 from studio.messages import AlarmRaised, parse_input
 from studio.messages.notices import JournalAlarm
+from studio.messages.view import TableView
 from studio.runtime.journal_guard import CardGate, JournalGuard
 
 NO_CAMERA = '[camera]\nbackend = "none"\n'
@@ -235,6 +237,26 @@ def test_the_guard_says_the_fault_once_and_stamps_its_alarm_when_it_began() -> N
     back = guard.cleared(t0 + timedelta(seconds=60))
     assert back.state == "writable" and not guard.faulted
     assert (guard.counters.failures, guard.counters.refused, guard.counters.recovered) == (1, 1, 1)
+
+
+def test_the_served_view_of_an_unwritable_journal_leads_with_its_typed_blocker() -> None:
+    guard = JournalGuard("T01")
+    t0 = datetime(2026, 12, 1, 8, tzinfo=UTC)
+    b = bench(CONFIGS[0])
+    b.start()
+    b.wait(10.0)
+    b.draw(None)  # already paused on an unreadable card
+    view = b.view()
+    assert guard.overlay(view) is view
+    guard.tripped(JournalError("disk full"), t0)
+    served = guard.overlay(view)
+    first, *rest = served.blockers
+    assert first.kind == "journal_unwritable" and first.device == "journal"
+    # No command frees a disk: the blocker goes once the table journals the fault.
+    assert first.actions == ()
+    assert tuple(rest) == view.blockers
+    assert served.resume_blockers == tuple(b.words for b in served.blockers)
+    assert TableView.model_validate_json(served.model_dump_json()) == served
 
 
 def test_the_card_gate_takes_each_frame_once_and_in_order() -> None:

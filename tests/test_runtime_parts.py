@@ -17,7 +17,7 @@ from drivers.shoe.framed import Frame, FrameType, encode_frame
 from drivers.shoe.readings import CardRead, Delivery, Receipt
 from studio.bus.keys import read_allow_list
 from studio.cards import Card
-from studio.commands.watch import describe
+from studio.commands.words import describe
 from studio.config import build_config
 from studio.controller import TableController, TableSettings
 from studio.errors import ConfigurationError

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from test_controller_kit import CONFIGS, T0, Bench, bench
 
 from studio.cards import DECK
-from studio.messages.view import TableView, TimerView
+from studio.messages.view import ResumeBlocker, TableView, TimerView
 from studio.simulation.staff import (
     AnnounceDeck,
     DiscardCard,
@@ -160,6 +160,18 @@ def _view(**changes: object) -> TableView:
     return b.view().model_copy(update=changes)
 
 
+def _blocked(blocker: ResumeBlocker) -> dict[str, object]:
+    """A paused view's changes for one blocker: the typed one and its line, as the table says."""
+    return {"paused": True, "blockers": (blocker,), "resume_blockers": (blocker.words,)}
+
+
+STRAYS = ResumeBlocker(
+    kind="stray_cards",
+    words="2 card(s) drawn out of turn are still on record: discard",
+    actions=("discard_last_card",),
+)
+
+
 @pytest.mark.parametrize(
     ("changes", "staff", "expected"),
     [
@@ -167,7 +179,7 @@ def _view(**changes: object) -> TableView:
         ({"phase": "dealing", "game_number": "G1", "expecting": "box1"}, StaffConfig(False), None),
         ({"paused": True, "devices": {"shoe": "fault"}}, StaffConfig(False), None),
         ({"paused": True, "devices": {"shoe": "fault"}}, NOBODY, Wait()),
-        ({"paused": True, "resume_blockers": ("2 card(s) out of turn: discard",)}, STAFF, None),
+        (_blocked(STRAYS), STAFF, None),
         ({"paused": True, "phase": "dealing"}, StaffConfig(False, manager="void"), Void()),
         ({"paused": True}, StaffConfig(False), Resume()),
     ],
@@ -193,7 +205,12 @@ def test_a_dealer_who_shuffles_after_every_round_announces_the_deck_first() -> N
     assert next_action(_view(deck="T01-deck-1", deck_dealt="G1"), shuffling) == AnnounceDeck()
     assert next_action(_view(deck="T01-deck-2", deck_dealt=None), shuffling) == OpenRound()
     assert next_action(_view(deck=None), STAFF) == OpenRound()
-    blocked = _view(paused=True, resume_blockers=("deck T01-deck-1 ...: shuffle, then new_deck",))
+    reused = ResumeBlocker(
+        kind="deck_reused",
+        words="deck T01-deck-1 was already dealt in round G1: shuffle, then new_deck",
+        actions=("new_deck",),
+    )
+    blocked = _view(**_blocked(reused))
     assert next_action(blocked, STAFF) == AnnounceDeck()
 
 

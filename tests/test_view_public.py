@@ -48,6 +48,12 @@ def test_the_public_view_never_shows_a_face_down_card(
             assert shown == whole or (
                 shown == HIDDEN_BLOCKER and any(code in whole for code in hidden)
             ), (shown, whole)
+        # The typed blockers say the same, keep their kind and actions, and hide as the lines do.
+        assert public.resume_blockers == tuple(b.words for b in public.blockers)
+        assert [(b.kind, b.actions) for b in public.blockers] == [
+            (b.kind, b.actions) for b in full.blockers
+        ]
+        assert all(b.position is None for b in public.blockers if b.words == HIDDEN_BLOCKER)
         assert [i.kind for i in public.incidents] == [i.kind for i in full.incidents]
 
 

@@ -41,59 +41,11 @@ from drivers.shoe.sim_line import PtyLine  # noqa: E402
 from studio.bus.commands import CommandClient  # noqa: E402
 from studio.bus.keys import KeyPair  # noqa: E402
 from studio.cards import Card  # noqa: E402
-from studio.config import cache_dir  # noqa: E402
+from studio.config import CameraConfig, DealerConfig, cache_dir  # noqa: E402
 from studio.console.users import add_user  # noqa: E402
 from studio.games import get_rules  # noqa: E402
+from studio.rig_config import RigConfig  # noqa: E402
 from studio.runtime.camera import position_rows  # noqa: E402
-
-CAMERA_TABLE = """\
-[table]
-table = "T02"
-game = "caribbean-stud"
-betting_seconds = 1.0
-yellow_seconds = 0.3
-decision_seconds = 4.0
-camera_confirm_seconds = 600.0
-[shoe]
-backend = "serial"
-protocol = "barcode"
-url = "{root}/shoe"
-[camera]
-backend = "capture"
-url = "{camera}"
-profile = "{root}/profile"
-fps = 2
-[bus]
-public = "ipc://{root}/pub"
-restricted = "ipc://{root}/res"
-replay = "ipc://{root}/rep"
-commands = "ipc://{root}/cmd"
-keys_dir = "{root}/keys"
-heartbeat_seconds = 0.2
-[metrics]
-port = 0
-"""
-
-TABLE = """\
-[table]
-table = "T01"
-game = "caribbean-stud"
-betting_seconds = 6.0
-yellow_seconds = 2.0
-decision_seconds = 4.0
-round_gap_seconds = 1.0
-[camera]
-backend = "simulated"
-[bus]
-public = "ipc://{root}/pub"
-restricted = "ipc://{root}/res"
-replay = "ipc://{root}/rep"
-commands = "ipc://{root}/cmd"
-keys_dir = "{root}/keys"
-heartbeat_seconds = 0.2
-[dealer]
-draw_seconds = 0.6
-"""
 
 
 def _start(args: list[str], env: dict[str, str], ready: str) -> tuple[subprocess.Popen[str], str]:
@@ -114,7 +66,18 @@ def main() -> None:
         raise SystemExit("Debian's chromium is needed: apt-get install chromium")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        (root / "table.toml").write_text(TABLE.format(root=root))
+        # A pace a reader can follow, the simulated shoe and dealer, the simulated camera.
+        config = RigConfig(
+            root=root,
+            betting_seconds=6.0,
+            yellow_seconds=2.0,
+            decision_seconds=4.0,
+            round_gap_seconds=1.0,
+            auto_start=False,
+            shoe="simulated",
+            camera=CameraConfig(backend="simulated"),
+            dealer=DealerConfig(draw_seconds=0.6),
+        ).write()
         env = {
             **os.environ,
             "PYTHONPATH": str(ROOT),
@@ -126,7 +89,7 @@ def main() -> None:
         add_user(users, "bob", "dealer", "bob-password")
         procs = []
         try:
-            table, _ = _start(["run", "--config", str(root / "table.toml")], env, r"^ready")
+            table, _ = _start(["run", "--config", str(config)], env, r"^ready")
             procs.append(table)
             console, line = _start(
                 ["console", "--port", "0", "--users", str(users)], env, r"open http"
@@ -179,8 +142,24 @@ def _camera_table(chromium: str) -> None:
         felt = Felt(seed=3)
         felt.place("player-1", Card.parse("QH"), face_up=True)  # the card the shoe misread
         camera = _MjpegStream(FeltSource(felt, layout).read().image)
-        line = PtyLine(root / "shoe")
-        (root / "table.toml").write_text(CAMERA_TABLE.format(root=root, camera=camera.url))
+        # A barcode shoe on `line`, the camera above, and a confirmation that never times out
+        # before the screenshot is taken.
+        capture = CameraConfig(
+            backend="capture", url=camera.url, profile=str(root / "profile"), fps=2
+        )
+        rig = RigConfig(
+            root=root,
+            table="T02",
+            betting_seconds=1.0,
+            yellow_seconds=0.3,
+            decision_seconds=4.0,
+            round_gap_seconds=3.0,
+            camera_confirm_seconds=600.0,
+            auto_start=False,
+            camera=capture,
+        )
+        config = rig.write()
+        line = PtyLine(rig.shoe_line)
         env = {
             **os.environ,
             "PYTHONPATH": str(ROOT),
@@ -191,7 +170,7 @@ def _camera_table(chromium: str) -> None:
         add_user(users, "alice", "shift_manager", "alice-password")
         procs = []
         try:
-            table, _ = _start(["run", "--config", str(root / "table.toml")], env, r"^ready")
+            table, _ = _start(["run", "--config", str(config)], env, r"^ready")
             procs.append(table)
             console, started = _start(
                 ["console", "--port", "0", "--users", str(users)], env, r"open http"

@@ -4,9 +4,10 @@ A glyph takes the class of its best-correlated template only when that correlati
 the glyph also sits clearly on the best template's side of the line between the best and the
 runner-up (a two-class discriminant: spades and clubs share most of their outline, so a plain
 correlation margin is too blunt). The ink colour must agree with the suit. A corner the
-templates refuse may still be read by the deck's learned index reader (`calibration.index_model`),
-under stricter bars; it is never asked about a corner the templates read, so it costs only where
-it can help. Every doubt resolves to unknown: a wrong card is worse than none.
+templates refuse may still be read by the deck's learned index reader
+(`drivers.camera.index_model`), under stricter bars; it is never asked about a corner the
+templates read, so it costs only where it can help. Every doubt resolves to unknown: a wrong
+card is worse than none.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from calibration.face_ink import PAPER_GROUND, Symbol, find_face_ink, same_layout, symbol
-from calibration.glyphs import (
+from calibration.profile import DeckCalibration, DeckTemplates
+from drivers.camera.errors import RecognizerConfigurationError
+from drivers.camera.face_ink import PAPER_GROUND, Symbol, find_face_ink, same_layout, symbol
+from drivers.camera.glyphs import (
     RED_SHARE,
     Glyph,
     Image,
@@ -28,9 +31,7 @@ from calibration.glyphs import (
     normalise,
     standardise,
 )
-from calibration.index_model import NONE, Array, IndexModel, window_tensor
-from calibration.profile import DeckCalibration, DeckTemplates
-from drivers.camera.errors import RecognizerConfigurationError
+from drivers.camera.index_model import NONE, Array, IndexModel, window_tensor
 from drivers.camera.tuning import INDEX_READERS, LEARNED_TUNING, ReaderTuning
 
 MIN_SCORE = 0.85
@@ -63,7 +64,7 @@ out from its choice."""
 
 MIN_SHARPNESS = {"S": 5.6, "D": 3.5}
 """Least index sharpness to read a spade or a diamond: the softer of rank and suit, each its
-height over the width of its edge (`calibration.glyphs.sharpness`). Defocus fills a suit's
+height over the width of its edge (`drivers.camera.glyphs.sharpness`). Defocus fills a suit's
 notches until a club looks like a spade and a heart like a diamond, so reads of the two solid
 suits need a crisp index. On ~9,000 rendered corners of seeds 31, 77 and 1234 (bench styles,
 both designs, outlines jittered by 1-1.5 px) and 2,800 small blurred test-style corners, the
@@ -71,7 +72,7 @@ sharpest club taken for a spade scored 5.12 and the sharpest heart taken for a d
 (a later one scored 3.58: `STRICT_SUITS`). Hearts have no gate, and a soft club only a higher
 lead over the spade (`SOFT_BLACK_GAP`): refusing every soft index cost ~10% of reads."""
 COLOUR_DOUBT = (0.15, 0.35)
-"""Ink redness shares (`calibration.glyphs.red_share`; red above 0.3) too near the line to trust
+"""Ink redness shares (`drivers.camera.glyphs.red_share`; red above 0.3) too near the line to trust
 the colour: a dark red under a dim cast can fall under it, and the suit is then matched among
 the wrong colour (a diamond read as a spade)."""
 WEAK_RANK = (0.7, 0.35, 0.05)
@@ -83,7 +84,7 @@ NEAREST_LEVELS = 2
 blurred club compared with a crisp spade template can beat a crisp club template; compared only
 with templates as soft as itself it does not (corner reads up 5-10% on seeds 31 and 77)."""
 LEARNED_MIN_P = 0.97
-"""Least probability of both heads of the learned reader (`calibration.index_model`) to read a
+"""Least probability of both heads of the learned reader (`drivers.camera.index_model`) to read a
 corner the templates refuse."""
 LEARNED_CLUB_P = 0.99
 """Least probability of both heads to read a club alone: the black suits are told apart by

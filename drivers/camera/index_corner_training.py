@@ -10,8 +10,8 @@ view), with the drawn index corners themselves (jittered) as more positives and 
 corners pushed off or turned as hard negatives. The last `HOLD_OUT` tuning designs are held out
 to choose the threshold (the least score that keeps `KEEP` of their index corners) and report
 it. A small network is trained with JAX and optax (seeded: same data, same weights), written as
-an ONNX graph with `onnx.helper`, and its SHA-256 printed for `index_corners.MODEL_SHA256`.
-JAX is imported only here: a table that reads frames never loads it.
+an ONNX graph (`drivers.camera.onnx_graph`), and its SHA-256 printed for
+`index_corners.MODEL_SHA256`. JAX is imported only here: a table that reads frames never loads it.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import numpy.typing as npt
 from drivers.camera.detect import detect_cards
 from drivers.camera.finder import card_height, corner_hypotheses
 from drivers.camera.index_corners import MODEL_FILE, PATCH_SIZE, patches
+from drivers.camera.onnx_graph import Head, conv_net_onnx
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import random_scene
@@ -43,7 +44,6 @@ KEEP = 0.97
 WINDOW = np.array([[0.02, 0.02], [0.27, 0.02], [0.27, 0.33], [0.02, 0.33]])
 WIDTHS = (8, 16, 32)
 HIDDEN = 32
-OPSET = 17
 
 
 def _bilinear(quad: npt.NDArray[Any], uv: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -214,40 +214,15 @@ def train(x: Array, y: npt.NDArray[np.int64], *, seed: int, epochs: int) -> dict
 
 def to_onnx(params: dict[str, Array]) -> bytes:
     """The network as an ONNX graph: input `patch` (N, 1, H, W), output `logit` (N, 1)."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
     w, h = PATCH_SIZE
-    nodes = []
-    x = "patch"
-    for k in range(len(WIDTHS)):
-        nodes += [
-            helper.make_node("Conv", [x, f"c{k}w", f"c{k}b"], [f"conv{k}"], pads=[1, 1, 1, 1]),
-            helper.make_node("Relu", [f"conv{k}"], [f"relu{k}"]),
-            helper.make_node(
-                "MaxPool", [f"relu{k}"], [f"pool{k}"], kernel_shape=[2, 2], strides=[2, 2]
-            ),
-        ]
-        x = f"pool{k}"
-    nodes += [
-        helper.make_node("Flatten", [x], ["flat"], axis=1),
-        helper.make_node("Gemm", ["flat", "dw", "db"], ["dense"]),
-        helper.make_node("Relu", ["dense"], ["hidden"]),
-        helper.make_node("Gemm", ["hidden", "ow", "ob"], ["logit"]),
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "index_corners",
-        [helper.make_tensor_value_info("patch", TensorProto.FLOAT, ["n", 1, h, w])],
-        [helper.make_tensor_value_info("logit", TensorProto.FLOAT, ["n", 1])],
-        [numpy_helper.from_array(v, k) for k, v in sorted(params.items())],
+    return conv_net_onnx(
+        params,
+        graph="index_corners",
+        input_name="patch",
+        input_shape=(1, h, w),
+        heads=(Head("logit", "o", softmax=False),),
+        doc="index-corner detector (drivers.camera.index_corner_training)",
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
-    model.ir_version = 8
-    model.producer_name = "drivers.camera.index_corner_training"
-    onnx.checker.check_model(model)
-    out: bytes = model.SerializeToString()
-    return out
 
 
 def main() -> None:

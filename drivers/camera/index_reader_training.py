@@ -29,8 +29,8 @@ from calibration.corner_render import CameraLook
 from calibration.corner_training import TrainingSize, training_windows
 from calibration.deck import _misplaced, flatten_card, index_window, locate_index, window_pixels
 from calibration.errors import DeckCalibrationError
-from calibration.index_model import NONE, Array, IndexModel
 from calibration.universal_reader import MODEL_PATH
+from drivers.camera.index_model import NONE, Array, IndexModel
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.reference import render_reference
 from drivers.camera.synthetic.splits import TRAINING_SEEDS

@@ -262,6 +262,9 @@ _OPENERS: dict[str, Callable[[str, float], FrameSource]] = {
     "synthetic": _synthetic,
     "device": _device,
 }
+# An opener for a scheme no backend names would never be reached: the registry is the one list.
+if not set(_OPENERS) <= set(source_schemes()):
+    raise ImportError("drivers.camera.sources: an opener's scheme is in no camera backend")
 # Every other scheme the camera backends name (`backends.CAMERA_BACKENDS`) is OpenCV's to open.
 _BY_SCHEME: dict[str, Callable[[str, float], FrameSource]] = {
     scheme: _OPENERS.get(scheme, _capture) for scheme in source_schemes()

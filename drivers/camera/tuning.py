@@ -2,7 +2,7 @@
 
 `INDEX_READERS` names what decides a corner's code (`camera.reader` in the configuration,
 `studio recognize --reader`, `bench/camera.py --reader`): "learned" (the default), the deck's
-network alone (`calibration.index_model`: the shipped universal reader fine-tuned on the deck's
+network alone (`drivers.camera.index_model`: the shipped universal reader fine-tuned on the deck's
 52 references at `studio calibrate deck`), or "templates", the older correlation reader with
 the network only as a fallback that must agree (`drivers.camera.classify`). `ReaderTuning` is
 the learned reader's whole table of thresholds; its values are chosen on the tuning designs

@@ -14,16 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import zmq
-
-from studio.bus import KeyPair
-from studio.bus.endpoints import connect
-from studio.bus.security import secure_client
-from studio.bus.wire import parse_frames, topic_prefix
-from studio.commands.locate import locate
 from studio.errors import InputError
-from studio.journal.anchors import signature_ok
-from studio.messages.notices import Checkpoint
 
 
 def register(actions: argparse._SubParsersAction[Any]) -> None:
@@ -49,6 +40,17 @@ def run_anchors(args: argparse.Namespace) -> int:
     A checkpoint whose signature does not hold is not kept (and said on stderr).
     Raises KeyFileError, BusError for a key or endpoint that cannot be used.
     """
+    # Imported here, not above: `studio journal --help` need not load ZeroMQ and the messages.
+    import zmq
+
+    from studio.bus import KeyPair
+    from studio.bus.endpoints import connect
+    from studio.bus.security import secure_client
+    from studio.bus.wire import parse_frames, topic_prefix
+    from studio.commands.locate import locate
+    from studio.journal.anchors import signature_ok
+    from studio.messages.notices import Checkpoint
+
     where = locate(args.table)
     keys = KeyPair.load(args.key or where.keys_dir / "shift-manager.key_secret")
     server = KeyPair.load(args.server_key or where.server_key).public

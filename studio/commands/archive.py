@@ -19,11 +19,13 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from studio.archive.follow import Progress, follow
-from studio.bus import KeyPair, ReplayTarget, Subscriber
 from studio.errors import InputError
+
+if TYPE_CHECKING:
+    from studio.archive.follow import Progress
+    from studio.bus import ReplayTarget, Subscriber
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -47,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def parse_table(text: str) -> tuple[str, ReplayTarget]:
     """`T=REPLAY[,KEYFILE]` as a table id and its replay target; InputError when malformed."""
+    # Imported here, not above: `studio archive --help` loads no PostgreSQL, no ZeroMQ.
+    from studio.bus import KeyPair, ReplayTarget
+
     table, sep, rest = text.partition("=")
     if not sep or not table or not rest:
         raise InputError(f"--table wants T=REPLAY[,KEYFILE], got {text!r}")
@@ -62,6 +67,10 @@ def table_keys(tables: Mapping[str, ReplayTarget]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Archive until SIGINT or SIGTERM; return 0."""
+    # Imported here, not above: `studio archive --help` loads no PostgreSQL, no ZeroMQ.
+    from studio.archive.follow import Progress, follow
+    from studio.bus import KeyPair, Subscriber
+
     if not args.table:
         raise InputError("name at least one --table")
     tables = dict(parse_table(t) for t in args.table)

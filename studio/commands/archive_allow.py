@@ -11,11 +11,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import psycopg
-
-from studio.archive.keys import allow
-from studio.archive.migrate import migrate
-from studio.bus import KeyPair
 from studio.errors import InputError
 
 
@@ -30,6 +25,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Record the key; return 0."""
+    # Imported here, not above: `studio archive-allow --help` need not load PostgreSQL's driver.
+    import psycopg
+
+    from studio.archive.keys import allow
+    from studio.archive.migrate import migrate
+    from studio.bus import KeyPair
+
     key = KeyPair.load(args.key).public.decode()
     try:
         conn = psycopg.connect(args.dsn, autocommit=True)

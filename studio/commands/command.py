@@ -18,9 +18,6 @@ import json
 from pathlib import Path
 from typing import Any, get_args
 
-from studio.bus.commands import CommandClient
-from studio.bus.keys import KeyPair
-from studio.commands.locate import locate
 from studio.errors import InputError, did_you_mean
 from studio.messages import CommandName
 
@@ -79,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
 
     Raises KeyFileError, InputError or BusError (exit 2) for a bad key, argument or channel.
     """
+    # Imported here, not above: `studio command --help` need not load ZeroMQ and the controller.
+    from studio.bus.commands import CommandClient
+    from studio.bus.keys import KeyPair
+    from studio.commands.locate import locate
+
     arguments = parse_arguments(args.arguments)
     # zmq waits forever for a negative timeout, and its poll overflows past about 24 days.
     if not 0 < args.timeout <= MAX_TIMEOUT:

@@ -21,12 +21,9 @@ import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from studio.bus.keys import KeyPair
-from studio.commands.locate import locate
 from studio.commands.users import default_users_file
-from studio.config import data_dir
 from studio.errors import ConfigurationError, KeyFileError
-from studio.runtime import read_run_file, run_dir
+from studio.paths import data_dir
 
 if TYPE_CHECKING:
     from studio.console.web import ConsoleServer
@@ -55,6 +52,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def running_tables() -> list[str]:
     """The ids of the tables `studio run` runs on this machine now (their live run files)."""
+    from studio.runtime import read_run_file, run_dir
+
     found = []
     for path in sorted(run_dir().glob("*.json")):
         try:
@@ -82,7 +81,9 @@ def _secret(folder: Path) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     """Serve the console until stopped; return 0. Raises StudioError (exit 2) on bad setup."""
-    # Imported here: the web server is heavy, and every `studio` command imports this module.
+    # Imported here: the web server is heavy, and `studio console --help` needs none of it.
+    from studio.bus.keys import KeyPair
+    from studio.commands.locate import locate
     from studio.console.link import TableAddress
     from studio.console.users import UserDirectory, read_users
     from studio.console.web import ConsoleServer, ConsoleSettings

@@ -16,10 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from studio.config import load_config
 from studio.errors import ConfigurationError
-from studio.runtime.integrity import IntegrityChecker
-from studio.runtime.manifest import build_manifest, digest_of
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -41,6 +38,10 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run_manifest(args: argparse.Namespace) -> int:
     """Write the manifest; print where, how many files and the digest; return 0."""
+    # Imported here, not above: `studio integrity --help` need not load the config (OpenCV).
+    from studio.config import load_config
+    from studio.runtime.manifest import build_manifest, digest_of
+
     config = load_config(args.config, game=args.game)
     manifest = build_manifest(config, datetime.now(UTC))
     try:
@@ -56,6 +57,10 @@ def run_manifest(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     """Check the installation against `--manifest`; return 0 when it matches, else 1."""
+    # Imported here, not above: `studio integrity --help` need not load the config (OpenCV).
+    from studio.config import load_config
+    from studio.runtime.integrity import IntegrityChecker
+
     config = load_config(args.config, game=args.game)
     checked = IntegrityChecker(args.manifest, config).check("command", datetime.now(UTC))
     for line in checked.differences:

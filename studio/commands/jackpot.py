@@ -17,17 +17,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psycopg
-
-from studio.archive.migrate import migrate
-from studio.archive.store import Conn
 from studio.errors import InputError
 from studio.games.money import money_text, parse_amount, whole_cents
-from studio.jackpot.config import JackpotConfig, load_jackpot_config
-from studio.jackpot.pool import Post, current, open_pool, post, settle_window, window_bets
-from studio.jackpot.stream import publish_pool
+
+if TYPE_CHECKING:
+    from studio.archive.store import Conn
+    from studio.jackpot.config import JackpotConfig
 
 ACTIONS = ("open", "show", "post", "close", "serve")
 
@@ -50,6 +47,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 @contextmanager
 def connect(dsn: str) -> Iterator[Conn]:
     """A connection to the pool's database, its schema brought up to date."""
+    # Imported here, not above: `studio jackpot --help` loads no PostgreSQL.
+    import psycopg
+
+    from studio.archive.migrate import migrate
+
     try:
         conn = psycopg.connect(dsn, autocommit=True)
     except psycopg.OperationalError as exc:
@@ -74,6 +76,10 @@ def currency(minor: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run one action on the pool; return 0."""
+    # Imported here, not above: `studio jackpot --help` loads no PostgreSQL.
+    from studio.jackpot.config import load_jackpot_config
+    from studio.jackpot.pool import current, open_pool, settle_window
+
     config = load_jackpot_config(args.config)
     with connect(args.dsn) as conn:
         amount = open_pool(conn, config.pool, config.seed)
@@ -94,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _post(conn: Conn, config: JackpotConfig, args: argparse.Namespace) -> None:
+    # Imported here, not above: `studio jackpot --help` loads no PostgreSQL.
+    from studio.jackpot.pool import Post, current, post
+
     if args.game_number is None or args.table is None or args.window is None:
         raise InputError("post needs --game-number, --table and --window")
     if args.bets < 0:
@@ -114,6 +123,9 @@ def _post(conn: Conn, config: JackpotConfig, args: argparse.Namespace) -> None:
 
 
 def _serve(dsn: str, config: JackpotConfig) -> None:
+    # Imported here, not above: `studio jackpot --help` loads no PostgreSQL.
+    from studio.jackpot.stream import publish_pool
+
     stop = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:
@@ -134,6 +146,10 @@ def pool_answer(dsn: str, config_path: str | None, window: int) -> tuple[str, st
 
     Both are currency text (what `--jackpot-pool` and `--jackpot-bets` would be given).
     """
+    # Imported here, not above: `studio jackpot --help` loads no PostgreSQL.
+    from studio.jackpot.config import load_jackpot_config
+    from studio.jackpot.pool import current, window_bets
+
     config = load_jackpot_config(config_path)
     with connect(dsn) as conn:
         pool = current(conn, config.pool)

@@ -24,11 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.commands import anchors as anchors_command
-from studio.controller import TableController
 from studio.errors import JournalError
-from studio.journal import Journal, verify
-from studio.journal.anchors import check_anchors, read_anchors
-from studio.journal.recorder import bind_settings, replay
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -64,6 +60,12 @@ def run_verify(args: argparse.Namespace) -> int:
 
     Raises `JournalError` (exit status 2) for a missing or unreadable file.
     """
+    # Imported here, not above: `studio journal --help` need not load the controller.
+    from studio.controller import TableController
+    from studio.journal import Journal, verify
+    from studio.journal.anchors import check_anchors, read_anchors
+    from studio.journal.recorder import bind_settings, replay
+
     with Journal(args.path, readonly=True) as journal:
         report = verify(journal)
         problem = report.problem

@@ -26,13 +26,12 @@ import threading
 from contextlib import ExitStack
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.bus import defaults as bus
-from studio.bus.keys import AllowList, KeyPair
-from studio.bus.proxy import StreamProxy
-from studio.bus.security import ServerSecurity
-from studio.bus.subscriber import ReplayTarget
+
+if TYPE_CHECKING:
+    from studio.bus.proxy import StreamProxy
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -91,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
     Raises BusError (exit 2) if an endpoint is taken, KeyFileError (exit 2) for a key file or
     allow-list that cannot be read.
     """
+    # Imported here, not above: `studio proxy --help` need not load ZeroMQ and the messages.
+    from studio.bus.proxy import StreamProxy
+    from studio.bus.subscriber import ReplayTarget
+
     stop = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:
@@ -121,6 +124,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _restricted(args: argparse.Namespace) -> StreamProxy:
     """The CURVE proxy of the restricted streams (see the module docstring)."""
+    from studio.bus.keys import AllowList, KeyPair
+    from studio.bus.proxy import StreamProxy
+    from studio.bus.security import ServerSecurity
+    from studio.bus.subscriber import ReplayTarget
+
     folder: Path = args.keys or bus.keys_dir()
     server = KeyPair.load(folder / f"{bus.SERVER_KEY_NAME}.key_secret")
     security = ServerSecurity(server, AllowList(folder / bus.ALLOW_LIST_NAME))

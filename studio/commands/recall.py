@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from studio.commands.recall_archive import archive_rounds
-from studio.journal import Journal
-from studio.journal.recall import RecalledRound, format_round, recall_last, recall_round
+if TYPE_CHECKING:
+    from studio.journal.recall import RecalledRound
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -40,6 +39,10 @@ def run(args: argparse.Namespace) -> int:
     Raises `JournalError` for a missing or unreadable journal and `InputError` for an unknown
     round or a bad count (exit status 2).
     """
+    # Imported here, not above: `studio recall --help` loads no journal, no PostgreSQL.
+    from studio.commands.recall_archive import archive_rounds
+    from studio.journal.recall import format_round
+
     if args.archive is not None:
         rounds = archive_rounds(args.archive, args.game_number, args.table, args.last)
     else:
@@ -52,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _journal_rounds(args: argparse.Namespace) -> list[RecalledRound]:
+    # Imported here, not above: `studio recall --help` loads no journal, no PostgreSQL.
+    from studio.journal import Journal
+    from studio.journal.recall import recall_last, recall_round
+
     with Journal(args.journal, readonly=True) as journal, journal.reading():
         if args.last is not None:
             rounds = recall_last(journal, args.last)

@@ -12,12 +12,12 @@ import csv
 import json
 import sys
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psycopg
-
-from studio.archive.report import Line, Report, rounds_between, summarise
 from studio.errors import InputError
+
+if TYPE_CHECKING:
+    from studio.archive.report import Line, Report
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -47,6 +47,11 @@ def when(text: str, what: str) -> datetime:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; return 0."""
+    # Imported here, not above: `studio report --help` need not load PostgreSQL's driver.
+    import psycopg
+
+    from studio.archive.report import rounds_between, summarise
+
     start, end = when(args.start, "--from"), when(args.end, "--to")
     if end <= start:
         raise InputError("--to must be after --from")

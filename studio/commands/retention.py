@@ -13,10 +13,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import psycopg
-
-from studio.archive.migrate import migrate
-from studio.archive.retention import export_before, import_file
 from studio.errors import InputError
 
 
@@ -36,6 +32,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Export or import; print one line per file; return 0."""
+    # Imported here, not above: `studio retention --help` need not load PostgreSQL's driver.
+    import psycopg
+
+    from studio.archive.migrate import migrate
+    from studio.archive.retention import export_before, import_file
+
     try:
         conn = psycopg.connect(args.archive, autocommit=True)
     except psycopg.OperationalError as exc:

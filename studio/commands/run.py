@@ -19,10 +19,8 @@ import math
 from typing import Any
 
 from drivers.camera.backends import CAMERA_BACKENDS
-from studio.config import config_toml, load_config
 from studio.errors import ConfigurationError
 from studio.games import GAMES
-from studio.runtime import run_table
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -48,6 +46,11 @@ def run(args: argparse.Namespace) -> int:
 
     Raises `StudioError` (exit 2) when the table cannot start.
     """
+    # Imported here, not above: `studio run --help` need not load the table, the bus and the
+    # message models (the choices above are the registries alone).
+    from studio.config import config_toml, load_config
+    from studio.runtime import run_table
+
     if args.print_config:
         config = load_config(args.config, game=args.game, camera=args.camera)
         print(config_toml(config), end="")

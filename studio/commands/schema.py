@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from studio.errors import InputError
-from studio.messages import json_schema
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -31,6 +30,9 @@ def run(args: argparse.Namespace) -> int:
 
     Raises `InputError` when the file cannot be written.
     """
+    # Imported here, not above: `studio schema --help` need not load the messages.
+    from studio.messages import json_schema
+
     text = json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
     if args.out is None:
         sys.stdout.write(text)

@@ -16,14 +16,13 @@ from __future__ import annotations
 import argparse
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.bus import defaults as bus
-from studio.bus.keys import RESTRICTED_READERS, AllowList, KeyPair
-from studio.bus.replay import ReplayClient
-from studio.commands.locate import locate
 from studio.errors import BusError
-from studio.messages.view import CardView, IncidentView, TableView
+
+if TYPE_CHECKING:
+    from studio.messages.view import CardView, IncidentView, TableView
 
 UNREACHABLE = 2
 """The exit status when no table answers."""
@@ -88,6 +87,11 @@ def run(args: argparse.Namespace) -> int:
 
     Raises KeyFileError (exit 2) for a bad key file.
     """
+    # Imported here, not above: `studio status --help` need not load ZeroMQ and the messages.
+    from studio.bus.keys import RESTRICTED_READERS, AllowList, KeyPair
+    from studio.bus.replay import ReplayClient
+    from studio.commands.locate import locate
+
     where = locate(args.table)
     keys = KeyPair.load(args.key or where.keys_dir / "observer.key_secret")
     keys.require_secret()

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from studio.bus.keys import PERSON_ROLES
-from studio.config import data_dir
 from studio.errors import ConfigurationError
+from studio.paths import data_dir
 
 
 def default_users_file() -> Path:

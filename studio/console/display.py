@@ -6,7 +6,8 @@ display never receives a value the public stream does not show. `TableSummary` i
 the shift manager's overview; `TableDetail` a table's page, restricted for a role that may read
 restricted events and public otherwise (only a restricted page points at the camera's crop of an
 incident's zone). Incidents are put into plain words here, and the actions
-that clear a pause are read from the view's resume blockers (each names its action).
+that clear a pause are read from the view's typed resume blockers (each lists the commands that
+clear it).
 """
 
 from __future__ import annotations
@@ -33,18 +34,6 @@ INCIDENT_WORDS: dict[str, str] = {
     "journal_unwritable": "the table's journal cannot be written",
 }
 """Each incident kind in words, as the dealer and the manager read it."""
-
-ACTION_HINTS: tuple[tuple[str, str], ...] = (
-    ("acknowledge_device", "acknowledge_device"),
-    ("cancel_rescan", "cancel_rescan"),
-    ("correct or discard", "correct_card"),
-    ("correct or discard", "discard_last_card"),
-    ("discard", "discard_last_card"),
-    # An unreadable record can also be read again: the dealer draws the cards back through.
-    ("no readable card", "rescan"),
-    ("new_deck", "new_deck"),
-)
-"""Words of a resume blocker -> the action that clears it (the blockers name their action)."""
 
 
 class _Model(BaseModel):
@@ -284,10 +273,8 @@ def clearing_actions(view: TableView) -> tuple[str, ...]:
     if not view.paused:
         return ()
     found: list[str] = []
-    for blocker in view.resume_blockers:
-        for words, action in ACTION_HINTS:
-            if words in blocker and action not in found:
-                found.append(action)
+    for blocker in view.blockers:
+        found.extend(action for action in blocker.actions if action not in found)
     if not view.resume_blockers:
         found.append("resume")
     found.append("void")

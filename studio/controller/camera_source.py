@@ -46,6 +46,7 @@ from studio.messages import (
     RescanFinished,
     RescanStarted,
 )
+from studio.messages.view import ResumeBlocker
 
 
 def turning(st: TableState, rnd: Round) -> tuple[str, ...]:
@@ -254,14 +255,18 @@ class CameraSource:
         if unreadable or seat.position in turning(st, rnd):
             seat.confirmed = True
 
-    def blockers(self, st: TableState, rnd: Round) -> list[str]:
+    def blockers(self, st: TableState, rnd: Round) -> list[ResumeBlocker]:
         """A card lying where none was dealt must be taken away before the round goes on.
 
         On a camera-only table the camera is the record; the camera sees the zone empty once
-        it is taken.
+        it is taken: the dealer's act, no command, clears it.
         """
         return [
-            f"a card lies at {zone} where none was dealt: take it away"
+            ResumeBlocker.of(
+                "card_outside_deal",
+                f"a card lies at {zone} where none was dealt: take it away",
+                position=zone,
+            )
             for zone, (face, _, _) in rnd.sightings.items()
             if face != "none" and zone not in rnd.seats
         ]

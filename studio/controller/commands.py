@@ -106,7 +106,7 @@ def _check_resume(st: TableState, _: Command) -> str | None:
     if not st.paused:
         return "the table is not paused"
     blockers = resume_blockers(st)
-    return "; ".join(blockers) if blockers else None
+    return "; ".join(b.words for b in blockers) if blockers else None
 
 
 def _check_paused_round(st: TableState, command: Command) -> str | None:
@@ -116,7 +116,7 @@ def _check_paused_round(st: TableState, command: Command) -> str | None:
     if rnd is None:
         return "no round in progress"
     if rnd.rescan is not None:
-        return rescan_blocker(rnd.rescan)
+        return rescan_blocker(rnd.rescan).words
     return None
 
 

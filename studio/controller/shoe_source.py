@@ -25,6 +25,7 @@ from studio.messages import (
     RescanFinished,
     RescanStarted,
 )
+from studio.messages.view import ResumeBlocker
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,7 @@ class ShoeSource:
             seat.confirmed = False
             cancel(st, confirm_timer(seat.position))
 
-    def blockers(self, st: TableState, rnd: Round) -> list[str]:
+    def blockers(self, st: TableState, rnd: Round) -> list[ResumeBlocker]:
         """Nothing beyond the records every table checks."""
         return []
 

@@ -15,7 +15,7 @@ from typing import Any, Literal, NamedTuple, Protocol
 from studio.cards import Card
 from studio.games.model import DealCard, DecisionWindow, Face, GameRules, Reveal
 from studio.messages import CardDrawn, CardSeen, Device, Envelope, TableSettings
-from studio.messages.view import TimerKind
+from studio.messages.view import ResumeBlocker, TimerKind
 
 Micros = int
 """A time or a duration in microseconds (Unix epoch for times): exact and deterministic."""
@@ -219,7 +219,7 @@ class CardSource(Protocol):
     def corrected(self, st: TableState, rnd: Round, seat: Seat) -> None:
         """The manager corrected `seat`'s card: decide whether it must be confirmed again."""
 
-    def blockers(self, st: TableState, rnd: Round) -> list[str]:
+    def blockers(self, st: TableState, rnd: Round) -> list[ResumeBlocker]:
         """What this source adds to the reasons a resume would be refused."""
 
 
@@ -317,19 +317,25 @@ def incident_cards(recorded: Card | None, seen: str | None) -> tuple[str, ...]:
     return tuple(c for c in (recorded.code if recorded else None, seen) if c is not None)
 
 
-def rescan_blocker(left: list[str]) -> str:
-    """The line that says a re-scan is running, and how it ends."""
+def rescan_blocker(left: list[str]) -> ResumeBlocker:
+    """The blocker that says a re-scan is running, and how it ends."""
     count = len(left)
-    return f"a re-scan is in progress ({count} card(s) still to read): draw them or cancel_rescan"
+    return ResumeBlocker.of(
+        "rescan_running",
+        f"a re-scan is in progress ({count} card(s) still to read): draw them or cancel_rescan",
+    )
 
 
-def resume_blockers(state: TableState) -> list[str]:
-    """Why a resume would be refused now, one line each (empty: it may resume).
+def resume_blockers(state: TableState) -> list[ResumeBlocker]:
+    """Why a resume would be refused now, one typed blocker each (empty: it may resume).
 
-    Each line names the action that clears it; `void` clears them all (see `studio.controller`).
+    Each names the commands that clear it, and its words name them too; `void` clears them all
+    (see `studio.controller`).
     """
     reasons = [
-        f"the {d} is {s}: acknowledge_device once it works"
+        ResumeBlocker.of(
+            "device_unhealthy", f"the {d} is {s}: acknowledge_device once it works", device=d
+        )
         for d, s in state.devices.items()
         if s != "ok"
     ]
@@ -337,22 +343,39 @@ def resume_blockers(state: TableState) -> list[str]:
     if rnd is None:
         return reasons
     if rnd.deck_reused is not None:
-        reasons.append(f"{rnd.deck_reused}: shuffle, then new_deck")
+        reasons.append(
+            ResumeBlocker.of("deck_reused", f"{rnd.deck_reused}: shuffle, then new_deck")
+        )
     if rnd.rescan is not None:
         reasons.append(rescan_blocker(rnd.rescan))
     held: dict[Card, str] = {}
     for seat in rnd.seats.values():
         if seat.card is None:
             if not seat.pending:
-                reasons.append(f"{seat.position} has no readable card: correct or discard it")
+                reasons.append(
+                    ResumeBlocker.of(
+                        "unreadable_card",
+                        f"{seat.position} has no readable card: correct or discard it",
+                        position=seat.position,
+                    )
+                )
         elif seat.card in held:
             reasons.append(
-                f"{seat.card.code} is recorded at {held[seat.card]} and {seat.position}: "
-                "correct or discard one"
+                ResumeBlocker.of(
+                    "duplicate_card",
+                    f"{seat.card.code} is recorded at {held[seat.card]} and {seat.position}: "
+                    "correct or discard one",
+                    position=seat.position,
+                )
             )
         else:
             held[seat.card] = seat.position
     if rnd.strays:
-        reasons.append(f"{len(rnd.strays)} card(s) drawn out of turn are still on record: discard")
+        reasons.append(
+            ResumeBlocker.of(
+                "stray_cards",
+                f"{len(rnd.strays)} card(s) drawn out of turn are still on record: discard",
+            )
+        )
     reasons.extend(state.source.blockers(state, rnd))
     return reasons

@@ -20,6 +20,7 @@ def table_view(st: TableState) -> TableView:
     window = open_window(st.rules, rnd) if rnd is not None else None
     deal = next_deal(st.rules, rnd) if rnd is not None and not st.paused else None
     shown = rnd or st.round
+    blockers = tuple(resume_blockers(st)) if st.paused else ()
     timers = [
         TimerView(
             kind=name.kind,
@@ -62,9 +63,10 @@ def table_view(st: TableState) -> TableView:
         turning=turning(st, rnd) if rnd is not None and rnd.phase == "revealing" else (),
         paused=st.paused,
         incidents=tuple(IncidentView(**i.to_json()) for i in st.incidents),
-        resume_blockers=tuple(resume_blockers(st)) if st.paused else (),
+        resume_blockers=tuple(b.words for b in blockers),
         timers=tuple(timers),
         devices=dict(st.devices),
+        blockers=blockers,
     )
 
 

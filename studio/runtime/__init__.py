@@ -7,8 +7,8 @@ commands, listeners, life cycle), `parts` (every part of a running table, built 
 the loop), `camera` (the camera backends and the reader thread that turns frames into inputs),
 `dealer` (the simulated dealer), `source` (the replay service's journal-backed event source),
 `keys` (first-run keys), `announce` (the run file that tells `studio watch` where a table's
-streams are), `metrics` and `health` (the Prometheus figures and the HTTP probes), `systemd`
-(Type=notify).
+streams are), `banner` (the lines `studio run` prints when ready), `metrics` and `health` (the
+Prometheus figures and the HTTP probes), `systemd` (Type=notify).
 
 The names below are imported when first used (PEP 562): a client that only reads the run file
 (`studio status`, `watch`, `command`) must not pay for OpenCV and the camera to find its table.

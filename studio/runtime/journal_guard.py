@@ -25,7 +25,7 @@ from typing import Literal
 from drivers.shoe.readings import Receipt
 from studio.messages import AlarmRaised
 from studio.messages.notices import JournalAlarm
-from studio.messages.view import IncidentView, TableView
+from studio.messages.view import IncidentView, ResumeBlocker, TableView
 
 log = logging.getLogger(__name__)
 
@@ -121,16 +121,19 @@ class JournalGuard:
             ),
             journalled=False,
         )
-        blocker = (
+        blocker = ResumeBlocker.of(
+            "journal_unwritable",
             "the journal cannot be written: free space on its disk (or lift the file-size "
-            f"limit); the table tries again every {RETRY_SECONDS:g} s, then journals the fault "
-            "and a shift manager resumes (`studio command resume`)"
+            f"limit); the table tries again every {RETRY_SECONDS:g} s, then journals the "
+            "fault and a shift manager resumes (`studio command resume`)",
+            device="journal",
         )
         return view.model_copy(
             update={
                 "paused": True,
                 "incidents": (*view.incidents, incident),
-                "resume_blockers": (blocker, *view.resume_blockers),
+                "resume_blockers": (blocker.words, *view.resume_blockers),
+                "blockers": (blocker, *view.blockers),
             }
         )
 

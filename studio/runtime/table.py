@@ -51,6 +51,7 @@ from studio.messages import CardDrawn, DeviceStatus, Envelope, Input, Tick
 from studio.messages.notices import AnyNotice
 from studio.messages.view import TableView
 from studio.runtime.announce import RunFile, run_dir, write_run_file
+from studio.runtime.banner import ready_banner
 from studio.runtime.clock import Clock, SystemClock
 from studio.runtime.dealer import SimulatedDealer
 from studio.runtime.health import MetricsServer, loop_answers, not_ready
@@ -538,7 +539,16 @@ class TableRuntime:
             )
         self._run_file = self._write_run_file(parts)
         if self._announce:
-            self._print_where(parts, report.summary())
+            banner = ready_banner(
+                config,
+                parts,
+                self.view(),
+                recovery=report.summary(),
+                dealer=self._dealer is not None,
+                run_file=self._run_file,
+                metrics=self._http.address if self._http is not None else None,
+            )
+            print(banner, flush=True)
         self._systemd.notify("READY=1", f"STATUS=table {self.settings.table} {report.summary()}")
         self._on_watchdog()
 
@@ -572,51 +582,6 @@ class TableRuntime:
                 metrics=self._http.address if self._http is not None else None,
             )
         )
-
-    def _print_where(self, parts: TableParts, recovery: str) -> None:
-        s = self.settings
-        streams = parts.publisher.endpoints
-        keys = parts.keys
-        dealer = "simulated dealer" if self._dealer is not None else "no simulated dealer"
-        lines = [
-            f"table {s.table}: {s.game} ({s.variant}), {dealer}",
-            f"  shoe        {parts.shoe.describe()}",
-            f"  camera      {self._camera_text(parts)}",
-            f"  journal     {self.config.journal_path} ({recovery})",
-            f"  public      {streams['public']}  (plain)",
-            f"  restricted  {streams['restricted']}  (CURVE)",
-            f"  replay      {parts.replay.endpoint}  (CURVE)",
-            f"  commands    {parts.channel.endpoint}  (CURVE)",
-            f"  keys        {keys.directory}  (table key {keys.server_public.name})",
-            f"  manager key {keys.local_secret('shift-manager')}",
-            f"  observer    {keys.local_secret('observer')}",
-            f"  run file    {self._run_file}",
-            f"  metrics     {self._metrics_text()}",
-            "  follow it:  studio watch        command it: studio command ACTION --key KEYFILE",
-        ]
-        snap = self.view()
-        if snap.paused:
-            # A restart mid-round latches a pause: say so, or the table seems never to deal.
-            kinds = ", ".join(sorted({i.kind for i in snap.incidents}))
-            lines.append(
-                f"  PAUSED      round {snap.game_number} ({kinds}): a shift manager resumes"
-                f" or voids it: studio command resume --key {keys.local_secret('shift-manager')}"
-            )
-        lines.append("ready")
-        print("\n".join(lines), flush=True)
-
-    def _metrics_text(self) -> str:
-        if self._http is None:
-            return "off ([metrics] enabled = false)"
-        where = self._http.address
-        return f"{where}/metrics  (health {where}/healthz, ready {where}/readyz)"
-
-    def _camera_text(self, parts: TableParts) -> str:
-        if parts.camera is not None:
-            return parts.camera.describe()
-        if self.config.camera.backend == "simulated":
-            return "simulated: the simulated dealer reports what lies where (no frames)"
-        return "none"
 
     async def _shutdown(self) -> None:
         self._stopping = True

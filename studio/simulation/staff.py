@@ -28,13 +28,6 @@ from studio.messages.view import TableView
 ManagerAnswer = Literal["resume", "void", "none"]
 """The shift manager's answer to a pause: resume when possible, void, or wait for a person."""
 
-DISCARD_BLOCKER = "discard"
-"""Resume blockers that a discard clears say so (`studio.controller.state.resume_blockers`)."""
-DECK_BLOCKER = "new_deck"
-"""A round opened on a deck already dealt waits for the dealer's freshly shuffled one."""
-TAKE_AWAY_BLOCKER = "take it away"
-"""Camera-only: a card lying where none was dealt blocks a resume until the dealer takes it."""
-
 
 @dataclass(frozen=True, slots=True)
 class StaffConfig:
@@ -195,13 +188,16 @@ def _manage(view: TableView, staff: StaffConfig) -> StaffAction:
         return RepairDevices(broken)
     if staff.manager == "void" and view.phase != "idle":
         return Void()
-    blockers = view.resume_blockers
-    if any(DECK_BLOCKER in b for b in blockers):
+    # Each blocker names the commands that clear it (`studio.messages.view.ResumeBlocker`).
+    actions = {action for blocker in view.blockers for action in blocker.actions}
+    if "new_deck" in actions:
+        # A round opened on a deck already dealt waits for the dealer's freshly shuffled one.
         return AnnounceDeck()
-    if any(DISCARD_BLOCKER in b for b in blockers):
+    if "discard_last_card" in actions:
         return DiscardCard()
-    if staff.camera_only and any(TAKE_AWAY_BLOCKER in b for b in blockers):
+    if staff.camera_only and any(b.kind == "card_outside_deal" for b in view.blockers):
+        # The camera is the record: the card goes once the dealer takes it away.
         return TakeAway()
-    if not blockers:
+    if not view.resume_blockers:
         return Resume()
-    return Void(blockers)
+    return Void(view.resume_blockers)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from calibration.glyphs import (
+from drivers.camera.glyphs import (
     MIN_CONTRAST,
     Glyph,
     Image,

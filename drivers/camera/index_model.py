@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.glyphs import MIN_CONTRAST, Image
+from drivers.camera.glyphs import MIN_CONTRAST, Image
 
 MODEL_VERSION = 2
 """The network's input and outputs this code reads; a profile's model of another version is

@@ -1,0 +1,64 @@
+"""The one ONNX writer of the camera's networks (`drivers.camera.onnx_graph`).
+
+Both shipped networks were written before their writers were merged into one: the weights of
+each, written again by it, must give the very same outputs, or a retrained model would run a
+different graph from the one its weights were fitted to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from onnx.checker import ValidationError
+
+from calibration import corner_net, universal_reader
+from drivers.camera import index_corner_training
+from drivers.camera.index_corners import MODEL_FILE, MODEL_SHA256, PATCH_SIZE
+from drivers.camera.index_model import CHANNELS, INPUT_SIZE
+from drivers.camera.onnx_graph import Head, conv_net_onnx
+
+
+def _outputs(model: bytes, name: str, x: np.ndarray) -> list[np.ndarray]:
+    return list(ort.InferenceSession(model).run(None, {name: x}))
+
+
+def test_the_universal_readers_weights_written_again_read_alike() -> None:
+    shipped = universal_reader.MODEL_PATH.read_bytes()
+    weights = universal_reader.onnx_weights(shipped)
+    w, h = INPUT_SIZE
+    x = np.random.default_rng(1).normal(size=(6, CHANNELS, h, w)).astype(np.float32)
+    before = _outputs(shipped, "window", x)
+    after = _outputs(corner_net.to_onnx(weights), "window", x)
+    for old, new in zip(before, after, strict=True):
+        np.testing.assert_array_equal(old, new)
+    # Probabilities: each row of each head sums to one.
+    assert np.allclose(after[0].sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_the_index_corner_detectors_weights_written_again_score_alike() -> None:
+    shipped = resources.files("drivers.camera").joinpath("models", MODEL_FILE).read_bytes()
+    assert hashlib.sha256(shipped).hexdigest() == MODEL_SHA256
+    weights = universal_reader.onnx_weights(shipped)
+    w, h = PATCH_SIZE
+    x = np.random.default_rng(2).normal(size=(6, 1, h, w)).astype(np.float32)
+    before = _outputs(shipped, "patch", x)
+    after = _outputs(index_corner_training.to_onnx(weights), "patch", x)
+    np.testing.assert_array_equal(before[0], after[0])
+
+
+def test_a_missing_head_weight_is_refused() -> None:
+    weights = universal_reader.onnx_weights(universal_reader.MODEL_PATH.read_bytes())
+    del weights["sb"]
+    w, h = INPUT_SIZE
+    with pytest.raises((KeyError, ValidationError)):
+        conv_net_onnx(
+            weights,
+            graph="broken",
+            input_name="window",
+            input_shape=(CHANNELS, h, w),
+            heads=(Head("rank", "r", softmax=True), Head("suit", "s", softmax=True)),
+        )
