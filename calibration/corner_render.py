@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from drivers.camera.glyphs import Image
+from drivers.camera.index_model import Image
 
 HEIGHTS = (90.0, 320.0)
 """Card heights (px) seen by the camera: the bench's smallest card at 720p up to a large one."""

@@ -30,9 +30,8 @@ import numpy.typing as npt
 from calibration import corner_net, corner_render, universal_reader
 from calibration.corner_render import CameraLook, camera_corners
 from calibration.universal_reader import universal_weights
-from drivers.camera import glyphs, index_model, onnx_graph
-from drivers.camera.glyphs import Image
-from drivers.camera.index_model import NONE, Array, IndexModel, window_tensor
+from drivers.camera import index_model, onnx_graph
+from drivers.camera.index_model import NONE, Array, Image, IndexModel, window_tensor
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,16 +141,15 @@ def model_key(
 
 @functools.cache
 def _code_digest() -> str:
-    """SHA-256 of the source of rendering, training, features and the glyph finder they use.
+    """SHA-256 of the source of rendering, training, the network, its input and its writer.
 
     A cached model made by other code is then never loaded, even when nobody remembered to bump
     `TRAINING_VERSION`.
     """
     digest = hashlib.sha256()
-    # glyphs: the features read its contrast floor (`window_features`).
     # universal_reader: its source holds the shipped start's SHA-256.
     # onnx_graph: it writes the model's graph.
-    modules = (corner_render, corner_net, glyphs, index_model, onnx_graph, universal_reader)
+    modules = (corner_render, corner_net, index_model, onnx_graph, universal_reader)
     for module in (*modules, sys.modules[__name__]):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()

@@ -18,10 +18,9 @@ import numpy.typing as npt
 
 from calibration.corner_training import references_digest, train_index_model
 from calibration.errors import DeckCalibrationError
+from calibration.glyphs import IndexInk, aspect, find_index, normalise
 from calibration.profile import DeckCalibration, DeckTemplates, IndexModelInfo
-from drivers.camera.face_ink import PAPER_GROUND, Symbol, find_face_ink, same_layout, symbol
-from drivers.camera.glyphs import Image, IndexInk, aspect, find_index, normalise, standardise
-from drivers.camera.index_model import weights_digest, window_tensor
+from drivers.camera.index_model import Image, weights_digest, window_tensor
 from studio.cards import DECK, RANK_CHARS, SUIT_CHARS
 
 Progress = Callable[[str, int, int], None]
@@ -48,13 +47,9 @@ other cards' before it is taken for a pip or a smudge rather than the index."""
 SEARCH_INK_PERCENTILE = 0.5
 """The darkest share (percent) of the search region taken as the index's ink level: a small
 index covers under 2% of the region, so the corner window's 2% would measure the paper."""
-_SEEN_HEIGHTS = (90, 110, 130, 155, 180, 215, 260)
-LAYOUT_FIT = 0.7
-"""Least correlation of a face's ink shape, either way up, with its own suit's crisp index
-template to count as one of the card's printed symbols (a pip's shape differs a little from
-the index suit's: the face reader's own bar, 0.85, is for telling suits apart)."""
 # Card heights (px) whose look is learned: the bench's smallest cards are 120 px at 1080p and
 # 90 px at 720p, and each level is compared only with indices of about its own sharpness.
+_SEEN_HEIGHTS = (90, 110, 130, 155, 180, 215, 260)
 
 
 def order_corners(quad: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -316,7 +311,6 @@ def learn_deck(
         },
         cards_used=len(inks),
         index_model=model_info,
-        face_layouts=face_layouts(flats, window, {s: t[0] for s, t in suits.items()}),
     )
     templates = DeckTemplates(
         {k: [t.astype(np.float32) for t in v] for k, v in ranks.items()},
@@ -409,39 +403,6 @@ def _check_located(inks: Mapping[str, IndexInk], unlocated: Mapping[str, str]) -
                     f"no card of {'rank' if pick == 0 else 'suit'} {ch} shows an index this "
                     f"program can find: {reasons}"
                 )
-
-
-def face_layouts(
-    flats: Mapping[str, Image],
-    window: tuple[float, float, float, float],
-    suits: Mapping[str, npt.NDArray[Any]],
-) -> dict[str, list[Symbol]]:
-    """Where each rank prints its suit symbols (`drivers.camera.face_ink.Symbol`), from the flats.
-
-    A symbol is an ink shape of the face fitting its own suit's crisp template (`suits`, one
-    per suit) at `LAYOUT_FIT` either way up. A rank is left out when its four suits do not print
-    the same symbols in the same places, or print one off the paper (a court picture's symbol on
-    its panel, which decides no black suit: `PAPER_GROUND`), so that only another card's pip
-    could fill its place: no layout, no face read on a proposal.
-    """
-    templates = {suit: standardise(suits[suit]) for suit in SUIT_CHARS}
-    out: dict[str, list[Symbol]] = {}
-    for rank in RANK_CHARS:
-        printed = []
-        panel = False
-        for suit, template in templates.items():
-            flat = flats[rank + suit]
-            found = []
-            for ink in find_face_ink(flat, window):
-                sample = normalise(ink.glyph, SUIT_SIZE)
-                fit = max(float(standardise(g) @ template) for g in (sample, sample[::-1, ::-1]))
-                if fit >= LAYOUT_FIT:
-                    found.append(symbol(ink, flat.shape))
-                    panel = panel or ink.ground > PAPER_GROUND
-            printed.append(sorted(found))
-        if not panel and printed[0] and all(same_layout(p, printed[0]) for p in printed[1:]):
-            out[rank] = [(round(x, 4), round(y, 4), round(h, 4)) for x, y, h in printed[0]]
-    return out
 
 
 def calibrate_deck(

@@ -86,16 +86,16 @@ class IndexModelInfo(_Model):
 class DeckCalibration(_Model):
     """The deck's index geometry and the template names (files under `templates/`).
 
-    `index_window` is (x0, y0, x1, y1) as fractions of an upright card's width and height, holding
-    the top-left index; `rank_size`/`suit_size` are template (width, height) in pixels; `red_suits`
-    lists suits printed red; `rank_aspect`/`suit_aspect` are glyph height/width ratios; `levels`
-    is how many templates each glyph has (one per sharpness the camera may see it at), and
-    `level_sharpness` each level's typical index sharpness (`drivers.camera.glyphs.sharpness`); a
-    deck learned before it existed has none, and every level is then compared. `index_model`
-    describes the learned index reader; a deck learned before it existed has none and is read
-    with the templates alone. `face_layouts` gives, per rank, where its face prints its suit
-    symbols (`drivers.camera.face_ink.Symbol`); a deck learned without them reads no proposal's
-    face.
+    `index_window` is (x0, y0, x1, y1) as fractions of an upright card's width and height,
+    holding the top-left index; `rank_size`/`suit_size` are template (width, height) in pixels;
+    `red_suits` lists suits printed red; `rank_aspect`/`suit_aspect` are glyph height/width
+    ratios; `levels` is how many templates each glyph has (one per sharpness the camera may see
+    it at), and `level_sharpness` each level's typical index sharpness
+    (`calibration.glyphs.sharpness`); a deck learned before it existed has none, and every
+    level is then compared. `index_model` describes the learned index reader, which reads the
+    deck; a deck learned before it existed has none, and the recognizer refuses it until it is
+    calibrated again. `face_layouts` (where each rank's face printed its suit symbols, for a
+    face reader that is gone) is no longer learned or read; a profile holding it still loads.
     """
 
     index_window: tuple[float, float, float, float]
@@ -186,7 +186,7 @@ def load_profile(directory: Path) -> tuple[CalibrationProfile, DeckTemplates | N
 def _read_model(directory: Path, info: IndexModelInfo | None) -> IndexModel | None:
     """The learned index reader named by `info`; None when the deck has none."""
     if info is None or info.model_version != MODEL_VERSION:
-        # A model from before the network changed: the templates read the deck alone until
+        # A model from before the network changed: the recognizer refuses the deck until
         # `studio calibrate deck` trains the current one.
         return None
     path = directory / info.file

@@ -184,9 +184,10 @@ class CameraConfig(_Section):
     - "capture": a real camera at `url` (`device:0`, a video file, `rtsp://...`) read with the
       calibration profile directory at `profile` (its zones are the game's positions).
 
-    `reader` names what decides a card corner's code ("learned": the deck's network alone,
-    or "templates": the older correlation reader). Frames are read `fps` times a second; a
-    source with no frame for `stall_seconds` is a device fault. `url` and `profile` belong to
+    `reader` names what decides a card corner's code (`drivers.camera.tuning.INDEX_READERS`:
+    "learned", the deck's network; the older "templates" reader is gone and is refused).
+    Frames are read `fps` times a second; a source with no frame for `stall_seconds` is a
+    device fault. `url` and `profile` belong to
     "capture" only, `design` to "synthetic" only.
     """
 

@@ -118,25 +118,6 @@ def test_blank_card_has_no_index(tmp_path: Path) -> None:
         learn_deck(refs)
 
 
-def test_the_deck_learns_where_each_rank_prints_its_symbols(tmp_path: Path) -> None:
-    refs = {c.code: render_reference(c, CLASSIC, "scan", i) for i, c in enumerate(DECK)}
-    deck, templates = learn_deck(refs)
-    layouts = deck.face_layouts
-    # A court picture's symbol lies on its panel, off the paper: courts get no layout.
-    assert set(layouts) == set("23456789TA")
-    # A two prints its pips one above the other in the middle; an ace one large symbol in the
-    # centre. The nine's two pips that reach into the index windows are no whole symbols.
-    two = sorted(layouts["2"], key=lambda s: s[1])
-    assert len(two) == 2 and all(abs(x - 0.5) < 0.03 for x, _, _ in two)
-    assert two[0][1] < 0.3 and two[1][1] > 0.7
-    ((x, y, h),) = layouts["A"]
-    assert abs(x - 0.5) < 0.03 and abs(y - 0.5) < 0.03 and h > two[0][2]
-    assert len(layouts["9"]) == 7
-    save_profile(tmp_path, CalibrationProfile(deck=deck), templates)
-    loaded, _ = load_profile(tmp_path)
-    assert loaded.deck is not None and loaded.deck.face_layouts == layouts
-
-
 def test_a_card_whose_index_cannot_be_located_still_calibrates(tmp_path: Path) -> None:
     # A smudge over one card's index (ink touching the search's edge is never index ink) leaves
     # that card out of the templates only; the learned reader still trains on its window.

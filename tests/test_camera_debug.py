@@ -11,9 +11,12 @@ import pytest
 from camera_support import deck_profile
 
 from calibration.profile import TableCalibration, Zone, save_profile
-from drivers.camera.overlay import READ, ZONE
+from drivers.camera.overlay import FACE_DOWN, READ, ZONE
+from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import JUMBO
+from drivers.camera.synthetic.reference import write_reference_deck
 from drivers.camera.synthetic.scene import PlacedCard, Scene, render_scene
+from drivers.camera.synthetic.splits import SPLITS
 from studio.cards import Card
 from studio.cli import main
 
@@ -84,3 +87,37 @@ def test_debug_into_a_file_is_one_clear_line(
     err = capsys.readouterr().err
     assert code != 0
     assert "--debug" in err and "Traceback" not in err
+
+
+def test_a_deck_never_tuned_on_calibrates_reads_and_is_drawn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As a studio would: its own deck's 52 references (a test-split design, which nothing in the
+    # code was chosen on) through `studio calibrate deck`, then a frame through `recognize`.
+    design = deckgen.design(SPLITS["test"][1])
+    write_reference_deck(tmp_path / "cards", design, "scan")
+    profile = tmp_path / "p"
+    args = ["calibrate", "deck", "--images", str(tmp_path / "cards"), "--out", str(profile)]
+    assert main(args) == 0, capsys.readouterr().err
+    sheet = cv2.imread(str(profile / "index_sheet.png"))
+    assert sheet is not None and float(sheet.std()) > 20
+    cards = (
+        PlacedCard(Card.parse("QS"), 0, 0, 8),
+        PlacedCard(Card.parse("7H"), 110, 10, -12),
+        PlacedCard(Card.parse("2C"), -120, 0, 0, False),
+    )
+    scene = Scene(width=1280, height=720, table_to_image=_view(), design=design, cards=cards)
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), render_scene(scene).image)
+    capsys.readouterr()
+    debug = tmp_path / "debug"
+    recognize = ["recognize", "--profile", str(profile), str(image), "--json"]
+    assert main([*recognize, "--debug", str(debug)]) == 0
+    read = json.loads(capsys.readouterr().out.splitlines()[0])["cards"]
+    assert sorted(c["code"] for c in read if c["code"]) == ["7H", "QS"]
+    assert [c["face_down"] for c in read if not c["code"]] == [True]
+    drawn = cv2.imread(str(debug / "0000-frame.png"))
+    original = cv2.imread(str(image))
+    # Both read cards' outlines are drawn in the read colour; the back's in its grey.
+    assert _count(original, READ) == 0 and _count(drawn, READ) > 400
+    assert _count(original, FACE_DOWN) < _count(drawn, FACE_DOWN)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 from camera_support import Score, deck_profile, scored
 
 from drivers.camera.detect import portrait
@@ -153,23 +152,17 @@ def test_cards_overlapping_by_more_than_half_are_both_read() -> None:
     assert sorted(c for c in codes if c) == ["4C", "7D", "9H", "AS"], codes
 
 
-def test_small_court_cards_are_found_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_small_court_cards_are_found_whole() -> None:
     # A court card's panel frame and index ink split its narrow margin: it must stay one card.
-    # An index this small and soft is often refused by the suit gates (a spade always, a club
-    # unless it leads the spade clearly, and on a proposal's outline a club or a diamond softer
-    # than a spade may be): whatever reads must be right. That the cards were found whole shows
-    # in what their proposals read with the proposal's soft-suit rule lifted: three of five.
+    # Whatever reads must be right; that the cards were found whole shows in how many read
+    # (all five with the learned reader; the templates' soft-suit gates once let only three).
     faces = ("KH", "QC", "JD", "KS", "QD")
     cards = tuple(
         PlacedCard(Card.parse(c), -260 + 130 * k, 0, 8.0 * k) for k, c in enumerate(faces)
     )
-    scene = _scene(cards, 1.3, blur_sigma=1.0)
-    codes = _codes(scene)
+    codes = _codes(_scene(cards, 1.3, blur_sigma=1.0))
     assert set(codes) <= {*faces, None}, codes
-    monkeypatch.setattr("drivers.camera.classify._soft_solid", lambda _code, _sharp: False)
-    found = _codes(scene)
-    assert set(found) <= {*faces, None}, found
-    assert len({c for c in found if c}) >= 3, found
+    assert len({c for c in codes if c}) >= 4, codes
 
 
 def test_chips_and_a_box_touching_cards_are_never_cards_and_the_cards_read() -> None:

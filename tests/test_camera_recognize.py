@@ -140,27 +140,6 @@ def test_recognize_cli_prints_the_json_contract(
     assert captured.err.splitlines()[-1].startswith("recognize: 3/3 images (100%)")
 
 
-def test_every_suit_of_the_ink_colour_competes_even_when_its_shape_is_off() -> None:
-    from calibration.deck import flatten_card
-    from drivers.camera.classify import IndexClassifier
-    from drivers.camera.recognizer import corner_window
-    from drivers.camera.synthetic.reference import render_reference
-
-    profile, templates = deck_profile("jumbo")
-    assert profile.deck is not None
-    odd = profile.deck.model_copy(update={"suit_aspect": {**profile.deck.suit_aspect, "S": 9.0}})
-    classifier = IndexClassifier(odd, templates)
-    window = corner_window(
-        flatten_card(render_reference(Card.parse("7C"), JUMBO)), odd.index_window
-    )
-    found = classifier.scores(window)
-    assert found is not None
-    assert found[1].key == "C" and found[1].gap < 1.0  # the spade was compared, not filtered out
-    spade = corner_window(flatten_card(render_reference(Card.parse("7S"), JUMBO)), odd.index_window)
-    read = classifier.read(spade)
-    assert read is not None and read.code is None  # a spade failing its shape check is unknown
-
-
 def test_a_card_whose_other_visible_corner_stays_unread_needs_a_sure_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -18,11 +18,15 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.glyphs import MIN_CONTRAST, Image
+Image = npt.NDArray[Any]
 
 MODEL_VERSION = 2
 """The network's input and outputs this code reads; a profile's model of another version is
-not used (the deck is read by its templates alone until calibrated again)."""
+not used (the recognizer refuses the deck until it is calibrated again)."""
+MIN_CONTRAST = 45.0
+"""Paper minus ink, in grey levels; below it a window is blank, washed out or a card back, and
+holds no print to read. Part of the network's input definition (the same at training and at
+reading), not a rule on its answer; calibration's index finder shares it."""
 INPUT_SIZE = (32, 48)
 """Width and height the index window is scaled to: a jumbo index and a small one alike fill
 enough of it, and 48 rows keep a 90 px card's index at its own resolution."""

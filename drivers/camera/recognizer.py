@@ -16,7 +16,7 @@ import numpy.typing as npt
 from calibration.deck import CANON_SIZE
 from calibration.profile import CalibrationProfile, DeckTemplates
 from calibration.table import TableGeometry
-from drivers.camera.classify import MIN_SCORE, IndexClassifier, IndexRead
+from drivers.camera.classify import IndexClassifier, IndexRead
 from drivers.camera.detect import (
     CardOutline,
     Image,
@@ -31,29 +31,17 @@ from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import MIN_CORNER_SUPPORT, card_height, detected_corners
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.reading import CardReading
-from drivers.camera.tuning import LEARNED_TUNING, ReaderTuning
-
-PAPER_SHARE_FACE_UP = 0.3
-"""A face shows over 45% paper inside its border even on a court card; a back shows almost none
-(its border is cut away before counting), so 30% splits them with room for glare on a back."""
-BACK_GLYPH_SCORE = 0.7
-"""A card showing under `PAPER_SHARE_FACE_UP` paper is a back unless a corner's ink correlates
-this well with a rank template (the weakest rank the classifier reads, `WEAK_RANK`). A classic
-back's lattice, cut as an index corner, scored up to 0.52 as a rank on the simulated table, and
-0.92 as a suit: its cells are small diamonds."""
-PAPER_SHARE_BORDER = 0.5
-"""Every card, face up or down, has a paper-white margin; a picture panel, a chip or a printed
-shape without one is not a card, whatever its outline looks like."""
-_PAPER_CHROMA = 60
-SAME_SPOT = 0.7
-"""Two readings whose quads share 70% of the smaller one describe the same card."""
-
-
-SINGLE_CORNER_CONFIDENCE = 0.92
-"""A card whose two index corners are both in view but only one reads is taken on that corner
-only when its read is this sure. A small, blurred spade once read as a club at 0.895 while its
-other corner stayed unknown; a right read with the other corner unknown scored 0.935 in the same
-frame. A card with one corner covered is read on the 0.85 of the classifier, as before."""
+from drivers.camera.tuning import (
+    LEARNED_TUNING,
+    PAPER_CHROMA,
+    PAPER_SHARE_BORDER,
+    PAPER_SHARE_FACE_UP,
+    REGION_EXPLAINED,
+    SAME_SPOT,
+    SINGLE_CORNER_CONFIDENCE,
+    WINDOW_IN_VIEW_PX,
+    ReaderTuning,
+)
 
 
 class CardRecognizer:
@@ -63,7 +51,7 @@ class CardRecognizer:
     1080p seen at 720p. `corners=False` leaves out the learned index-corner detector. `reader`
     names what decides a corner's code (`tuning.INDEX_READERS`), `tuning` the learned reader's
     thresholds. Raises `RecognizerConfigurationError` when the profile has no deck, the reader
-    is unknown, or the learned reader is asked for a deck without a network.
+    is unknown, or the deck has no learned index reader (calibrated before it existed).
     """
 
     def __init__(
@@ -140,7 +128,7 @@ class CardRecognizer:
                 for o in sure
                 if not o.partial and inside(region.contour, o.contour)
             )
-            if covered >= 0.85 * area:
+            if covered >= REGION_EXPLAINED * area:
                 continue
             (cx, cy), _, _ = cv2.minAreaRect(region.contour)
             want = expected(float(cx), float(cy)) if expected is not None else None
@@ -188,91 +176,18 @@ class CardRecognizer:
             if not unconfirmed or read.confidence >= SINGLE_CORNER_CONFIDENCE:
                 return _reading(read.code, False, quad, read.confidence, zone)
             codes = set()
-        if not codes and not self._classifier.learned_decides:
-            face = self._face_read(frame, reads, outline)
-            if face is not None and face.code is not None:
-                return _reading(face.code, False, outline.corners, face.confidence, zone)
         if outline.speculative:
             return None
         confidence = 0.0 if len(codes) > 1 else max((r.confidence for r, _ in reads), default=0.0)
         inner, border = self._paper_shares(frame, gray, thr, outline)
         if border < PAPER_SHARE_BORDER:
             return None
-        # A back's dense pattern can pass for index ink (a lattice of small diamonds), but not for
-        # a rank: only ink like an index (`BACK_GLYPH_SCORE`) makes a paperless card a face.
+        # A back's dense pattern holds ink, but the network learned backs as "none": only a
+        # corner it takes for an index (`ReaderTuning.index_like`) makes a paperless card a face.
         face_down = inner < PAPER_SHARE_FACE_UP and not any(
             _index_like(r, self._tuning) for r, _ in reads
         )
         return _reading(None, face_down, outline.corners, 0.0 if face_down else confidence, zone)
-
-    def _face_read(
-        self,
-        frame: Image,
-        reads: list[tuple[IndexRead, npt.NDArray[Any]]],
-        outline: CardOutline,
-    ) -> IndexRead | None:
-        """Read a whole card whose index corners all refused on its face's symbols, if it may.
-
-        Only when the corners agree: one rank candidate, read by at least one corner at the
-        classifier's bar (at `SINGLE_CORNER_CONFIDENCE` when a corner in view refused it), one
-        best (refused) suit guess, and no learned hint naming another rank or a suit of the
-        other colour (the network reads the same soft index as the templates: the black suits,
-        or the red ones, are just what it cannot tell apart there, and what the face's larger
-        symbols settle). On a covered card only the symbols wholly inside its visible region
-        count; on a proposal, whose face may be partly another card's, its symbols must be the
-        deck's layout for the rank (`DeckCalibration.face_layouts`; none, no read).
-        """
-        scored = [(r.rank, r.suit, q) for r, q in reads if r.rank and r.suit]
-        ranks = {rank.candidate for rank, _, _ in scored}
-        suits = {suit.candidate for _, suit, _ in scored}
-        keyed = [(rank, suit, q) for rank, suit, q in scored if rank.key is not None]
-        if len(ranks) != 1 or len(suits) != 1 or None in suits or not keyed:
-            return None
-        rank, suit, quad = max(keyed, key=lambda k: k[0].score)
-        # The face checks the suit only, so a weakly read rank (`WEAK_RANK`) does not pass.
-        least = SINGLE_CORNER_CONFIDENCE if len(keyed) < len(scored) else MIN_SCORE
-        if rank.score < least or rank.key is None:
-            return None
-        layout = None
-        visible = None
-        if outline.speculative:
-            # A proposal's region holds other cards: only the deck's own layout of the rank's
-            # symbols, found in place, shows that the face in its outline is its own.
-            layout = self._deck.face_layouts.get(rank.key)
-            if layout is None:
-                return None
-        elif outline.partial:
-            visible = self._visible(quad, outline)
-        flat = self._flat(frame, quad)
-        read = self._classifier.read_face(flat, rank, suit, visible, layout)
-        if read.code is None or any(
-            not self._classifier.same_colour_twin(r.hint, read.code) for r, _ in reads
-        ):
-            return None
-        return read
-
-    def _visible(self, quad: npt.NDArray[Any], outline: CardOutline) -> Image:
-        """A mask of the flat card (`CANON_SIZE`, `quad[0]` top left): its visible region."""
-        mask: Image = np.zeros((CANON_SIZE[1], CANON_SIZE[0]), np.uint8)
-        region = outline.contour.reshape(1, -1, 2).astype(np.float64)
-        if region.shape[1] < 3:
-            return mask  # No area in view (detection makes none such): no symbol counts.
-        h = cv2.getPerspectiveTransform(quad.astype(np.float32), self._canon)
-        flat = cv2.perspectiveTransform(region, h)[0]
-        cv2.fillPoly(mask, [np.round(flat).astype(np.int32)], 1)
-        return mask
-
-    def _flat(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
-        """The whole card flattened to `CANON_SIZE`, its corner `quad[0]` at the top left."""
-        h = cv2.getPerspectiveTransform(self._canon, quad.astype(np.float32))
-        out: Image = cv2.warpPerspective(
-            frame,
-            h,
-            CANON_SIZE,
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
-        return out
 
     def _corner(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
         x0, y0, x1, y1 = self._window
@@ -301,7 +216,10 @@ class CardRecognizer:
         img = cv2.perspectiveTransform(pts, h)[0]
         # The region's own outline detours round index ink cut out by the edge cut: use its hull.
         hull = cv2.convexHull(outline.contour)
-        return all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -3.0 for x, y in img)
+        return all(
+            cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -WINDOW_IN_VIEW_PX
+            for x, y in img
+        )
 
     def _paper_shares(
         self, frame: Image, gray: Image, thr: float, outline: CardOutline
@@ -320,7 +238,7 @@ class CardRecognizer:
         b, g, r = cv2.split(roi)
         # OpenCV's per-channel max and min: numpy's reduction over the colour axis cost 10x more.
         chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
-        paper = (gray[y : y + h, x : x + w] > thr) & (chroma < _PAPER_CHROMA)
+        paper = (gray[y : y + h, x : x + w] > thr) & (chroma < PAPER_CHROMA)
         inner = float(paper[inside].mean()) if inside.any() else 1.0
         border = float(paper[ring].mean()) if ring.any() else 0.0
         return inner, border
@@ -333,18 +251,15 @@ class CardRecognizer:
 
 
 def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:
-    """Whether a corner's ink looks like an index: a code, or a rank near its template.
+    """Whether a corner looks like an index: a code, or a window the network does not call none.
 
-    A suit does not count: a back's lattice is a grid of small diamonds. A learned read looks
-    like an index when its network does not take it for "none" (`ReaderTuning.index_like`).
+    The bar is `ReaderTuning.index_like`: the network learned backs, chips and faces as "none".
     """
     if read.code is not None:
         return True
-    if read.not_index is not None:
-        return read.not_index < tuning.index_like
-    # Every read without a code is a template read and has its rank; were one ever without,
-    # keeping the card face up (unknown) is the side that cannot hide a face.
-    return read.rank is None or read.rank.score >= BACK_GLYPH_SCORE
+    # A read with no probability of "none" cannot show a back: keeping the card face up
+    # (unknown) is the side that cannot hide a face.
+    return read.not_index is None or read.not_index < tuning.index_like
 
 
 def _long_side(quad: npt.NDArray[Any]) -> float:

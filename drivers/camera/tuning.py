@@ -1,13 +1,16 @@
-"""The index readers by name, and the thresholds the learned one reads with, each with its reason.
+"""The index readers by name, and every threshold of the card-reading side, with its reason.
 
 `INDEX_READERS` names what decides a corner's code (`camera.reader` in the configuration,
-`studio recognize --reader`, `bench/camera.py --reader`): "learned" (the default), the deck's
-network alone (`drivers.camera.index_model`: the shipped universal reader fine-tuned on the deck's
-52 references at `studio calibrate deck`), or "templates", the older correlation reader with
-the network only as a fallback that must agree (`drivers.camera.classify`). `ReaderTuning` is
-the learned reader's whole table of thresholds; its values are chosen on the tuning designs
-only (`bench/camera.py --split tuning --abstain FIRM GUESSED` prints where wrong reads lie) and
-only checked on the test designs.
+`studio recognize --reader`, `bench/camera.py --reader`): "learned", the deck's network alone
+(`drivers.camera.index_model`: the shipped universal reader fine-tuned on the deck's 52
+references at `studio calibrate deck`). The older "templates" reader (correlation with rank and
+suit templates under some 40 hand-set bars, and hand rules on the face's symbols) is gone: on
+the tuning designs it read about half the cards the network reads, wrong no more often.
+`ReaderTuning` is the learned reader's table of thresholds; its values are chosen on the tuning
+designs only (`bench/camera.py --split tuning --abstain FIRM GUESSED` prints where wrong reads
+lie) and only checked on the test designs. The module-level numbers below are the recognizer's
+rules on outlines and paper, which the reader shares: they decide what is a card, a back, one
+spot, not which card.
 """
 
 from __future__ import annotations
@@ -25,10 +28,6 @@ class IndexReader:
 INDEX_READERS: dict[str, IndexReader] = {
     "learned": IndexReader(
         "the deck's network decides alone (the shipped universal reader fine-tuned on the deck)"
-    ),
-    "templates": IndexReader(
-        "rank and suit templates decide; the deck's network reads only what they refuse, "
-        "and only their own best guess"
     ),
 }
 """Every index reader by name; adding one here is the only place its name is written."""
@@ -64,3 +63,30 @@ class ReaderTuning:
 
 LEARNED_TUNING = ReaderTuning()
 """The tuning the learned reader reads with."""
+
+
+PAPER_SHARE_FACE_UP = 0.3
+"""A face shows over 45% paper inside its border even on a court card; a back shows almost none
+(its border is cut away before counting), so 30% splits them with room for glare on a back. A
+paperless card whose corner the network takes for an index (`ReaderTuning.index_like`) stays
+face up: a back's pattern is "none" to it."""
+PAPER_SHARE_BORDER = 0.5
+"""Every card, face up or down, has a paper-white margin; a picture panel, a chip or a printed
+shape without one is not a card, whatever its outline looks like."""
+PAPER_CHROMA = 60
+"""Paper is grey-white: a pixel whose channels spread more than this (of 255) is print or felt."""
+SAME_SPOT = 0.7
+"""Two readings whose quads share 70% of the smaller one describe the same card."""
+SINGLE_CORNER_CONFIDENCE = 0.92
+"""A card whose two index corners are both in view but only one reads is taken on that corner
+only when its read is this sure: the other corner can neither confirm nor contradict it. A
+small, blurred spade once read as a club at 0.895 while its other corner stayed unknown; a
+right read with the other corner unknown scored 0.935 in the same frame."""
+REGION_EXPLAINED = 0.85
+"""A bright region whose area is this much covered by outlines that read (a code or a back) is
+explained by them: no card outline is guessed (proposed) in it. Its rest is the cards' rounded
+corners and the finder's shrinkage."""
+WINDOW_IN_VIEW_PX = 3.0
+"""A partly covered card's index window is in view when its inner 70% lies inside the hull of
+the card's visible region, or within this many pixels of it (the region's edge is found to a
+pixel or two; a window cut by another card's edge by more is not read)."""

@@ -28,7 +28,7 @@ from calibration.deck import learn_deck
 from calibration.profile import CalibrationProfile, DeckTemplates, TableCalibration, Zone
 from calibration.zones import layout_zones, zone_centre
 from drivers.camera.errors import CameraConnectionError
-from drivers.camera.glyphs import Image
+from drivers.camera.index_model import Image
 from drivers.camera.sources import Frame
 from drivers.camera.synthetic.designs import CARD_HEIGHT_MM, Design
 from drivers.camera.synthetic.reference import render_reference

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from calibration import corner_training
 from calibration.deck import learn_deck
-from drivers.camera.glyphs import Image
+from drivers.camera.index_model import Image
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.felt import felt_references
 from drivers.camera.synthetic.reference import render_reference

@@ -1,7 +1,9 @@
-"""Index glyphs: split a card's corner index into its rank and suit ink, and compare templates.
+"""Index glyphs: split a card's corner index into its rank and suit ink, for deck calibration.
 
-Shared by deck calibration (which learns templates from flat reference cards) and the camera
-recognizer (which reads warped corners), so both see glyphs through exactly the same steps.
+Calibration locates each reference card's index with it (where the rank and suit ink lie, how
+sharp, how red) and learns the deck's index window and templates from what it finds. Nothing
+reads frames with it: the table's reader is the deck's network (`drivers.camera.index_model`),
+whose "no print" contrast floor (`MIN_CONTRAST`) this finder shares.
 """
 
 from __future__ import annotations
@@ -13,11 +15,10 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-Image = npt.NDArray[Any]
+from drivers.camera.index_model import MIN_CONTRAST, Image
+
 Glyph = npt.NDArray[Any]
 
-MIN_CONTRAST = 45.0
-"""Paper minus ink, in grey levels; below it a corner is blank, washed out or a card back."""
 RED_SHARE = 0.3
 """Ink is red when its redness exceeds the paper's by 30% of the ink's contrast: printed reds
 reach 60-100%, black ink under a colour cast or JPEG chroma bleed stays under ~10%."""
@@ -229,23 +230,6 @@ def normalise(glyph: Glyph, size: tuple[int, int]) -> Glyph:
     """Resize a glyph mask to `size` (width, height) with area averaging; values stay in 0..1."""
     out: Glyph = cv2.resize(glyph, size, interpolation=cv2.INTER_AREA).astype(np.float32)
     return out
-
-
-def standardise(glyph: Glyph) -> Glyph:
-    """Zero-mean, unit-norm copy of a glyph, so a dot product of two is their correlation."""
-    x = glyph.astype(np.float32).ravel()
-    x = x - x.mean()
-    n = float(np.linalg.norm(x))
-    out: Glyph = x / n if n > 1e-9 else x
-    return out
-
-
-def similarity(a: Glyph, b: Glyph) -> float:
-    """Pearson correlation of two same-size glyphs, in -1..1 (1 = identical up to contrast)."""
-    x = a.ravel() - a.mean()
-    y = b.ravel() - b.mean()
-    den = float(np.sqrt((x * x).sum() * (y * y).sum()))
-    return float((x * y).sum() / den) if den > 1e-9 else 0.0
 
 
 def aspect(box: tuple[int, int, int, int]) -> float:
