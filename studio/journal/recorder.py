@@ -1,11 +1,12 @@
-"""Journal-before-apply, and recovery by replay.
+"""Journal before anything acts, and recovery by replay.
 
-`RecordedTable` wraps a controller so that every input is durably journalled before the
-controller sees it and every event it returns is stored right after. `recover` rebuilds a fresh
+`RecordedTable` wraps a controller so that every input is durably journalled together with
+the events it causes (`step`), before anything acts on them. `recover` rebuilds a fresh
 controller from a journal: it replays the stored inputs in order, checks that the rebuilt events
-equal the stored ones field for field, stores the events a crash kept from being stored (the
-process died between journalling an input and storing its events), and finally journals and
-applies a `Restarted` input so that a round in progress comes back paused.
+equal the stored ones field for field, stores the events a crash kept from being stored (a
+journal written by an earlier version, with two commits per input, whose process died between
+them), and finally journals and applies a `Restarted` input so that a round in progress comes
+back paused.
 
 The journal never builds a controller itself: the shell passes in a fresh one, so this adapter
 depends only on the message shapes.
@@ -146,9 +147,12 @@ class StoredEvent(NamedTuple):
 class RecordedTable:
     """A controller whose inputs are journalled before they apply and whose events are stored.
 
-    `submit(inp)` appends the input durably, applies it, stores the events and returns them. If
-    the process dies anywhere inside `submit`, `recover` restores exactly the same history.
-    `step(inp)` is the running table's way: the input and its events in one durable write.
+    `step(inp)` is how every table writes (`studio run`, `studio simulate`, and the `Restarted`
+    input of `recover`): the input and its events in one durable write, so the table's own
+    writes never leave an input without its events. `submit(inp)` (and `record`, `apply`,
+    `store`) is the two-commit way earlier versions wrote: the input durably, then its events
+    in a second commit; a journal written so may end in an input whose events a crash kept
+    from being stored, and `recover` still restores exactly the same history from it.
     """
 
     def __init__(self, journal: Journal, controller: Controller) -> None:
@@ -352,5 +356,6 @@ def recover(journal: Journal, controller: Controller, now: datetime) -> Recovery
     if last is not None:
         last_ts = parse_input(last.body).ts
         table = RecordedTable(journal, controller)
-        result.restarted = table.submit(Restarted(ts=max(now, last_ts)))
+        restarted = table.step(Restarted(ts=max(now, last_ts)))
+        result.restarted = [stored.envelope for stored in restarted]
     return result
