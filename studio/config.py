@@ -219,8 +219,9 @@ class CameraConfig(_Section):
 class JournalConfig(_Section):
     """Where the journal lives, and whether events fsync too (inputs always do).
 
-    `studio run` writes each input together with its events, one fsynced transaction, so there
-    they are durable either way; `durable_events` matters to the two-commit writers (simulate).
+    A table writes each input together with its events, one fsynced transaction, so they are
+    durable either way; `durable_events` matters only to the events a recovery stores for a
+    journal written two commits per input by an earlier version.
 
     A signed checkpoint of the journal's end goes out on the restricted stream every
     `checkpoint_events` events and at every round's end (`studio.journal.anchors`).
