@@ -9,6 +9,15 @@ the wall-clock figure is printed too. Per envelope: recognition ms per frame (me
 90th percentile), fps from the mean (target >= 30), and the finder alone
 (`detect_cards`, the outline stage every frame pays).
 
+Then where a frame's time goes: the same frames are recognised again under cProfile (CPU
+clock), and each stage's share of that run is printed as ms of the unprofiled mean: the finder
+(`detect_cards`), row proposals, snapping unread outlines onto edges, edge maps of open regions,
+the learned index-corner detector, then the reading of index corners split into cutting the
+windows, making the network's inputs (`window_tensor`, and the moved cuts of
+`ReaderTuning.moved`), the network itself (onnxruntime) and deciding each card; "other" is the
+rest (thresholds, paper shares, merging). Also per frame: corners cut, network inputs made and
+network calls.
+
     python bench/camera_speed.py [--split tuning|test] [--envelope studio|harsh|both]
                                  [--designs N] [--frames N] [--seed N] [--json]
 """
@@ -16,7 +25,9 @@ the wall-clock figure is printed too. Per envelope: recognition ms per frame (me
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import time
 
 import cv2
@@ -34,8 +45,60 @@ from drivers.camera.synthetic.splits import SPLITS
 TARGET_FPS = 30.0
 """1080p frames with up to 9 cards, recognised on one core."""
 
+STAGES: dict[str, tuple[tuple[str, str, str | None], ...]] = {
+    "finder": (("detect.py", "detect_cards", "recognize"),),
+    "proposals": (("detect.py", "propose", "recognize"),),
+    "snapping": (("detect.py", "snap_outline", "<listcomp>"),),
+    "region edges": (("edges.py", "local_edges", "region_edges"),),
+    "corner detector": (("finder.py", "detected_corners", "recognize"),),
+    "corner cuts": (
+        ("recognizer.py", "_corner", None),
+        ("recognizer.py", "_window_visible", None),
+    ),
+    "network inputs": (
+        ("index_model.py", "window_tensor", None),
+        ("~", "<warpAffine>", "_moved"),
+    ),
+    "network": (("index_model.py", "probabilities", None),),
+    "deciding": (("recognizer.py", "_decide", None), ("classify.py", "_decide", None)),
+}
+"""Each stage of `CardRecognizer.recognize` as (file, function, caller or None for any) whose
+cumulative profiled time it is; the entries do not nest in one another."""
 
-def run(split: str, env: str, designs: int, frames: int, seed: int) -> dict[str, float]:
+
+def _stage_ms(stats: pstats.Stats, mean_ms: float) -> tuple[dict[str, float], dict[str, int]]:
+    """Each stage's share of the profiled `recognize` time, as ms of `mean_ms`; call counts."""
+    table = stats.stats  # type: ignore[attr-defined]  # pstats keeps its table undocumented
+    total = sum(ct for (f, _, n), (_, _, _, ct, _) in table.items() if n == "recognize")
+    shares: dict[str, float] = {}
+    for stage, entries in STAGES.items():
+        spent = 0.0
+        for file, name, caller in entries:
+            for (f, _, n), (_, _, _, ct, callers) in table.items():
+                if n != name or not f.endswith(file):
+                    continue
+                if caller is None:
+                    spent += ct
+                else:
+                    spent += sum(c[3] for (_, _, cn), c in callers.items() if cn == caller)
+        shares[stage] = spent
+    shares["other"] = max(0.0, total - sum(shares.values()))
+    ms = {k: round(mean_ms * v / max(total, 1e-9), 1) for k, v in shares.items()}
+
+    def calls(file: str, name: str) -> int:
+        return sum(
+            nc for (f, _, n), (_, nc, _, _, _) in table.items() if n == name and f.endswith(file)
+        )
+
+    counts = {
+        "corners": calls("recognizer.py", "_corner"),
+        "inputs": calls("index_model.py", "window_tensor"),
+        "network_calls": calls("index_model.py", "probabilities"),
+    }
+    return ms, counts
+
+
+def run(split: str, env: str, designs: int, frames: int, seed: int) -> dict[str, object]:
     """Time recognition of `frames` scenes of `env` spread over the first `designs` designs."""
     work: list[tuple[CardRecognizer, np.ndarray]] = []
     for design_seed in SPLITS[split][:designs]:
@@ -62,7 +125,13 @@ def run(split: str, env: str, designs: int, frames: int, seed: int) -> dict[str,
         start = time.process_time()
         detect_cards(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), min_long_px=80.0, frame=image)
         finder.append(time.process_time() - start)
+    profile = cProfile.Profile(time.process_time)
+    profile.enable()
+    for recognizer, image in work:
+        recognizer.recognize(image)
+    profile.disable()
     ms = np.array(cpu) * 1000
+    stages, counts = _stage_ms(pstats.Stats(profile), float(ms.mean()))
     return {
         "frames": len(work),
         "mean_ms": round(float(ms.mean()), 1),
@@ -71,6 +140,8 @@ def run(split: str, env: str, designs: int, frames: int, seed: int) -> dict[str,
         "fps_cpu": round(1000 / float(ms.mean()), 1),
         "fps_wall": round(len(work) / wall, 1),
         "detect_ms": round(1000 * float(np.mean(finder)), 1),
+        "stages_ms": stages,
+        "per_frame": {k: round(v / len(work), 1) for k, v in counts.items()},
     }
 
 
@@ -94,6 +165,12 @@ def main() -> None:
             f"{r['mean_ms']} ms CPU/frame (median {r['median_ms']}, p90 {r['p90_ms']}) = "
             f"{r['fps_cpu']} fps (target >= {TARGET_FPS:.0f}); wall {r['fps_wall']} fps; "
             f"detect_cards {r['detect_ms']} ms"
+        )
+        print("  ms/frame by stage: " + ", ".join(f"{k} {v}" for k, v in r["stages_ms"].items()))
+        n = r["per_frame"]
+        print(
+            f"  per frame: {n['corners']} corners cut, {n['inputs']} network inputs, "
+            f"{n['network_calls']} network calls"
         )
     if args.json:
         print(json.dumps(out))

@@ -30,7 +30,7 @@ and judged with the controller's `sighting_verdict` until the card is confirmed 
 
 The time to confirm a card is the sum of the periods of the frames it took, the first showing it
 to the one that confirmed it; a frame's period is `1 / --fps` (the camera's rate, 30 by default:
-a studio camera; `studio run`'s default of 5 fps needs 3 x 0.2 = 0.6 s by construction) or the
+a studio camera; `studio run`'s default is 10 fps, 3 x 0.1 = 0.3 s; at 5 fps, 0.6 s) or the
 CPU time that frame's read took on one core, whichever is longer (the reader grabs the next
 frame only when it has read the last). Assumed: the card lands just before a frame is grabbed
 (landing mid-period adds up to one period), and the machine reads nothing else. Drawing frames

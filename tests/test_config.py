@@ -28,7 +28,7 @@ def test_the_embedded_defaults_are_a_simulated_caribbean_table_with_the_syntheti
     # The synthetic camera confirms every card of a demo: the table waits for it.
     assert (config.camera.backend, config.camera.fps, config.camera.design) == (
         "synthetic",
-        5.0,
+        10.0,
         "jumbo",
     )
     assert config.table.camera

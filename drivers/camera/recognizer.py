@@ -7,6 +7,7 @@ and place the card in a zone through the table calibration.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -91,7 +92,10 @@ class CardRecognizer:
         if not found.outlines and not found.regions:
             return []
         thr = card_threshold(gray)
-        firm = [(o, self._read(frame, gray, thr, o)) for o in found.outlines]
+        # Each stage's outlines are read together: one network call for all their corners.
+        firm = list(
+            zip(found.outlines, self._read_many(frame, gray, thr, found.outlines), strict=True)
+        )
         # Edge maps are computed once per bright region, and only where needed.
         edge_maps: dict[int, tuple[Image, npt.NDArray[Any]]] = {}
 
@@ -107,15 +111,12 @@ class CardRecognizer:
             return None
 
         # An outline that does not read may only be a few pixels off: try it moved onto edges.
-        retry = [
-            r
-            for r in (
-                self._read(frame, gray, thr, snap_outline(gray, o, outline_edges(o)))
-                for o, r in firm
-                if r is not None and r.code is None and not r.face_down
-            )
-            if r is not None and r.code is not None
+        snapped = [
+            snap_outline(gray, o, outline_edges(o))
+            for o, r in firm
+            if r is not None and r.code is None and not r.face_down
         ]
+        retry = _coded(self._read_many(frame, gray, thr, snapped))
         readings = [r for _, r in firm if r is not None]
         # Outlines that read (a code, or a back) are cards beyond doubt: they explain their
         # region and give the frame's card size to proposals elsewhere.
@@ -125,6 +126,7 @@ class CardRecognizer:
         guesses: list[CardReading] = list(retry)
         guesses.extend(self._read_in_view(frame, gray, thr, found, firm))
         open_regions: dict[int, float | None] = {}
+        proposals: list[CardOutline] = []
         for k, region in enumerate(found.regions):
             area = float(cv2.contourArea(region.contour))
             covered = sum(
@@ -137,20 +139,16 @@ class CardRecognizer:
             (cx, cy), _, _ = cv2.minAreaRect(region.contour)
             want = expected(float(cx), float(cy)) if expected is not None else None
             open_regions[k] = want
-            for outline in propose(gray, region, want or frame_long, region_edges(k)):
-                guess = self._read(frame, gray, thr, outline)
-                if guess is not None and guess.code is not None:
-                    guesses.append(guess)
+            proposals += propose(gray, region, want or frame_long, region_edges(k))
+        guesses += _coded(self._read_many(frame, gray, thr, proposals))
         # Where outlines fail (fans, merged rows), the learned detector finds index corners on
         # the open regions' rims; each is read at that corner only.
         if open_regions and self._corners is not None:
             height = card_height(found, next(iter(open_regions.values())))
-            for outline in detected_corners(
+            at_corners = detected_corners(
                 gray, found, height, self._corners, regions=set(open_regions)
-            ):
-                guess = self._read(frame, gray, thr, outline)
-                if guess is not None and guess.code is not None:
-                    guesses.append(guess)
+            )
+            guesses += _coded(self._read_many(frame, gray, thr, at_corners))
         return merge_guesses(readings, guesses)
 
     def _read_in_view(
@@ -166,35 +164,62 @@ class CardRecognizer:
         Their strip is often too thin to show an index window whole (`visible.visible_part`);
         read again, they are guesses (the guessed outlines' bar), reported only when they read.
         """
-        out: list[CardReading] = []
+        again: list[CardOutline] = []
         outlines = [o for o, _ in firm]
         regions = [r.contour for r in found.regions]
         for o, r in firm:
             if not o.partial or r is None or r.code is not None or r.face_down:
                 continue
             seen = visible_part(o, regions, outlines)
-            if seen is None:
-                continue
-            again = self._read(frame, gray, thr, replace(seen, speculative=True))
-            if again is not None and again.code is not None:
-                out.append(again)
-        return out
+            if seen is not None:
+                again.append(replace(seen, speculative=True))
+        return _coded(self._read_many(frame, gray, thr, again)) if again else []
 
     def _read(
         self, frame: Image, gray: Image, thr: float, outline: CardOutline
     ) -> CardReading | None:
-        reads: list[tuple[IndexRead, npt.NDArray[Any]]] = []
-        for turn in (0, 2):
-            quad = np.roll(outline.corners, -turn, axis=0)
-            if outline.support[turn] < MIN_CORNER_SUPPORT:
-                continue
-            if outline.partial and not self._window_visible(quad, outline):
-                continue
-            # A proposal's outline is a guess: the learned reader reads it alone only when
-            # surer (every wrong learned read seen was a blurred club on a proposal).
-            read = self._classifier.read(self._corner(frame, quad), guessed=outline.speculative)
+        return self._read_many(frame, gray, thr, [outline])[0]
+
+    def _read_many(
+        self, frame: Image, gray: Image, thr: float, outlines: Sequence[CardOutline]
+    ) -> list[CardReading | None]:
+        """A reading of each of `outlines` (None where it shows no card), in order.
+
+        Every index corner of them all goes to the reader at once (`IndexClassifier.read_all`:
+        one network call for the lot), then each card is decided on its corners (`_decide`).
+        """
+        corners: list[tuple[int, npt.NDArray[Any]]] = []
+        for n, outline in enumerate(outlines):
+            for turn in (0, 2):
+                quad = np.roll(outline.corners, -turn, axis=0)
+                if outline.support[turn] < MIN_CORNER_SUPPORT:
+                    continue
+                if outline.partial and not self._window_visible(quad, outline):
+                    continue
+                corners.append((n, quad))
+        # A proposal's outline is a guess: the learned reader reads it alone only when
+        # surer (every wrong learned read seen was a blurred club on a proposal).
+        found = self._classifier.read_all(
+            [(self._corner(frame, quad), outlines[n].speculative) for n, quad in corners]
+        )
+        reads: list[list[tuple[IndexRead, npt.NDArray[Any]]]] = [[] for _ in outlines]
+        for (n, quad), read in zip(corners, found, strict=True):
             if read is not None:
-                reads.append((read, quad))
+                reads[n].append((read, quad))
+        return [
+            self._decide(frame, gray, thr, outline, got)
+            for outline, got in zip(outlines, reads, strict=True)
+        ]
+
+    def _decide(
+        self,
+        frame: Image,
+        gray: Image,
+        thr: float,
+        outline: CardOutline,
+        reads: list[tuple[IndexRead, npt.NDArray[Any]]],
+    ) -> CardReading | None:
+        """The card `outline` shows, from the reads of its index corners (the quad of each)."""
         codes = {r.code for r, _ in reads if r.code is not None}
         # A corner too unsure to read that still leans to another code contradicts the read.
         hints = {r.hint for r, _ in reads if r.code is None and r.hint is not None}
@@ -291,6 +316,11 @@ def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:
     # A read with no probability of "none" cannot show a back: keeping the card face up
     # (unknown) is the side that cannot hide a face.
     return read.not_index is None or read.not_index < tuning.index_like
+
+
+def _coded(readings: list[CardReading | None]) -> list[CardReading]:
+    """The readings that name a card."""
+    return [r for r in readings if r is not None and r.code is not None]
 
 
 def _long_side(quad: npt.NDArray[Any]) -> float:

@@ -48,7 +48,11 @@ def canonical_json(data: Mapping[str, Any]) -> str:
 
     Raises TypeError when `data` holds a value JSON cannot represent.
     """
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(data)
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""`canonical_json`'s encoder, made once (`json.dumps` with options makes one at every call)."""
 
 
 def _json_int(value: int | None) -> str:
@@ -71,7 +75,7 @@ def record_hash(
     The canonical form is built by concatenation rather than by re-serialising `body`, which is
     the same text (keys in sorted order) at a fraction of the cost on the append path.
     """
-    game = "null" if game_number is None else json.dumps(game_number, ensure_ascii=False)
+    game = "null" if game_number is None else _CANONICAL.encode(game_number)
     text = (
         f'{{"batch":{_json_int(batch)},"body":{body},"cause":{_json_int(cause)},'
         f'"game_number":{game},"id":{record_id},"kind":"{kind}","prev":"{prev}","seq":{seq}}}'

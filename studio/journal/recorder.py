@@ -1,11 +1,12 @@
-"""Journal-before-apply, and recovery by replay.
+"""Journal before anything acts, and recovery by replay.
 
-`RecordedTable` wraps a controller so that every input is durably journalled before the
-controller sees it and every event it returns is stored right after. `recover` rebuilds a fresh
+`RecordedTable` wraps a controller so that every input is durably journalled together with
+the events it causes (`step`), before anything acts on them. `recover` rebuilds a fresh
 controller from a journal: it replays the stored inputs in order, checks that the rebuilt events
-equal the stored ones field for field, stores the events a crash kept from being stored (the
-process died between journalling an input and storing its events), and finally journals and
-applies a `Restarted` input so that a round in progress comes back paused.
+equal the stored ones field for field, stores the events a crash kept from being stored (a
+journal written by an earlier version, with two commits per input, whose process died between
+them), and finally journals and applies a `Restarted` input so that a round in progress comes
+back paused.
 
 The journal never builds a controller itself: the shell passes in a fresh one, so this adapter
 depends only on the message shapes.
@@ -18,7 +19,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pydantic import ValidationError
 
@@ -26,7 +27,7 @@ from studio.errors import ConfigurationError, InputError, JournalError, ReplayMi
 from studio.journal.chain import Record, canonical_json
 from studio.journal.store import Journal
 from studio.journal.verify import verify
-from studio.messages import Envelope, Input, Restarted, TableSettings, parse_input
+from studio.messages import CardDrawn, Envelope, Input, Restarted, TableSettings, parse_input
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +40,65 @@ class Controller(Protocol):
         ...
 
 
+def _utc_text(ts: datetime) -> str | None:
+    """`ts` as the models write a UTC time in JSON (`...T05:34:14.123456Z`); None if not UTC."""
+    stamp = ts.isoformat()
+    return stamp[:-6] + "Z" if stamp.endswith("+00:00") else None
+
+
+CARD_FIELDS = ("ts", "schema_version", "mono", "kind", "card", "raw", "detail")
+"""`CardDrawn`'s fields, which `input_json` writes by hand."""
+
+if tuple(CardDrawn.model_fields) != CARD_FIELDS:
+    raise RuntimeError("CardDrawn's fields changed: update input_json's CARD_FIELDS with them")
+
+
+def input_json(inp: Input) -> dict[str, Any]:
+    """`inp.model_dump(mode="json")`, the form the journal stores.
+
+    A card, the input on every card's way to the streams, is written from its fields directly
+    (a model dump costs several times its warm figure there); tests/test_trusted_messages.py
+    holds the two equal.
+    """
+    if type(inp) is CardDrawn and (stamp := _utc_text(inp.ts)) is not None:
+        return {
+            "ts": stamp,
+            "schema_version": inp.schema_version,
+            "mono": inp.mono,
+            "kind": inp.kind,
+            "card": inp.card,
+            "raw": inp.raw,
+            "detail": inp.detail,
+        }
+    return inp.model_dump(mode="json")
+
+
 def event_json(event: Envelope) -> str:
-    """An event's canonical JSON text, as the journal stores and compares it."""
+    """An event's canonical JSON text, as the journal stores and compares it.
+
+    The same text as `canonical_json(event.model_dump(mode="json"))`, made from the fields
+    directly: this runs for every event on a card's way to the streams, where a model dump
+    costs several times its warm figure. An envelope whose body holds anything but JSON types,
+    or whose time is not in UTC, is dumped by the model (tests/test_trusted_messages.py holds
+    the two equal).
+    """
+    stamp = _utc_text(event.ts)
+    if stamp is not None:
+        try:
+            return canonical_json(
+                {
+                    "audience": event.audience,
+                    "body": event.body,
+                    "game_number": event.game_number,
+                    "schema_version": event.schema_version,
+                    "seq": event.seq,
+                    "table": event.table,
+                    "ts": stamp,
+                    "type": event.type,
+                }
+            )
+        except (TypeError, ValueError):
+            pass
     return canonical_json(event.model_dump(mode="json"))
 
 
@@ -89,9 +147,12 @@ class StoredEvent(NamedTuple):
 class RecordedTable:
     """A controller whose inputs are journalled before they apply and whose events are stored.
 
-    `submit(inp)` appends the input durably, applies it, stores the events and returns them. If
-    the process dies anywhere inside `submit`, `recover` restores exactly the same history.
-    `step(inp)` is the running table's way: the input and its events in one durable write.
+    `step(inp)` is how every table writes (`studio run`, `studio simulate`, and the `Restarted`
+    input of `recover`): the input and its events in one durable write, so the table's own
+    writes never leave an input without its events. `submit(inp)` (and `record`, `apply`,
+    `store`) is the two-commit way earlier versions wrote: the input durably, then its events
+    in a second commit; a journal written so may end in an input whose events a crash kept
+    from being stored, and `recover` still restores exactly the same history from it.
     """
 
     def __init__(self, journal: Journal, controller: Controller) -> None:
@@ -116,8 +177,9 @@ class RecordedTable:
                 f"{self.journal.path}: the controller holds an input the journal refused; "
                 "it must be rebuilt from the journal first"
             )
-        data = inp.model_dump(mode="json")
-        events = [StoredEvent(e, event_json(e)) for e in self.controller.handle(inp)]
+        data = input_json(inp)
+        handled = self.controller.handle(inp)
+        events = [StoredEvent(e, event_json(e)) for e in handled]
         try:
             self.journal.append_input(
                 data,
@@ -294,5 +356,6 @@ def recover(journal: Journal, controller: Controller, now: datetime) -> Recovery
     if last is not None:
         last_ts = parse_input(last.body).ts
         table = RecordedTable(journal, controller)
-        result.restarted = table.submit(Restarted(ts=max(now, last_ts)))
+        restarted = table.step(Restarted(ts=max(now, last_ts)))
+        result.restarted = [stored.envelope for stored in restarted]
     return result

@@ -1,21 +1,21 @@
 """The append-only SQLite file behind a table's journal.
 
-One table `records` holds the hash chain (see `studio.journal.chain`): every input, appended in
-its own durable transaction before the controller sees it, and every event the controller
-published, with its gapless sequence number. A `meta` table holds the file format, the table's
-settings (so a later process can rebuild the same controller) and the chain's head, updated in
-the same transaction as each append so that cutting records off the end is detected too.
+One table `records` holds the hash chain (see `studio.journal.chain`): every input, and every
+event the controller returned for it, with its gapless sequence number. A `meta` table holds
+the file format, the table's settings (so a later process can rebuild the same controller) and
+the chain's head, updated in the same transaction as each append so that cutting records off
+the end is detected too.
 
 The database runs in WAL mode. An input commits with `synchronous=FULL`: the commit returns only
-after the WAL is on disk, so an input that was applied can never be missing after a crash or a
-power loss. Events commit with `synchronous=NORMAL` unless `durable_events` is set: the commit is
-in the WAL (it survives the process dying at any moment) and reaches the disk with the next
-input's fsync, which covers the whole WAL. A power loss can therefore only take the events of
-the last input, and recovery rebuilds exactly those from the durable input (they are a pure
-function of the inputs); this halves the fsyncs per input. The running table goes further: it
+after the WAL is on disk. Every table (`studio run`, `studio simulate`, a recovery's restart)
 appends each input together with the events it caused (`append_input(data, events=...)`), one
-transaction and one fsync for both, which also writes each changed page to the WAL once per
-input instead of twice.
+transaction and one fsync for both, so a crash keeps both or neither. `append_events` alone is
+the second commit of the two-commit way earlier versions wrote (and recovery's, storing the
+events such a journal's crash kept from being stored): it commits with `synchronous=NORMAL`
+unless `durable_events` is set, in the WAL (it survives the process dying at any moment) and on
+disk with the next fsync, which covers the whole WAL; a power loss can only take the events of
+the last input, and recovery rebuilds exactly those from the durable input (they are a pure
+function of the inputs).
 """
 
 from __future__ import annotations

@@ -217,21 +217,25 @@ class TableRuntime:
         except JournalError as err:
             self._journal_failed(err)
             raise
-        self.metrics.applied(inp, time.perf_counter() - started)
-        return self._applied(parts, inp, stored)
+        return self._applied(parts, inp, stored, time.perf_counter() - started)
 
-    def _applied(self, parts: TableParts, inp: Input, stored: list[StoredEvent]) -> list[Envelope]:
-        """Publish the events of `inp`, which are on record with it; return them."""
-        if isinstance(inp, CardDrawn):
-            self._cards_drawn += 1
-            self._card_applied.set()
-            self._card_applied = asyncio.Event()
+    def _applied(
+        self, parts: TableParts, inp: Input, stored: list[StoredEvent], seconds: float
+    ) -> list[Envelope]:
+        """Publish the events of `inp`, on record with it after `seconds`; return them."""
         # The input and its events are on disk (one transaction): a subscriber only ever sees
         # what recovery finds, and the replay service has every event it may be asked for.
         try:
             self._publish(parts, stored)
         finally:
             self.safeguards.stored(stored)
+        # Book-keeping waits until the card is on its way: each step of it costs several
+        # times more on the card's path, the caches cold after the idle gap between cards.
+        self.metrics.applied(inp, seconds)
+        if isinstance(inp, CardDrawn):
+            self._cards_drawn += 1
+            self._card_applied.set()
+            self._card_applied = asyncio.Event()
         self._view = parts.controller.view()
         self.metrics.view(self._view)
         set_log_context(game_number=self._view.game_number, seq=self._view.seq)
@@ -321,12 +325,13 @@ class TableRuntime:
         try:
             if parts.table.ahead:
                 self._rebuild_controller(parts)
+            started = time.perf_counter()
             stored = parts.table.step(alarm)
         except JournalError as err:
             self._journal_failed(err)
             return
         self.notify(guard.cleared(now))
-        self._applied(parts, alarm, stored)
+        self._applied(parts, alarm, stored, time.perf_counter() - started)
 
     def _rebuild_controller(self, parts: TableParts) -> None:
         """Replace the controller's state by the journal's (it applied an input never recorded).
@@ -383,14 +388,14 @@ class TableRuntime:
                     parts.shoe.rewind()
                 continue
             first, self._shoe_heard = not self._shoe_heard, True
-            inp = to_input(delivery)
+            inp = to_input(delivery, mono=self.clock.monotonic())
             if first and isinstance(delivery.item, ShoeReset):
                 # A framed shoe announces every session with a RESET, the one it opens at power-on
                 # too; only a reset after the reader has heard the shoe can have lost cards.
                 log.info("shoe session started (%s)", delivery.item)
                 inp = None
-            if isinstance(inp, CardDrawn):
-                self.metrics.stage("shoe_to_input", time.monotonic() - delivery.at)
+            # Observed once the card is published (see `_applied`).
+            waited = time.monotonic() - delivery.at
             if inp is not None:
                 try:
                     self.submit(inp)
@@ -403,6 +408,8 @@ class TableRuntime:
                     continue
             parts.shoe.commit(delivery)
             self._gate.committed(receipt)
+            if isinstance(inp, CardDrawn):
+                self.metrics.stage("shoe_to_input", waited)
 
     def _wrong_shoe(self, problem: str, delivery: Delivery) -> None:
         if self._view is not None and self._view.devices.get("shoe") == "fault":

@@ -97,7 +97,8 @@ def simulate(
 
     A new journal remembers `settings`; an existing one must have been written with the same.
     The seed and the journal's length seed the run, so a continued journal gets new cards.
-    `durable_events` makes every event batch fsync too (see `studio.journal.store`).
+    Each input commits with its events in one fsynced transaction, as in `studio run`;
+    `durable_events` fsyncs the events a recovery stores too (see `studio.journal.store`).
     `progress(done, rounds)` hears of each round started (a progress bar). A journal that holds
     inputs of another run (a live table's, or a simulation with another seed) is continued only
     with `append`: simulated rounds in a table's record must be asked for.

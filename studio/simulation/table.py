@@ -156,11 +156,14 @@ class SimulatedTable:
     # -- publishing ---------------------------------------------------------------------------
 
     def submit(self, inp: Input) -> list[Envelope]:
-        """Journal and apply one input; count what its events say; return them.
+        """Apply one input and journal it with its events; count what they say; return them.
 
-        Raises `SimulationError` when the controller refuses a command the staff gave.
+        The same step as `studio run`'s (`RecordedTable.step`): the input and its events commit
+        in one fsynced transaction, so a crash keeps both or neither. Raises `SimulationError`
+        when the controller refuses a command the staff gave, and `JournalError` when the write
+        fails (the run ends there: the controller is ahead of the journal).
         """
-        events = self._table.submit(inp)
+        events = [stored.envelope for stored in self._table.step(inp)]
         self.observe(events)
         return events
 
