@@ -30,8 +30,8 @@ from test_bus_support import (  # noqa: F401  (fixtures are used by name)
 from studio.bus import EventPublisher, ReplayService, ReplayTarget, Subscriber
 from studio.controller import TableController
 from studio.journal import Journal, RecordedTable
-from studio.journal.recorder import bind_settings
-from studio.messages import Command, Envelope, Input, TableSettings
+from studio.journal.recorder import StoredEvent, bind_settings
+from studio.messages import Command, Input, TableSettings
 from studio.runtime.source import JournalSource
 from studio.simulation import FaultRates, ManagerPolicy, SimulatedClock, SimulatedTable
 from studio.simulation.table import card_faces
@@ -45,7 +45,9 @@ ROUNDS = 6
 
 
 class PublishedTable(RecordedTable):
-    """The runtime's order for every input: journal it, apply it, store its events, publish them."""
+    """The runtime's order for every input: apply it, journal it with its events in one
+    transaction (`RecordedTable.step`, as `studio run` and `studio simulate` write), publish
+    them."""
 
     def __init__(
         self, journal: Journal, controller: TableController, publisher: EventPublisher
@@ -55,12 +57,12 @@ class PublishedTable(RecordedTable):
         self.publisher = publisher
         self.last_public = 0
 
-    def submit(self, inp: Input) -> list[Envelope]:
-        events = super().submit(inp)
-        for event in events:
-            self.publisher.publish(event)
-            if event.audience == "public":
-                self.last_public = event.seq
+    def step(self, inp: Input) -> list[StoredEvent]:
+        events = super().step(inp)
+        for stored in events:
+            self.publisher.publish(stored.envelope)
+            if stored.envelope.audience == "public":
+                self.last_public = stored.envelope.seq
         return events
 
 
@@ -81,7 +83,7 @@ def _play(table: PublishedTable, settings: TableSettings, clock: SimulatedClock)
         sim.run(ROUNDS)
     # Between rounds the dealer loads a new deck: a public event the simulation never causes.
     now = clock.advance(1.0)
-    table.submit(Command(ts=now, actor="dealer-1", role="dealer", command="new_deck"))
+    table.step(Command(ts=now, actor="dealer-1", role="dealer", command="new_deck"))
 
 
 @pytest.mark.parametrize("game", ["caribbean-stud", "ultimate-holdem"])

@@ -23,6 +23,7 @@ import pytest
 from studio.bus.wire import event_frames, to_event
 from studio.controller import TableController
 from studio.journal import RecordedTable
+from studio.journal.recorder import StoredEvent, event_json
 from studio.messages import Envelope, Input, TableSettings
 from studio.simulation import FaultRates, SimulatedClock, SimulatedTable
 from studio.simulation.table import card_faces
@@ -47,11 +48,13 @@ class PublicScanner(RecordedTable):
         self.public_frames = 0
         self.hidden_cards = 0
 
-    def submit(self, inp: Input) -> list[Envelope]:
+    def step(self, inp: Input) -> list[StoredEvent]:
+        # The simulated table writes through `step` (input and events in one transaction), so
+        # that is where the events are caught on their way out.
         events = self.controller.handle(inp)
         for event in events:
             self._scan(event)
-        return events
+        return [StoredEvent(event, event_json(event)) for event in events]
 
     def _scan(self, event: Envelope) -> None:
         if event.game_number != self.game:
