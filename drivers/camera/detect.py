@@ -375,6 +375,13 @@ def detect_cards(
     return Detection(out, regions)
 
 
+def long_side(quad: npt.NDArray[Any]) -> float:
+    """The mean length of a quad's two longer opposite sides: a card outline's height."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
+
+
 def inside(region: npt.NDArray[Any], contour: npt.NDArray[Any]) -> bool:
     """True when the mean point of `contour` lies inside `region` (both image contours)."""
     return _holds(region, _mean_point(contour))

@@ -22,6 +22,7 @@ from drivers.camera.detect import (
     Detection,
     detect_cards,
     inside,
+    long_side,
     propose,
     snap_outline,
 )
@@ -65,7 +66,7 @@ def find_candidates(
             m for r, m in zip(found.regions, edge_maps, strict=True) if inside(r.contour, o.contour)
         ]
         out.append(snap_outline(gray, o, around[0] if around else None))
-    longs = [_long_side(o.corners) for o in found.outlines if not o.partial]
+    longs = [long_side(o.corners) for o in found.outlines if not o.partial]
     frame_long = float(np.median(longs)) if longs else None
     for region, maps in zip(found.regions, edge_maps, strict=True):
         (cx, cy), _, _ = cv2.minAreaRect(region.contour)
@@ -88,7 +89,7 @@ def card_height(found: Detection, expected: float | None = None) -> float | None
     """The frame's card height: `expected` (the table calibration's), else from firm outlines."""
     if expected is not None:
         return expected
-    longs = [_long_side(o.corners) for o in found.outlines if not o.partial]
+    longs = [long_side(o.corners) for o in found.outlines if not o.partial]
     return OUTLINE_SCALE * float(np.median(longs)) if longs else None
 
 
@@ -130,7 +131,7 @@ def detected_corners(
         if scores[i] < THRESHOLD:
             break
         quad, k = hyps[i]
-        tol = SAME_CORNER * _long_side(quad)
+        tol = SAME_CORNER * long_side(quad)
         if any(float(np.linalg.norm(o.corners[0] - quad[0])) < tol for o in out):
             continue
         out.append(
@@ -146,10 +147,3 @@ def _centre(found: Detection) -> tuple[float, float]:
     pts = np.concatenate([r.contour.reshape(-1, 2) for r in found.regions]).astype(np.float64)
     x, y = pts.mean(axis=0)
     return float(x), float(y)
-
-
-def _long_side(quad: npt.NDArray[Any]) -> float:
-    """The mean length of a quad's two longer opposite sides."""
-    q = np.asarray(quad, np.float64).reshape(4, 2)
-    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)

@@ -26,6 +26,7 @@ from drivers.camera.detect import (
     card_threshold,
     detect_cards,
     inside,
+    long_side,
     propose,
     snap_outline,
 )
@@ -121,7 +122,7 @@ class CardRecognizer:
         # Outlines that read (a code, or a back) are cards beyond doubt: they explain their
         # region and give the frame's card size to proposals elsewhere.
         sure = [o for o, r in firm if r is not None and (r.code is not None or r.face_down)]
-        longs = [_long_side(o.corners) for o in sure if not o.partial]
+        longs = [long_side(o.corners) for o in sure if not o.partial]
         frame_long = float(np.median(longs)) if longs else None
         guesses: list[CardReading] = list(retry)
         guesses.extend(self._read_in_view(frame, gray, thr, found, firm))
@@ -321,13 +322,6 @@ def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:
 def _coded(readings: list[CardReading | None]) -> list[CardReading]:
     """The readings that name a card."""
     return [r for r in readings if r is not None and r.code is not None]
-
-
-def _long_side(quad: npt.NDArray[Any]) -> float:
-    """The mean length of a quad's two longer opposite sides."""
-    q = np.asarray(quad, np.float64).reshape(4, 2)
-    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
 
 
 def corner_window(card: Image, window: tuple[float, float, float, float]) -> Image:

@@ -18,18 +18,12 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.detect import CardOutline, inside
+from drivers.camera.detect import CardOutline, inside, long_side
 from drivers.camera.tuning import OUTLINE_GROWTH, SAME_CARD
 
 
-def _long(quad: npt.NDArray[Any]) -> float:
-    q = np.asarray(quad, np.float64).reshape(4, 2)
-    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
-
-
 def _same_card(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
-    tol = SAME_CARD * _long(a)
+    tol = SAME_CARD * long_side(a)
     return any(
         float(np.linalg.norm(np.roll(b, -s, axis=0) - a, axis=1).max()) <= tol for s in (0, 2)
     )
