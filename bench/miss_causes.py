@@ -1,7 +1,8 @@
 """Why the recognizer missed a readable card: one cause per missed card, for `bench/camera.py`.
 
 A missed card (readable, face up, its code not read) is looked at again, apart from the
-recognizer: the finder's candidates (`finder.find_candidates`: firm outlines, snapped copies,
+recognizer: the finder's candidates (`finder.find_candidates`: firm outlines, moved onto the
+paper's edge as the recognizer reads them (`outline_fit`), snapped copies,
 row proposals, detected index corners; a superset of what the recognizer tries) are checked
 against the drawn card, and each candidate that puts a visible index window in place is read by
 the deck's learned reader exactly as the recognizer cuts it. The card's cause is the first of:
@@ -23,7 +24,7 @@ the deck's learned reader exactly as the recognizer cuts it. The card's cause is
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -34,9 +35,10 @@ from camera_finder import bilinear, visible_turns
 from calibration.deck import CANON_SIZE
 from calibration.profile import DeckCalibration, DeckTemplates
 from drivers.camera.classify import IndexClassifier
-from drivers.camera.detect import CardOutline
+from drivers.camera.detect import CardOutline, card_threshold
 from drivers.camera.finder import find_candidates, readable_turns
 from drivers.camera.index_model import NONE
+from drivers.camera.outline_fit import fit_outline
 from drivers.camera.reading import CardReading
 from drivers.camera.synthetic.scene import RenderedFrame, Scene
 from drivers.camera.synthetic.scoring import card_height_px, overlap
@@ -116,7 +118,15 @@ class MissDiagnosis:
         ]
         if not missed:
             return
-        cands = find_candidates(frame.image)
+        # Firm outlines are read moved onto the paper's edge, as the recognizer reads them.
+        gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+        thr = card_threshold(gray)
+        cands = [
+            c
+            if c.speculative or c.partial
+            else replace(c, corners=fit_outline(gray, c.corners, thr))
+            for c in find_candidates(frame.image)
+        ]
         for k in missed:
             cause, confidence = self._cause(k, scene, frame, cands)
             out.add(cause, tags.get(k, set()), confidence)

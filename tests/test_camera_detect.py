@@ -150,6 +150,14 @@ def test_a_guess_read_at_its_own_index_stands_over_most_of_another_card() -> Non
     assert [r.code for r in merge_guesses([_reading(None, 0.0)], [_reading("KD", 3.0)])] == ["KD"]
 
 
+def test_an_index_two_codes_were_read_at_stays_disputed() -> None:
+    # A right reading 9H; a guess names QH at its index (both go), a guess of 9H lands on the
+    # spot the clash left unknown, and a less sure QH at the same index must not stand after it.
+    guesses = [_reading("QH", 1.0, 1.0), _reading("9H", 30.0, 0.999), _reading("QH", 2.0, 0.99)]
+    merged = merge_guesses([_reading("9H", 0.0)], guesses)
+    assert "QH" not in {r.code for r in merged}
+
+
 def _scene(cards: tuple[PlacedCard, ...], px_per_mm: float, **extra: object) -> Scene:
     return Scene(
         width=1920, height=1080, table_to_image=_view(px_per_mm), design=JUMBO, cards=cards,

@@ -56,17 +56,24 @@ def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> li
     A guess repeating a code already read on a reading it overlaps at all adds nothing (the
     reading already there stays). A guess naming another code than a reading at the same
     printed index (`same_index`; two guesses alike) leaves that reading unknown and adds
-    nothing: a wrong card is worse than none. Otherwise the guess is a card of its own, even
+    nothing, and that index stays disputed: no later guess naming another code than one read
+    there is added. A wrong card is worse than none. Otherwise the guess is a card of its own, even
     over most of another card (a row, a fan): it replaces the unknown readings on its spot
     (`SAME_SPOT`), and coded readings there, read at other indices, stay.
     """
     out = list(readings)
+    # Every read that took part in a clash: its index stays disputed. Without this, the order
+    # of the guesses decided: a guess of the right code could replace the reading a clash left
+    # unknown, and a later wrong guess at the same index then stood (a tuning scene: QH on 9H).
+    disputed: list[CardReading] = []
     for g in sorted(guesses, key=lambda r: -r.confidence):
         if any(r.code == g.code and _overlap(r, g) > 0.0 for r in out):
             continue
         clash = [i for i, r in enumerate(out) if r.code is not None and same_index(r, g)]
-        if clash:
+        if clash or any(d.code != g.code and same_index(d, g) for d in disputed):
+            disputed.append(g)
             for i in clash:
+                disputed.append(out[i])
                 out[i] = out[i].model_copy(update={"code": None, "confidence": 0.0})
             continue
         same = [i for i, r in enumerate(out) if r.code is None and _overlap(r, g) >= SAME_SPOT]

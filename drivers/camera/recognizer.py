@@ -35,6 +35,7 @@ from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import MIN_CORNER_SUPPORT, card_height, detected_corners
 from drivers.camera.guesses import merge_guesses
 from drivers.camera.index_corners import shipped_detector
+from drivers.camera.outline_fit import fit_outline
 from drivers.camera.reading import CardReading
 from drivers.camera.tuning import (
     LEARNED_TUNING,
@@ -46,7 +47,7 @@ from drivers.camera.tuning import (
     WINDOW_IN_VIEW_PX,
     ReaderTuning,
 )
-from drivers.camera.visible import visible_part
+from drivers.camera.visible import same_card, visible_part
 
 
 class CardRecognizer:
@@ -94,8 +95,10 @@ class CardRecognizer:
             return []
         thr = card_threshold(gray)
         # Each stage's outlines are read together: one network call for all their corners.
-        firm = list(
-            zip(found.outlines, self._read_many(frame, gray, thr, found.outlines), strict=True)
+        firm = _without_repeats(
+            list(
+                zip(found.outlines, self._read_many(frame, gray, thr, found.outlines), strict=True)
+            )
         )
         # Edge maps are computed once per bright region, and only where needed.
         edge_maps: dict[int, tuple[Image, npt.NDArray[Any]]] = {}
@@ -189,6 +192,16 @@ class CardRecognizer:
         Every index corner of them all goes to the reader at once (`IndexClassifier.read_all`:
         one network call for the lot), then each card is decided on its corners (`_decide`).
         """
+        # A firm outline lies a few pixels inside the paper: it is moved onto the paper's edge
+        # before its windows are cut (`outline_fit`). A strip's extended outline is not: its
+        # sides inside the card (the edge cut along the index ink) would be fitted to the print.
+        # Guessed outlines were moved onto edges already (`detect.snap_outline`).
+        outlines = [
+            o
+            if o.speculative or o.partial
+            else replace(o, corners=fit_outline(gray, o.corners, thr))
+            for o in outlines
+        ]
         corners: list[tuple[int, npt.NDArray[Any]]] = []
         for n, outline in enumerate(outlines):
             for turn in (0, 2):
@@ -317,6 +330,27 @@ def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:
     # A read with no probability of "none" cannot show a back: keeping the card face up
     # (unknown) is the side that cannot hide a face.
     return read.not_index is None or read.not_index < tuning.index_like
+
+
+def _without_repeats(
+    firm: list[tuple[CardOutline, CardReading | None]],
+) -> list[tuple[CardOutline, CardReading | None]]:
+    """`firm` with the unknown readings of a card another outline of it read dropped (None).
+
+    A large card falls apart into strips (the edge cut along its index ink and border line),
+    each extended to the whole card: once one outline of the card reads its code, the others
+    (`visible.same_card`) are that card again, not an unreadable card beside it.
+    """
+    coded = [o.corners for o, r in firm if r is not None and r.code is not None]
+    return [
+        (o, None)
+        if r is not None
+        and r.code is None
+        and not r.face_down
+        and any(same_card(o.corners, c) for c in coded)
+        else (o, r)
+        for o, r in firm
+    ]
 
 
 def _coded(readings: list[CardReading | None]) -> list[CardReading]:

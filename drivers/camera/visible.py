@@ -22,7 +22,8 @@ from drivers.camera.detect import CardOutline, inside, long_side
 from drivers.camera.tuning import OUTLINE_GROWTH, SAME_CARD
 
 
-def _same_card(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
+def same_card(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
+    """Whether outlines `a` and `b` (4 x 2 corners) are one card found twice (`SAME_CARD`)."""
     tol = SAME_CARD * long_side(a)
     return any(
         float(np.linalg.norm(np.roll(b, -s, axis=0) - a, axis=1).max()) <= tol for s in (0, 2)
@@ -49,7 +50,7 @@ def visible_part(
     mask: npt.NDArray[np.uint8] = np.zeros((h, w), np.uint8)
     cv2.drawContours(mask, [region - np.array([x, y])], -1, 1, -1)
     for other in others:
-        if other is outline or _same_card(outline.corners, other.corners):
+        if other is outline or same_card(outline.corners, other.corners):
             continue
         quad = np.asarray(other.corners, np.float64)
         centre = quad.mean(axis=0)
