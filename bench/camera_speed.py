@@ -13,7 +13,7 @@ Then where a frame's time goes: the same frames are recognised again under cProf
 clock), and each stage's share of that run is printed as ms of the unprofiled mean: the finder
 (`detect_cards`), row proposals, snapping unread outlines onto edges, edge maps of open regions,
 the learned index-corner detector, then the reading of index corners split into cutting the
-windows, making the network's inputs (`window_tensor`, and the moved cuts of
+windows, making the network's inputs (`window_tensors`, and the moved cuts of
 `ReaderTuning.moved`), the network itself (onnxruntime) and deciding each card; "other" is the
 rest (thresholds, paper shares, merging). Also per frame: corners cut, network inputs made and
 network calls.
@@ -70,7 +70,7 @@ STAGES: dict[str, tuple[tuple[str, str, str | None], ...]] = {
         ("recognizer.py", "_window_visible", None),
     ),
     "network inputs": (
-        ("index_model.py", "window_tensor", None),
+        ("classify.py", "window_tensors", None),
         ("~", "<warpAffine>", "_moved"),
     ),
     "network": (("index_model.py", "probabilities", None),),
@@ -106,7 +106,8 @@ def _stage_ms(stats: pstats.Stats, mean_ms: float) -> tuple[dict[str, float], di
 
     counts = {
         "corners": calls("recognizer.py", "_corner"),
-        "inputs": calls("index_model.py", "window_tensor"),
+        # Every window cut is made into an input: the corners' own and their moved cuts.
+        "inputs": calls("recognizer.py", "_corner") + calls("~", "<warpAffine>"),
         "network_calls": calls("index_model.py", "probabilities"),
     }
     return ms, counts
