@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from camera_support import deck_profile
 
+from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.stability import FRAMES_REQUIRED
 from drivers.camera.still import StillRecognizer
@@ -68,3 +69,25 @@ def test_forget_reads_the_next_frame_afresh() -> None:
     still.forget()
     _codes(still, _scene(("9D",), seed=9))
     assert (still.reads, still.reuses) == (FRAMES_REQUIRED + 1, 1)
+
+
+class _Unsure:
+    """A reader that sees one face-up card it cannot read, in every frame."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def recognize(self, frame: np.ndarray) -> list[CardReading]:
+        self.calls += 1
+        corners = ((900.0, 400.0), (1040.0, 400.0), (1040.0, 600.0), (900.0, 600.0))
+        return [CardReading(code=None, face_down=False, corners=corners, confidence=0.0, zone=None)]
+
+
+def test_a_still_picture_with_an_unread_card_is_read_every_frame() -> None:
+    # Another read of the same picture may read the card: it is never answered from an old read.
+    reader = _Unsure()
+    still = StillRecognizer(reader)
+    for n in range(FRAMES_REQUIRED + 3):
+        still.recognize(render_scene(_scene(("9D",), seed=n + 1), truth=False).image)
+    assert reader.calls == FRAMES_REQUIRED + 3
+    assert still.reuses == 0

@@ -10,23 +10,32 @@ replaced changes its blocks far beyond the tolerance, so it is never reported fr
 
 An unchanged picture is still read afresh until `FRAMES_REQUIRED` reads in a row agree (the
 same cards, faces and zones): the table confirms a card on that many agreeing frames, and those
-must be independent reads, not one read repeated. After that the last read is reused.
+must be independent reads, not one read repeated. After that the last read is reused, unless it
+holds a face-up card it could not read: another read of the same picture may read it (noise
+differs frame to frame), so such a picture is read afresh every frame, as without reuse.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.reading import CardReading
-from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.stability import FRAMES_REQUIRED
 from drivers.camera.tuning import STILL_BLOCK, STILL_TOLERANCE
 
 Image = npt.NDArray[Any]
+
+
+class FrameReader(Protocol):
+    """What reads a frame: `CardRecognizer`."""
+
+    def recognize(self, frame: Image) -> list[CardReading]:
+        """A reading for every card outline in `frame` (BGR)."""
+        ...
 
 
 def block_means(frame: Image) -> Image:
@@ -43,16 +52,17 @@ def _what(readings: list[CardReading]) -> list[tuple[str, bool, str]]:
 
 
 class StillRecognizer:
-    """`CardRecognizer.recognize` that reuses the last read while the picture has not changed.
+    """`recognizer`'s `recognize` that reuses the last read while the picture has not changed.
 
     `reads` and `reuses` count frames read afresh and frames answered from the last read.
     """
 
-    def __init__(self, recognizer: CardRecognizer) -> None:
+    def __init__(self, recognizer: FrameReader) -> None:
         self._recognizer = recognizer
         self._reference: Image | None = None
         self._readings: list[CardReading] = []
         self._agreeing = 0
+        self._unknown = False
         self.reads = 0
         self.reuses = 0
 
@@ -65,7 +75,7 @@ class StillRecognizer:
             and ref.shape == blocks.shape
             and int(np.max(cv2.absdiff(ref, blocks))) <= STILL_TOLERANCE
         )
-        if still and self._agreeing >= FRAMES_REQUIRED:
+        if still and self._agreeing >= FRAMES_REQUIRED and not self._unknown:
             self.reuses += 1
             return list(self._readings)
         readings = self._recognizer.recognize(frame)
@@ -77,6 +87,7 @@ class StillRecognizer:
         else:
             self._reference, self._agreeing = blocks, 1
         self._readings = list(readings)
+        self._unknown = any(r.code is None and not r.face_down for r in readings)
         return readings
 
     def forget(self) -> None:
@@ -84,3 +95,4 @@ class StillRecognizer:
         self._reference = None
         self._readings = []
         self._agreeing = 0
+        self._unknown = False
