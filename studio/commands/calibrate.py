@@ -1,9 +1,10 @@
 """`studio calibrate deck|table|lens`: build or update a calibration profile directory.
 
-- `deck --images DIR --out PROFILE [--sheet PATH]`: learn rank and suit templates from 52 card
-  images named by code, then check that every reference card reads back as itself, and write
-  the index sheet (the 52 index crops, labelled; `PROFILE/index_sheet.png` by default). Rendering,
-  training and checking show a progress bar on a terminal, a line every few seconds elsewhere.
+- `deck --images DIR --out PROFILE [--sheet PATH]`: learn the deck's index window and train its
+  index reader from 52 card images named by code, then check that every reference card reads
+  back as itself, and write the index sheet (the 52 index crops, labelled;
+  `PROFILE/index_sheet.png` by default). Rendering, training and checking show a progress bar
+  on a terminal, a line every few seconds elsewhere.
 - `table --image FRAME --game GAME --profile PROFILE [--points ...]`: fit the image-to-table
   homography from ArUco markers (or four given image points of the layout corners), place the
   game's zones from its positions, and write a picture of the zones over the frame.
@@ -24,7 +25,7 @@ def register(sub: Any) -> None:
     """Add the `calibrate` subcommand (with deck, table and lens) to the `studio` parser."""
     parser = sub.add_parser("calibrate", help="calibrate the camera: deck, table, lens")
     jobs = parser.add_subparsers(dest="job", required=True, metavar="JOB")
-    deck = jobs.add_parser("deck", help="learn the deck's index templates from 52 card images")
+    deck = jobs.add_parser("deck", help="learn the deck's index reader from 52 card images")
     deck.add_argument("--images", required=True, type=Path, help="directory of AS.png, TD.jpg...")
     deck.add_argument("--out", required=True, type=Path, help="profile directory to write")
     deck.add_argument(
