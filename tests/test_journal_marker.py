@@ -125,7 +125,7 @@ def _snapshot(folder: Path) -> dict[str, str]:
 def test_a_new_journal_carries_the_marker(tmp_path: Path) -> None:
     path = _journal(tmp_path / "t.journal")
     assert _header(path) == (APPLICATION_ID, USER_VERSION)
-    assert APPLICATION_ID == int.from_bytes(b"STJN", "big")
+    assert int.from_bytes(b"STJN", "big") == APPLICATION_ID
 
 
 @pytest.mark.parametrize(("name", "make", "message"), REFUSED, ids=[r[0] for r in REFUSED])
@@ -156,7 +156,8 @@ def test_the_command_line_names_the_file_in_one_line(
 ) -> None:
     path = make(tmp_path / "t.journal")
     path.chmod(0o600)
-    for argv in (["journal", "verify", str(path)], ["recall", "--journal", str(path), "--last", "1"]):
+    recall = ["recall", "--journal", str(path), "--last", "1"]
+    for argv in (["journal", "verify", str(path)], recall):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and str(path) in err and "Traceback" not in err, err
