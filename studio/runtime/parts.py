@@ -33,7 +33,7 @@ from studio.journal.recorder import RecoveryReport, bind_settings
 from studio.messages import Envelope, Input, TableSettings
 from studio.messages.view import TableView
 from studio.runtime.camera import CameraDevice, open_camera
-from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
+from studio.runtime.devices import ShoeDevice, resume_point
 from studio.runtime.keys import TableKeys, ensure_keys
 from studio.runtime.lock import JournalLock
 from studio.runtime.source import JournalSource
@@ -53,7 +53,7 @@ class TableHost(Protocol):
     """What the parts call back in the runtime that owns them."""
 
     def on_delivery(self) -> None:
-        """Apply what the shoe reader has queued (the loop's thread)."""
+        """Apply what the shoe reader has queued (the loop's thread; maybe the reader's call)."""
         ...
 
     def post_camera(self, inputs: list[Input]) -> None:
@@ -91,7 +91,6 @@ class TableParts:
     publisher: EventPublisher
     replay: ReplayService
     channel: CommandChannel
-    deliveries: LoopQueue
     shoe: ShoeDevice
     camera: CameraDevice | None
     """None: the configuration has no camera (or the simulated one, which has no frames)."""
@@ -168,8 +167,9 @@ def build_parts(
         channel = opened.enter_context(
             CommandChannel(bus.commands, host.decide, security, on_refused=host.refused)
         )
-        deliveries = LoopQueue(loop, host.on_delivery)
-        shoe = opened.enter_context(ShoeDevice(config, deliveries, resume_point(journal)))
+        shoe = opened.enter_context(
+            ShoeDevice(config, resume_point(journal), loop=loop, wake=host.on_delivery)
+        )
         camera = open_camera(config, settings.rules().positions, host.post_camera)
         if camera is not None:
             opened.enter_context(camera)
@@ -186,7 +186,6 @@ def build_parts(
             publisher=publisher,
             replay=replay,
             channel=channel,
-            deliveries=deliveries,
             shoe=shoe,
             camera=camera,
         )
