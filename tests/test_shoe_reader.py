@@ -12,11 +12,12 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from shoe_readers import Reader
 
 from drivers.errors import DriverConfigurationError, DriverError, FrameError, LineError
 from drivers.shoe.adapter import to_input
@@ -54,42 +55,6 @@ def no_leaked_threads() -> Iterator[None]:
             return
         time.sleep(0.02)
     pytest.fail(f"leaked shoe threads: {alive}")
-
-
-Reader = Callable[..., ShoeLineReader]
-"""Makes a reader: (url, protocol, **the readers' keyword arguments)."""
-
-
-@pytest.fixture
-def loop() -> Iterator[asyncio.AbstractEventLoop]:
-    """An asyncio loop running in a thread of its own (a table's loop), closed after the test."""
-    running = asyncio.new_event_loop()
-    thread = threading.Thread(target=running.run_forever, name="test-loop")
-    thread.start()
-    try:
-        yield running
-    finally:
-        running.call_soon_threadsafe(running.stop)
-        thread.join()
-        running.close()
-
-
-@pytest.fixture(params=["thread", "watched"])
-def make_reader(request: pytest.FixtureRequest, loop: asyncio.AbstractEventLoop) -> Reader:
-    """Each reader in turn: `SerialShoe`, and `WatchedSerialShoe` on the test's loop."""
-    if request.param == "thread":
-        return SerialShoe
-
-    def watched(url: str, protocol: str = "framed", **settings: object) -> ShoeLineReader:
-        return WatchedSerialShoe(
-            url,
-            protocol,
-            loop=loop,
-            wake=lambda: None,
-            **settings,  # type: ignore[arg-type]
-        )
-
-    return watched
 
 
 def _read_until(shoe: ShoeLineReader, want: type, timeout: float = 10.0) -> list[Delivery]:

@@ -73,7 +73,6 @@ class WatchedSerialShoe(ShoeLineReader):
         self._loop = loop
         self._wake = wake
         self._opener = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shoe-open")
-        self._opening: Future[bool] | None = None
         self._watched: int | None = None
         self._timer: asyncio.Handle | None = None
         self._failures = 0
@@ -124,7 +123,6 @@ class WatchedSerialShoe(ShoeLineReader):
         if self.closed:
             return
         opening = self._opener.submit(self._open_off_loop)
-        self._opening = opening
         opening.add_done_callback(self._opened_threadsafe)
 
     def _opened_threadsafe(self, opening: Future[bool]) -> None:
@@ -132,11 +130,15 @@ class WatchedSerialShoe(ShoeLineReader):
             self._loop.call_soon_threadsafe(self._opened, opening)
 
     def _opened(self, opening: Future[bool]) -> None:
-        self._opening = None
         port = self._port
+        try:
+            opened = opening.result()
+        except Exception as err:  # a bug (a device check that raised) must reach the runtime
+            opened = False
+            self._failed(err)
         if self.closed:
             self._close_port()
-        elif opening.result() and port is not None:
+        elif opened and port is not None:
             self._failures = 0
             self._watched = port.fileno()
             self._loop.add_reader(self._watched, self._readable)

@@ -7,7 +7,6 @@ reader thread or a child process behind.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import threading
@@ -34,20 +33,6 @@ def _children() -> set[int]:
         if fields[1] == me and fields[0] != "Z":
             found.add(int(entry))
     return found
-
-
-@pytest.fixture
-def loop() -> Iterator[asyncio.AbstractEventLoop]:
-    """An asyncio loop running in a thread of its own (a table's loop), closed after the test."""
-    running = asyncio.new_event_loop()
-    thread = threading.Thread(target=running.run_forever, name="test-loop")
-    thread.start()
-    try:
-        yield running
-    finally:
-        running.call_soon_threadsafe(running.stop)
-        thread.join()
-        running.close()
 
 
 @pytest.fixture(autouse=True)
