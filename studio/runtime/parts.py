@@ -7,10 +7,10 @@ and, if one cannot open, closes the ones it opened before raising, so a table ei
 its parts or none. A camera is a part only when the configuration has one.
 
 The parts call back into the runtime through `TableHost` (a delivery to apply, camera inputs,
-a command to decide, the view and what was published), so they depend on what the runtime does,
-not on the runtime. In-process consumers of the table's events (the camera's zones, the
-simulated dealer's felt, a test or a bench) attach as `EventListener`s, in the shape of
-python-can's `Notifier` and `Listener`: each sees every event once it is on the streams.
+a command to decide, the view), so they depend on what the runtime does, not on the runtime.
+In-process consumers of the table's events (the camera's zones, the simulated dealer's felt, a
+test or a bench) attach as `EventListener`s, in the shape of python-can's `Notifier` and
+`Listener`: each sees every event once it is on the streams.
 """
 
 from __future__ import annotations
@@ -70,10 +70,6 @@ class TableHost(Protocol):
 
     def served_view(self) -> TableView:
         """The table now, for the replay service's snapshot (any thread)."""
-        ...
-
-    def published_seq(self) -> int:
-        """The last event handed to the streams (any thread)."""
         ...
 
 
@@ -161,7 +157,7 @@ def build_parts(
         replay = opened.enter_context(
             ReplayService(
                 bus.replay,
-                open_source=lambda: JournalSource(path, host.served_view, host.published_seq),
+                open_source=lambda: JournalSource(path, host.served_view),
                 security=security,
             )
         )
