@@ -127,7 +127,8 @@ def build_parts(
         keys = ensure_keys(config.keys_path)
         security = keys.security()
         try:
-            # The journal's folder is the owner's alone, like the journal (see PRIVATE_MODE).
+            # The journal's folder is the owner's alone, like the journal
+            # (studio.journal.database.PRIVATE_MODE).
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             lock = opened.enter_context(JournalLock(path))
         except OSError as err:
