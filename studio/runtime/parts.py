@@ -7,10 +7,10 @@ and, if one cannot open, closes the ones it opened before raising, so a table ei
 its parts or none. A camera is a part only when the configuration has one.
 
 The parts call back into the runtime through `TableHost` (a delivery to apply, camera inputs,
-a command to decide, the view and what was published), so they depend on what the runtime does,
-not on the runtime. In-process consumers of the table's events (the camera's zones, the
-simulated dealer's felt, a test or a bench) attach as `EventListener`s, in the shape of
-python-can's `Notifier` and `Listener`: each sees every event once it is on the streams.
+a command to decide, the view), so they depend on what the runtime does, not on the runtime.
+In-process consumers of the table's events (the camera's zones, the simulated dealer's felt, a
+test or a bench) attach as `EventListener`s, in the shape of python-can's `Notifier` and
+`Listener`: each sees every event once it is on the streams.
 """
 
 from __future__ import annotations
@@ -72,10 +72,6 @@ class TableHost(Protocol):
         """The table now, for the replay service's snapshot (any thread)."""
         ...
 
-    def published_seq(self) -> int:
-        """The last event handed to the streams (any thread)."""
-        ...
-
 
 @dataclass(frozen=True, slots=True)
 class TableParts:
@@ -130,7 +126,8 @@ def build_parts(
         keys = ensure_keys(config.keys_path)
         security = keys.security()
         try:
-            # The journal's folder is the owner's alone, like the journal (see PRIVATE_MODE).
+            # The journal's folder is the owner's alone, like the journal
+            # (studio.journal.database.PRIVATE_MODE).
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             lock = opened.enter_context(JournalLock(path))
         except OSError as err:
@@ -160,7 +157,7 @@ def build_parts(
         replay = opened.enter_context(
             ReplayService(
                 bus.replay,
-                open_source=lambda: JournalSource(path, host.served_view, host.published_seq),
+                open_source=lambda: JournalSource(path, host.served_view),
                 security=security,
             )
         )

@@ -168,11 +168,6 @@ class TableRuntime:
             journal_unwritable=guard.faulted,
         )
 
-    def published_seq(self) -> int:
-        """The last event handed to the streams (any thread: reading an int is safe)."""
-        parts = self._parts
-        return parts.publisher.last_seq if parts is not None else 0
-
     @property
     def cards_drawn(self) -> int:
         """How many card_drawn inputs this run has applied."""
