@@ -12,13 +12,16 @@ count**; the tuning split is for choosing things.
 
     python bench/camera.py [--split test|tuning|both] [--envelope studio|harsh|both]
                            [--designs N] [--frames N] [--seed N] [--json]
-                           [--dump DIR] [--no-miss-causes]
+                           [--dump DIR] [--no-miss-causes] [--frame-cache DIR]
 
 `--dump DIR` writes every wrong read and phantom out to be looked at (`camera_dump.py`: one
 JSON line each in `DIR/<split>-<envelope>/events.jsonl`, a crop with the outline drawn and the
 whole frame); their counts by kind and by outline source are printed either way.
 `--no-miss-causes` skips looking again at each missed card (about a third of the CPU on a long
-run looking for wrong reads).
+run looking for wrong reads). `--frame-cache DIR` keeps each drawn frame (lossless) and its
+ground truth, and reads them back on a later run with the same seed (`frame_cache.py`): drawing
+a frame costs more than recognising it, so a long run repeated to compare two recognizers costs
+a fraction of the first.
 
 `bench_scene` and `bench_recognizers` serve the older benches on the two hand-set designs.
 """
@@ -36,6 +39,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from camera_dump import EventDump
+from frame_cache import cached_render
 from miss_causes import CAUSES, MissCauses, MissDiagnosis
 
 from calibration.deck import calibrate_deck, learn_deck
@@ -48,7 +52,7 @@ from drivers.camera.synthetic.designs import DESIGNS, Design
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import SceneStyle, random_scene
 from drivers.camera.synthetic.reference import render_reference, write_reference_deck
-from drivers.camera.synthetic.scene import RenderedFrame, Scene, render_scene
+from drivers.camera.synthetic.scene import RenderedFrame, Scene
 from drivers.camera.synthetic.scoring import Score, card_height_px, overlap
 from drivers.camera.synthetic.splits import SPLITS
 from drivers.camera.tuning import INDEX_READERS, LEARNED_TUNING, ReaderTuning
@@ -197,6 +201,7 @@ def run_split(
     envelope: str = "",
     dump: EventDump | None = None,
     causes_wanted: bool = True,
+    frame_cache: Path | None = None,
 ) -> tuple[list[DesignRun], Score, Reliability, list[float], MissCauses]:
     """Calibrate each design of `seeds` and read `frames` scenes of `style` spread over them;
     also find why each missed card was missed (`miss_causes`, unless `causes_wanted` is
@@ -222,7 +227,7 @@ def run_split(
         )
         for index in range(per_design):
             scene = random_scene(rng, style, d)
-            frame = render_scene(scene)
+            frame = cached_render(scene, frame_cache, f"{d.name}-{seed}-{index}")
             if recognizer is None:
                 readings: list[CardReading] = []
             else:
@@ -259,6 +264,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     parser.add_argument("--reader", choices=sorted(INDEX_READERS), default=READER.reader)
     parser.add_argument("--dump", type=Path, help="write each wrong read and phantom here")
+    parser.add_argument("--frame-cache", type=Path, help="keep drawn frames here, read them back")
     parser.add_argument(
         "--no-miss-causes", action="store_true", help="skip finding why missed cards were missed"
     )
@@ -287,7 +293,7 @@ def main() -> None:
             dump = EventDump(None if args.dump is None else args.dump / f"{split}-{env}")
             runs, score, reliability, timing, causes = run_split(
                 seeds, ENVELOPES[env], args.frames, args.seed, envelope=env, dump=dump,
-                causes_wanted=not args.no_miss_causes,
+                causes_wanted=not args.no_miss_causes, frame_cache=args.frame_cache,
             )  # fmt: skip
             events = dump.summary()
             fps = round(len(timing) / sum(timing), 1) if timing else None
