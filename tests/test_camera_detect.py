@@ -132,6 +132,19 @@ def test_guesses_never_override_a_different_code_and_never_double_a_card() -> No
     assert [r.code for r in two] == [None]
 
 
+def test_a_contradicted_read_stays_unknown_whatever_order_the_guesses_come_in() -> None:
+    # Seen on the tuning designs: a firm 8S, and two proposals too small for the card reading
+    # its index as QS. Merged one by one, the first QS cleared the 8S and the second took its
+    # place: a wrong card. Every claim at one index is now checked against all the others.
+    firm = [_reading("AS", 0.0, 0.9987)]
+    guesses = [_reading("KD", 2.0, 0.9998), _reading("KD", 4.0, 0.9935)]
+    for order in (guesses, guesses[::-1]):
+        assert [r.code for r in merge_guesses(firm, order)] == [None]
+    # The same with a right guess among them: still nothing named at that index.
+    right = [*guesses, _reading("AS", 1.0, 0.9999)]
+    assert {r.code for r in merge_guesses(firm, right)} == {None}
+
+
 def test_a_guess_read_at_its_own_index_stands_over_most_of_another_card() -> None:
     # A row dealt 20 px apart on 88 px cards: the outlines share 70% of their area, but each
     # code was read at its own index, so both are cards (before, both went unknown).
