@@ -6,10 +6,11 @@ import cv2
 import numpy as np
 from camera_support import Score, deck_profile, scored
 
-from drivers.camera.detect import portrait
+from drivers.camera.detect import detect_cards, portrait
 from drivers.camera.edges import corner_supports, edge_map, refine
 from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer, merge_guesses
+from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import JUMBO
 from drivers.camera.synthetic.generator import SceneStyle
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
@@ -221,3 +222,23 @@ def test_chips_and_a_box_touching_cards_are_never_cards_and_the_cards_read() -> 
     assert score.phantom == 0 and score.wrong == 0, score.wrongs
     assert {"6D", "TH"} <= {r.code for r in readings}, [r.code for r in readings]
     assert score.recall >= 0.8, [r.code for r in readings]
+
+
+def test_a_firm_outline_reaches_the_paper_past_a_printed_border_line() -> None:
+    # A tuning design printed with a double border line near the edge: the edge cut found the
+    # inner line, and the lone card's outline covered 81% of it, its index window off the index
+    # (a 7H read as 4H at 0.9468 on the tuning designs). The outline now reaches the paper.
+    design = deckgen.design(1007)
+    assert design.border == 2
+    for angle in (0.0, 25.0):
+        card = PlacedCard(Card.parse("7H"), 0.0, 0.0, angle)
+        scene = Scene(width=1920, height=1080, table_to_image=_view(2.6), design=design,
+                      cards=(card,), noise=2.0, jpeg_quality=90)  # fmt: skip
+        frame = render_scene(scene)
+        gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+        (outline,) = detect_cards(gray, min_long_px=80.0, frame=frame.image).outlines
+        truth = frame.cards[0].corners.astype(np.float32)
+        drawn = float(cv2.contourArea(truth))
+        found = float(cv2.contourArea(outline.corners.astype(np.float32)))
+        inter, _ = cv2.intersectConvexConvex(truth, outline.corners.astype(np.float32))
+        assert found / drawn > 0.95 and float(inter) / found > 0.97, (angle, found / drawn)

@@ -217,6 +217,7 @@ class CardRecognizer:
         found = self._classifier.read_all(
             [(self._corner(frame, quad), outlines[n].speculative) for n, quad in corners]
         )
+        found = self._confirm_scaled(frame, [(outlines[n], quad) for n, quad in corners], found)
         reads: list[list[tuple[IndexRead, npt.NDArray[Any]]]] = [[] for _ in outlines]
         for (n, quad), read in zip(corners, found, strict=True):
             if read is not None:
@@ -225,6 +226,36 @@ class CardRecognizer:
             self._decide(frame, gray, thr, outline, got, source)
             for outline, got in zip(outlines, reads, strict=True)
         ]
+
+    def _confirm_scaled(
+        self,
+        frame: Image,
+        cut: list[tuple[CardOutline, npt.NDArray[Any]]],
+        found: list[IndexRead | None],
+    ) -> list[IndexRead | None]:
+        """`found`, each code read on a guessed outline checked on that outline scaled.
+
+        The outline is scaled about the read corner (`ReaderTuning.scaled`): a guessed
+        outline's size is the frame's, not its card's, and a read that holds at one size only
+        is not an index read.
+        """
+        todo = [
+            n
+            for n, ((outline, _), read) in enumerate(zip(cut, found, strict=True))
+            if outline.speculative and read is not None and read.code is not None
+        ]
+        if not todo:
+            return found
+        cuts = [
+            [self._corner(frame, cut[n][1][0] + (cut[n][1] - cut[n][1][0]) * k)
+             for k in self._tuning.scaled]
+            for n in todo
+        ]  # fmt: skip
+        checked = self._classifier.confirm_all([r for n in todo if (r := found[n])], cuts)
+        out = list(found)
+        for n, read in zip(todo, checked, strict=True):
+            out[n] = read
+        return out
 
     def _decide(
         self,
