@@ -35,6 +35,10 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+# The rig's configuration is test support, not part of the product: it lives in tests/.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from rig_support import RigConfig
+
 from drivers.shoe.barcode import BarcodeCodec
 from drivers.shoe.deck import BarcodeTable
 from drivers.shoe.sim_line import PtyLine
@@ -43,7 +47,6 @@ from studio.bus.commands import CommandClient
 from studio.bus.replay import ReplayClient
 from studio.cards import DECK, Card
 from studio.console.users import add_user
-from studio.rig_config import RigConfig
 
 OBSERVER = """() => {
   window.__seen = {};

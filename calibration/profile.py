@@ -1,10 +1,13 @@
-"""The calibration profile: one directory holding `profile.json` plus the deck's template images.
+"""The calibration profile: one directory holding `profile.json` and the deck's index reader.
 
 `CalibrationProfile` (pydantic, unknown fields refused, `profile_version`) gathers the optional
 parts a recognizer needs: `lens` (intrinsics and distortion), `table` (image-to-table homography),
-`zones` (named card zones on the table, in mm) and `deck` (index geometry; the rank and suit
-templates live beside the JSON as PNG files, the learned index reader's weights as one `.npz`).
-`load_profile` and `save_profile` raise `ProfileError` with one clear line.
+`zones` (named card zones on the table, in mm) and `deck` (index geometry; the learned index
+reader, which reads the deck, lives beside the JSON as one `.onnx` file). Profiles written before
+the rank and suit templates were retired also hold them as PNG files under `templates/`: nothing
+reads them (the templates reader is gone), so they are neither written nor read, and such a
+profile loads as any other. `load_profile` and `save_profile` raise `ProfileError` with one
+clear line.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import json
 from pathlib import Path
 from typing import Literal
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -25,10 +27,8 @@ PROFILE_VERSION = 1
 """The profile format this code reads and writes; another version is refused, not guessed at."""
 
 PROFILE_FILE = "profile.json"
-TEMPLATE_DIR = "templates"
 
 Matrix = list[list[float]]
-Template = npt.NDArray[np.uint8]
 
 
 class _Model(BaseModel):
@@ -84,7 +84,7 @@ class IndexModelInfo(_Model):
 
 
 class DeckCalibration(_Model):
-    """The deck's index geometry and the template names (files under `templates/`).
+    """The deck's index geometry, and what was learned of its glyphs.
 
     `index_window` is (x0, y0, x1, y1) as fractions of an upright card's width and height,
     holding the top-left index; `rank_size`/`suit_size` are template (width, height) in pixels;
@@ -96,6 +96,8 @@ class DeckCalibration(_Model):
     deck; a deck learned before it existed has none, and the recognizer refuses it until it is
     calibrated again. `face_layouts` (where each rank's face printed its suit symbols, for a
     face reader that is gone) is no longer learned or read; a profile holding it still loads.
+    The templates' own images are not stored (see the module docstring): `rank_size`,
+    `suit_size` and `levels` describe the templates `learn_deck` averages.
     """
 
     index_window: tuple[float, float, float, float]
@@ -124,9 +126,12 @@ class CalibrationProfile(_Model):
 
 
 class DeckTemplates:
-    """The deck's template images (float, 0..1, ink = 1): per rank or suit code, one per level.
+    """What reads the deck: its learned index reader, and the glyph templates learned with it.
 
-    `model` is the learned index reader, or None for a deck learned without one.
+    `model` is the learned index reader, or None for a deck learned without one. `ranks` and
+    `suits` are the template images (float, 0..1, ink = 1; per rank or suit code, one per level)
+    as `learn_deck` averaged them, kept in memory only: no profile stores them and nothing
+    reads them, so a loaded profile's are empty.
     """
 
     def __init__(
@@ -141,10 +146,10 @@ class DeckTemplates:
 
 
 def load_profile(directory: Path) -> tuple[CalibrationProfile, DeckTemplates | None]:
-    """Read a profile directory; return the profile and its deck templates (None without a deck).
+    """Read a profile directory; return the profile and its deck's reader (None without a deck).
 
     Raises `ProfileError` when the directory or JSON is missing or invalid, of another version,
-    or when a template image named by the deck is missing or not the deck's template size.
+    or when the index model it names is missing, unreadable or not the one it describes.
     """
     path = Path(directory) / PROFILE_FILE
     try:
@@ -168,19 +173,8 @@ def load_profile(directory: Path) -> tuple[CalibrationProfile, DeckTemplates | N
         raise ProfileError(f"invalid calibration profile {path}: {where}: {first['msg']}") from err
     if profile.deck is None:
         return profile, None
-    folder = Path(directory) / TEMPLATE_DIR
-    levels = range(profile.deck.levels)
-    rank_size, suit_size = profile.deck.rank_size, profile.deck.suit_size
-    ranks = {
-        r: [_read_template(folder / f"rank_{r}_{i}.png", rank_size) for i in levels]
-        for r in profile.deck.ranks
-    }
-    suits = {
-        s: [_read_template(folder / f"suit_{s}_{i}.png", suit_size) for i in levels]
-        for s in profile.deck.suits
-    }
     model = _read_model(Path(directory), profile.deck.index_model)
-    return profile, DeckTemplates(ranks, suits, model)
+    return profile, DeckTemplates({}, {}, model)
 
 
 def _read_model(directory: Path, info: IndexModelInfo | None) -> IndexModel | None:
@@ -199,43 +193,17 @@ def _read_model(directory: Path, info: IndexModelInfo | None) -> IndexModel | No
     return model
 
 
-def _read_template(path: Path, size: tuple[int, int]) -> npt.NDArray[np.float32]:
-    """The template at `path`, which must be `size` (width, height) as the deck says."""
-    image = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-    if image is None:
-        raise ProfileError(f"deck template {path} is missing or unreadable")
-    # Every glyph is compared with its templates as vectors of this size: another image in
-    # its place would fail at every corner read, so it is refused here, once, by name.
-    if (image.shape[1], image.shape[0]) != tuple(size):
-        raise ProfileError(
-            f"deck template {path} is {image.shape[1]}x{image.shape[0]} pixels, not the deck's "
-            f"{size[0]}x{size[1]}: calibrate the deck again"
-        )
-    return image.astype(np.float32) / 255.0
-
-
 def save_profile(
     directory: Path, profile: CalibrationProfile, templates: DeckTemplates | None = None
 ) -> None:
-    """Write `profile.json` (and the templates, when given) into `directory`, creating it.
+    """Write `profile.json` (and the learned index reader of `templates`) into `directory`.
 
-    Raises `ProfileError` when the directory cannot be written.
+    The directory is created. The rank and suit template images are not written (see the module
+    docstring). Raises `ProfileError` when the directory cannot be written.
     """
     folder = Path(directory)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        if templates is not None:
-            (folder / TEMPLATE_DIR).mkdir(exist_ok=True)
-            named = [
-                (f"rank_{k}_{i}", t) for k, v in templates.ranks.items() for i, t in enumerate(v)
-            ]
-            named += [
-                (f"suit_{k}_{i}", t) for k, v in templates.suits.items() for i, t in enumerate(v)
-            ]
-            for name, image in named:
-                out = np.clip(np.round(image * 255.0), 0, 255).astype(np.uint8)
-                if not cv2.imwrite(str(folder / TEMPLATE_DIR / f"{name}.png"), out):
-                    raise ProfileError(f"cannot write template {name}.png in {folder}")
         info = profile.deck.index_model if profile.deck is not None else None
         if templates is not None and templates.model is not None and info is not None:
             (folder / info.file).write_bytes(templates.model.onnx)

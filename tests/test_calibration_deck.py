@@ -6,11 +6,14 @@ import shutil
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
-from calibration.deck import calibrate_deck, learn_deck
+from calibration.deck import calibrate_deck, flatten_card, learn_deck, read_reference
 from calibration.errors import DeckCalibrationError, ProfileError
 from calibration.profile import CalibrationProfile, load_profile, save_profile
+from drivers.camera.classify import IndexClassifier
+from drivers.camera.recognizer import corner_window
 from drivers.camera.synthetic.designs import CLASSIC, DESIGNS, JUMBO
 from drivers.camera.synthetic.reference import render_reference, write_reference_deck
 from studio.cards import DECK, Card
@@ -75,19 +78,32 @@ def test_unreadable_card_is_refused(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "7D.png" in capsys.readouterr().err
 
 
-def test_a_template_of_another_size_is_refused_by_name(tmp_path: Path) -> None:
-    # A card image copied over a template used to load and then fail at every corner read.
-    write_reference_deck(tmp_path / "cards", JUMBO, style="photo")
-    assert (
-        main(
-            ["calibrate", "deck", "--images", str(tmp_path / "cards"), "--out", str(tmp_path / "p")]
-        )
-        == 0
-    )
-    template = tmp_path / "p" / "templates" / "rank_A_0.png"
-    shutil.copy(tmp_path / "cards" / "AS.png", template)
-    with pytest.raises(ProfileError, match=r"rank_A_0\.png is .* not the deck's"):
-        load_profile(tmp_path / "p")
+def test_a_profile_stores_no_templates_and_one_that_has_them_still_loads_and_reads(
+    tmp_path: Path,
+) -> None:
+    # Nothing reads the rank and suit templates since the templates reader was deleted: a new
+    # profile holds none, and one written before (with a `templates/` folder of PNGs, even one
+    # a card image was copied over) loads and reads its deck as before.
+    cards, out = tmp_path / "cards", tmp_path / "p"
+    write_reference_deck(cards, JUMBO, style="photo")
+    assert main(["calibrate", "deck", "--images", str(cards), "--out", str(out)]) == 0
+    assert not (out / "templates").exists()
+    profile, _ = load_profile(out)
+    assert profile.deck is not None
+    old = out / "templates"
+    old.mkdir()
+    blank = np.zeros(profile.deck.rank_size[::-1], np.uint8)
+    for rank in profile.deck.ranks:
+        for level in range(profile.deck.levels):
+            assert cv2.imwrite(str(old / f"rank_{rank}_{level}.png"), blank)
+    shutil.copy(cards / "AS.png", old / "rank_A_0.png")
+    profile, templates = load_profile(out)
+    assert profile.deck is not None and templates is not None and templates.model is not None
+    classifier = IndexClassifier(profile.deck, templates)
+    for code in ("AS", "TD", "7H", "QC"):
+        flat = flatten_card(read_reference(cards / f"{code}.png"), code)
+        read = classifier.read(corner_window(flat, profile.deck.index_window))
+        assert read is not None and read.code == code
 
 
 def test_a_file_given_for_the_image_directory_is_named_as_one(

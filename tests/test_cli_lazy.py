@@ -16,9 +16,20 @@ from studio.cli import COMMANDS, main
 from studio.config import build_config
 from studio.errors import ConfigurationError
 
-HEAVY = {"zmq", "pydantic", "studio.messages", "studio.controller", "psycopg", "cv2", "numpy"}
+HEAVY = {
+    "zmq",
+    "pydantic",
+    "studio.messages",
+    "studio.controller",
+    "psycopg",
+    "cv2",
+    "numpy",
+    "onnxruntime",
+    "jax",
+    "serial",
+}
 """What a subcommand's --help never needs: ZeroMQ, the message models, the controller,
-PostgreSQL's driver, OpenCV."""
+PostgreSQL's driver, OpenCV, NumPy, the learned reader's runtimes, pyserial."""
 
 
 def _modules_after(*argv: str) -> set[str]:
@@ -59,6 +70,16 @@ def test_version_and_help_import_no_subcommand_but_the_chosen_one(argv: list[str
         ("run", {"run"}),
         ("archive", {"archive"}),
         ("jackpot", {"jackpot"}),
+        ("command", {"command"}),
+        ("keys", {"keys"}),
+        ("settle", {"settle"}),
+        ("simulate", {"simulate"}),
+        ("shoe", {"shoe", "shoe_capture"}),  # record and replay are shoe's actions
+        ("rtp", {"rtp"}),
+        ("calibrate", {"calibrate"}),
+        ("recognize", {"recognize"}),
+        ("users", {"users"}),
+        ("console", {"console", "users"}),  # the console's default users file is users'
     ],
 )
 def test_a_subcommands_help_loads_nothing_heavy(command: str, modules: set[str]) -> None:
@@ -68,7 +89,7 @@ def test_a_subcommands_help_loads_nothing_heavy(command: str, modules: set[str])
     assert not HEAVY & loaded, HEAVY & loaded
 
 
-@pytest.mark.parametrize("package", ["studio.bus", "studio.runtime"])
+@pytest.mark.parametrize("package", ["studio.bus", "studio.runtime", "drivers.shoe"])
 def test_a_lazy_packages_names_are_its_type_checking_imports_and_each_resolves(
     package: str,
 ) -> None:
@@ -101,8 +122,26 @@ def test_the_consoles_help_loads_no_camera(command: str) -> None:
 
 def test_the_command_help_loads_the_command_names_but_not_zeromq_nor_the_controller() -> None:
     loaded = _modules_after("command", "--help")
-    assert "studio.messages" in loaded  # the names it lists are the messages' CommandName
-    assert not {"zmq", "studio.controller", "studio.bus.commands"} & loaded
+    assert "studio.terms" in loaded  # the names it lists are the table's CommandName
+    assert not {"zmq", "studio.messages", "studio.controller", "studio.bus.commands"} & loaded
+
+
+@pytest.mark.parametrize(
+    ("argv", "listed"),
+    [
+        (["command", "--help"], "start_round, call_manager"),
+        (["keys", "new", "--help"], "{dealer,shift_manager,settlement,observer,console}"),
+        (["simulate", "--help"], "{shoe,camera}"),
+        (["shoe", "simulate", "--help"], "{barcode,framed}"),
+        (["recognize", "--help"], "{learned}"),
+    ],
+)
+def test_a_help_still_lists_the_names_from_their_registries(
+    argv: list[str], listed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert listed in capsys.readouterr().out
 
 
 def test_the_listed_help_is_each_modules_own() -> None:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
+from rig_support import RigConfig
 
 from studio.cli import main
 from studio.config import CameraConfig, RuntimeConfig, build_config, load_config
 from studio.errors import ConfigurationError
-from studio.rig_config import RigConfig
 
 
 def test_the_embedded_defaults_are_a_simulated_caribbean_table_with_the_synthetic_camera(

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 import pytest
 from console_support import browser, console_for, sign_in
+from rig_support import RigConfig
 from test_e2e_camera import MjpegCamera
 from test_e2e_support import table_rig
 
@@ -33,7 +34,6 @@ from studio.cards import Card
 from studio.config import CameraConfig
 from studio.errors import BusError
 from studio.games import get_rules
-from studio.rig_config import RigConfig
 from studio.runtime.camera import position_rows
 
 FETCH = """async (url) => {

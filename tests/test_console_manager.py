@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from console_support import browser, console_for, sign_in
+from rig_support import RigConfig
 from test_e2e_support import TableRig, table_rig
 
 from drivers.shoe.sim_line import PtyLine
 from studio.bus.commands import CommandClient
 from studio.bus.replay import ReplayClient
 from studio.config import DealerConfig
-from studio.rig_config import RigConfig
 
 
 @contextmanager

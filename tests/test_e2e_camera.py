@@ -81,8 +81,7 @@ def test_the_synthetic_camera_confirms_every_card_of_the_default_table(
 @pytest.mark.parametrize(("game", "cards"), [("caribbean-stud", 10), ("ultimate-holdem", 9)])
 def test_a_camera_only_table_deals_from_the_felt(tmp_path: Path, game: str, cards: int) -> None:
     with table_rig(tmp_path, game) as rig:
-        text = rig.config.read_text()
-        rig.config.write_text(text.replace("[table]\n", '[table]\ncard_source = "camera"\n', 1))
+        rig.reconfigure(card_source="camera")
         proc = rig.start("--rounds", "2")
         assert proc.wait(timeout=120) == 0
         with Journal(rig.journal, readonly=True) as store:
@@ -185,11 +184,8 @@ def test_a_stalled_camera_is_a_device_fault_that_pauses_the_round(
 
 
 def _confirm_within(rig: TableRig, seconds: float) -> None:
-    text = rig.config.read_text()
-    assert "camera_confirm_seconds = 5.0\n" in text
-    rig.config.write_text(
-        text.replace("camera_confirm_seconds = 5.0", f"camera_confirm_seconds = {seconds}")
-    )
+    assert rig.settings.camera_confirm_seconds == 5.0
+    rig.reconfigure(camera_confirm_seconds=seconds)
 
 
 def test_a_capture_profile_must_have_the_games_positions_as_zones(

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,10 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rig_support import RigConfig
 
 from studio.bus import KeyPair, ReplayTarget, Subscriber
 from studio.bus.keys import create_key_files, register_key
 from studio.bus.wire import WireEvent
+from studio.config import CameraConfig, DealerConfig
 from studio.messages import Role
 
 START_SECONDS = 60
@@ -32,30 +35,30 @@ START_SECONDS = 60
 cold cache the table may first learn its deck, and CI shares two cores with other work, where a
 start that takes 5 s on a quiet machine has been seen to take over 20 s."""
 
-# The default camera is the synthetic one: several tables (and the tests) share two cores here,
-# so the camera gets more than the default 2 s to confirm a card. A card it cannot read still
-# pauses the round, only later.
-FAST_TABLE = """\
-[table]
-table = "{table}"
-game = "{game}"
-betting_seconds = 0.3
-yellow_seconds = 0.1
-decision_seconds = 0.3
-round_gap_seconds = 0.2
-camera_confirm_seconds = 5.0
-[bus]
-public = "ipc://{root}/pub"
-restricted = "ipc://{root}/res"
-replay = "ipc://{root}/rep"
-commands = "ipc://{root}/cmd"
-keys_dir = "{root}/keys"
-heartbeat_seconds = 0.2
-[dealer]
-draw_seconds = {draw}
-[metrics]
-port = 0
-"""
+
+def fast_table(root: Path, table: str, game: str, draw: float, extra: str = "") -> RigConfig:
+    """The end-to-end tests' table: a quick pace, the simulated shoe and the synthetic camera.
+
+    `extra` is TOML of the sections a test sets itself (`[camera]`, `[shoe]`, `[integrity]`),
+    each read whole into the rig's typed section (a section the rig does not take is refused).
+    The synthetic camera is the embedded default: several tables (and the tests) share two cores
+    here, so it gets more than the default 2 s to confirm a card. A card it cannot read still
+    pauses the round, only later. Rounds open when the simulated dealer opens them.
+    """
+    sections: dict[str, Any] = {
+        "shoe": "simulated",
+        "camera": CameraConfig(backend="synthetic"),
+        **tomllib.loads(extra),
+    }
+    return RigConfig(
+        root=root,
+        table=table,
+        game=game,
+        camera_confirm_seconds=5.0,
+        auto_start=False,
+        dealer=DealerConfig(draw_seconds=draw),
+        **sections,
+    )
 
 
 @dataclass
@@ -71,14 +74,18 @@ class TableRig:
     banner: str = ""
 
     def __post_init__(self) -> None:
-        self.config = self.root / "table.toml"
-        text = FAST_TABLE.format(root=self.root, table=self.table, game=self.game, draw=self.draw)
-        self.config.write_text(text + self.extra)
+        self.settings = fast_table(self.root, self.table, self.game, self.draw, self.extra)
+        self.config = self.settings.write()
         self.env = {
             **os.environ,
             "XDG_DATA_HOME": str(self.root / "data"),
             "STUDIO_KEYS_DIR": str(self.root / "keys"),
         }
+
+    def reconfigure(self, **changes: Any) -> None:
+        """Set `changes` on the rig's configuration (refused if unknown) and write it again."""
+        self.settings = RigConfig(**{**dict(self.settings), **changes})
+        self.settings.write(self.config)
 
     @property
     def keys_dir(self) -> Path:

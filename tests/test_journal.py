@@ -112,7 +112,7 @@ def test_readonly_and_closing(tmp_path: Path, journal_path: Path) -> None:
         journal.meta("format")
     not_sqlite = tmp_path / "garbage"
     not_sqlite.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(JournalError, match="cannot open"):
+    with pytest.raises(JournalError, match=r"garbage: not a journal \(not an SQLite database\)"):
         Journal(not_sqlite, readonly=True)
 
 

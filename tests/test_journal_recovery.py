@@ -49,20 +49,26 @@ def _ticks(n: int) -> list[Tick]:
     return [Tick(ts=T0 + timedelta(seconds=i)) for i in range(n)]
 
 
-def test_submit_journals_the_input_before_applying_it(tmp_path: Path) -> None:
-    seen: list[int] = []
+def test_a_step_journals_each_input_with_its_events_after_the_controller_decides(
+    tmp_path: Path,
+) -> None:
+    seen: list[tuple[int, int]] = []
 
     class Spy(EchoController):
         def handle(self, inp: Input, /) -> list[Envelope]:
-            seen.append(journal.input_count)
+            seen.append((journal.input_count, journal.last_event_seq))
             return super().handle(inp)
 
     with Journal(tmp_path / "j") as journal:
         table = RecordedTable(journal, Spy())
+        after: list[tuple[int, int]] = []
         for tick in _ticks(3):
-            table.submit(tick)
-        assert seen == [1, 2, 3]
-        assert journal.last_event_seq == 6
+            table.step(tick)
+            after.append((journal.input_count, journal.last_event_seq))
+        # The controller decides before anything of the input is written; once `step` returns,
+        # the input and both its events are on record together.
+        assert seen == [(0, 0), (1, 2), (2, 4)]
+        assert after == [(1, 2), (2, 4), (3, 6)]
 
 
 def test_recover_replays_and_journals_a_restart(tmp_path: Path) -> None:
@@ -70,7 +76,7 @@ def test_recover_replays_and_journals_a_restart(tmp_path: Path) -> None:
     with Journal(path) as journal:
         table = RecordedTable(journal, EchoController())
         for tick in _ticks(4):
-            table.submit(tick)
+            table.step(tick)
     with Journal(path) as journal:
         controller = EchoController()
         report = recover(journal, controller, now=T0 + timedelta(hours=1))
@@ -90,7 +96,7 @@ def test_recover_of_a_new_journal_does_nothing(tmp_path: Path) -> None:
 
 def test_a_restart_never_runs_time_backwards(tmp_path: Path) -> None:
     with Journal(tmp_path / "j") as journal:
-        RecordedTable(journal, EchoController()).submit(Tick(ts=T0))
+        RecordedTable(journal, EchoController()).step(Tick(ts=T0))
         report = recover(journal, EchoController(), now=T0 - timedelta(days=1))
         assert report.restarted[0].ts == T0
 
@@ -100,8 +106,9 @@ def test_events_lost_between_input_and_store_are_restored_once(tmp_path: Path) -
     with Journal(path) as journal:
         table = RecordedTable(journal, EchoController())
         for tick in _ticks(2):
-            table.submit(tick)
-        # The crash: the input is on disk, the process dies before its events are stored.
+            table.step(tick)
+        # An earlier version's crash between its two commits: the input is on disk, the
+        # process died before its events were stored.
         journal.append_input(Tick(ts=T0 + timedelta(seconds=5)).model_dump(mode="json"))
     with Journal(path) as journal:
         report = recover(journal, EchoController(), now=T0 + timedelta(seconds=6))
@@ -119,7 +126,7 @@ def test_a_replay_that_differs_is_a_clear_error(tmp_path: Path) -> None:
     with Journal(path) as journal:
         table = RecordedTable(journal, EchoController())
         for tick in _ticks(2):
-            table.submit(tick)
+            table.step(tick)
     with (
         Journal(path) as journal,
         pytest.raises(ReplayMismatchError, match=r"record 3 \(event 2\): replaying record 1"),
@@ -134,7 +141,7 @@ def test_recovery_refuses_a_broken_chain(tmp_path: Path) -> None:
 
     path = tmp_path / "j"
     with Journal(path) as journal:
-        RecordedTable(journal, EchoController()).submit(Tick(ts=T0))
+        RecordedTable(journal, EchoController()).step(Tick(ts=T0))
     with sqlite3.connect(path) as db:
         db.execute("UPDATE records SET body = replace(body, 'input_seen', 'input_lost')")
     db.close()

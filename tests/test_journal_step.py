@@ -1,7 +1,8 @@
 """An input and its events in one durable write: `RecordedTable.step`, the running table's way.
 
 The controller decides first, then the input and the events it caused are committed together
-(one fsync per card). The chain is the one `record` writes; a write the journal refuses leaves
+(one fsync per card). The chain is the one earlier versions' two commits wrote
+(`journal_support.TwoCommitTable`); a write the journal refuses leaves
 nothing on record, the controller that had applied the input takes no other, and once rebuilt
 from the journal it is back where the record ends.
 """
@@ -12,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from journal_support import TwoCommitTable
 from test_controller_kit import T0
 
 from studio.controller import TableController
@@ -34,17 +36,18 @@ def _round_inputs() -> list[Input]:
     ]
 
 
-def test_a_step_writes_the_chain_that_record_writes(tmp_path: Path) -> None:
+def test_a_step_writes_the_chain_that_two_commits_wrote(tmp_path: Path) -> None:
     chains = []
     for name, stepped in (("record", False), ("step", True)):
         with Journal(tmp_path / f"{name}.journal") as journal:
             bind_settings(journal, SETTINGS)
-            table = RecordedTable(journal, TableController(SETTINGS))
+            controller = TableController(SETTINGS)
+            table, old = RecordedTable(journal, controller), TwoCommitTable(journal, controller)
             for inp in _round_inputs():
                 if stepped:
                     table.step(inp)
                 else:
-                    table.record(inp)
+                    old.record(inp)
             assert verify(journal).ok
             chains.append(
                 [(r.kind, r.seq, r.cause, r.batch, r.body, r.hash) for r in journal.records()]

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from studio import cli
-from studio.commands import rtp
+from studio.commands import rtp_rows as rtp
 from studio.ranker import Progress
 from studio.returns.caribbean import caribbean_rows
 from studio.returns.holdem import holdem_rows

@@ -1,11 +1,11 @@
 """Events sent as soon as their input is durable, before they are stored, and the publisher's order.
 
-A shell may journal each input durably, apply it, send its events (the public stream first) and
-only then store them (`RecordedTable.apply` / `store`; `studio run` now writes an input and its
-events in one transaction before sending, `tests/test_journal_step.py`). Nothing may be lost by
-that order:
-each stream keeps its own sequence, an event sent but not yet stored is what recovery rebuilds,
-and the replay service waits for events it has not seen stored rather than end short of them.
+Earlier versions journalled each input durably, applied it, sent its events (the public stream
+first) and only then stored them (`journal_support.TwoCommitTable`; `studio run` now writes an
+input and its events in one transaction before sending, `tests/test_journal_step.py`). Nothing
+may be lost by that order, and a journal it wrote must still recover: each stream keeps its own
+sequence, an event sent but not yet stored is what recovery rebuilds, and the replay service
+waits for events it has not seen stored rather than end short of them.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import zmq
+from journal_support import TwoCommitTable
 from test_bus_support import Keys, keys_fixture, mixed_events, no_leaks  # noqa: F401
 from test_controller_kit import T0
 
@@ -102,7 +103,7 @@ def test_events_applied_but_not_stored_are_what_recovery_stores(tmp_path: Path) 
     path = tmp_path / "t.journal"
     with Journal(path) as journal:
         bind_settings(journal, settings)
-        table = RecordedTable(journal, TableController(settings))
+        table = TwoCommitTable(journal, TableController(settings))
         table.record(Tick(ts=T0))
         opened = table.apply(Command(ts=T0, actor="d1", role="dealer", command="start_round"))
         assert opened and journal.last_event_seq < opened[-1].envelope.seq
@@ -115,19 +116,20 @@ def test_events_applied_but_not_stored_are_what_recovery_stores(tmp_path: Path) 
         assert stored[: len(opened)] == [event.body for event in opened]
 
 
-def test_apply_then_store_journals_what_record_does(tmp_path: Path) -> None:
+def test_a_step_journals_what_the_two_commits_of_earlier_versions_did(tmp_path: Path) -> None:
     settings = TableSettings(game="ultimate-holdem")
     inputs = [Tick(ts=T0), Command(ts=T0, actor="d1", role="dealer", command="start_round")]
     texts = []
-    for name, split in (("a", False), ("b", True)):
+    for name, stepped in (("a", False), ("b", True)):
         with Journal(tmp_path / f"{name}.journal") as journal:
             bind_settings(journal, settings)
-            table = RecordedTable(journal, TableController(settings))
+            controller = TableController(settings)
+            table, old = RecordedTable(journal, controller), TwoCommitTable(journal, controller)
             for inp in inputs:
-                if split:
-                    table.store(table.apply(inp))
+                if stepped:
+                    table.step(inp)
                 else:
-                    table.record(inp)
+                    old.store(old.apply(inp))
             texts.append([(r.kind, r.body, r.hash) for r in journal.records()])
     assert texts[0] == texts[1] and len(texts[0]) > len(inputs)
 

@@ -33,6 +33,10 @@ from playwright.sync_api import sync_playwright
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
+# The rig's configuration is test support, not part of the product: it lives in tests/.
+sys.path.insert(0, str(ROOT / "tests"))
+
+from rig_support import RigConfig  # noqa: E402
 
 from calibration.profile import save_profile  # noqa: E402
 from drivers.camera.synthetic.designs import JUMBO  # noqa: E402
@@ -44,7 +48,6 @@ from studio.cards import Card  # noqa: E402
 from studio.config import CameraConfig, DealerConfig, cache_dir  # noqa: E402
 from studio.console.users import add_user  # noqa: E402
 from studio.games import get_rules  # noqa: E402
-from studio.rig_config import RigConfig  # noqa: E402
 from studio.runtime.camera import position_rows  # noqa: E402
 
 

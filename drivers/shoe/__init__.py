@@ -3,25 +3,59 @@
 The public surface: `SerialShoe` (read any pyserial URL), `SimulatedShoe` (a shoe on a real pty
 or TCP socket), the typed readings in `drivers.shoe.readings`, the deck tables in
 `drivers.shoe.deck`, and `host_protocol(name)` to choose a protocol by configuration string.
+
+The names above are loaded on first use (PEP 562): importing one module of the package (the
+protocols' names of `drivers.shoe.protocol_names`, say) does not import pydantic, pyserial and
+every codec with it, so `studio shoe --help` starts at once.
 """
 
-from drivers.shoe.deck import BarcodeTable, DeckRegistration
-from drivers.shoe.host import PROTOCOLS, ProtocolOptions, host_protocol
-from drivers.shoe.readings import (
-    CardRead,
-    CardUnreadable,
-    Delivery,
-    FaultReason,
-    ShoeFault,
-    ShoeHealth,
-    ShoeReading,
-    ShoeRecovered,
-    ShoeReset,
-    ShoeStatus,
-    StatusFlag,
-)
-from drivers.shoe.serial_shoe import SerialShoe
-from drivers.shoe.simulator import FaultRates, SimulatedShoe
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from drivers.shoe.deck import BarcodeTable, DeckRegistration
+    from drivers.shoe.host import PROTOCOLS, ProtocolOptions, host_protocol
+    from drivers.shoe.readings import (
+        CardRead,
+        CardUnreadable,
+        Delivery,
+        FaultReason,
+        ShoeFault,
+        ShoeHealth,
+        ShoeReading,
+        ShoeRecovered,
+        ShoeReset,
+        ShoeStatus,
+        StatusFlag,
+    )
+    from drivers.shoe.serial_shoe import SerialShoe
+    from drivers.shoe.simulator import FaultRates, SimulatedShoe
+
+_HOMES: dict[str, str] = {
+    "BarcodeTable": "deck",
+    "DeckRegistration": "deck",
+    "PROTOCOLS": "host",
+    "ProtocolOptions": "host",
+    "host_protocol": "host",
+    "CardRead": "readings",
+    "CardUnreadable": "readings",
+    "Delivery": "readings",
+    "FaultReason": "readings",
+    "ShoeFault": "readings",
+    "ShoeHealth": "readings",
+    "ShoeReading": "readings",
+    "ShoeRecovered": "readings",
+    "ShoeReset": "readings",
+    "ShoeStatus": "readings",
+    "StatusFlag": "readings",
+    "SerialShoe": "serial_shoe",
+    "FaultRates": "simulator",
+    "SimulatedShoe": "simulator",
+}
+"""Each public name -> the module of the package that defines it (the imports above are the same
+names for the type checker; a test holds the three lists equal)."""
 
 __all__ = [
     "PROTOCOLS",
@@ -44,3 +78,18 @@ __all__ = [
     "StatusFlag",
     "host_protocol",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines `name` on first use; raises AttributeError otherwise."""
+    module = _HOMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazily loaded ones included."""
+    return sorted({*globals(), *_HOMES})

@@ -44,6 +44,7 @@ from drivers.shoe.framed import (
     encode_frame,
     reset_identity,
 )
+from drivers.shoe.protocol_names import PROTOCOL_NAMES
 from drivers.shoe.readings import (
     CardRead,
     CardUnreadable,
@@ -444,6 +445,9 @@ PROTOCOLS: dict[str, Callable[[ProtocolOptions], HostProtocol]] = {
     ),
 }
 """Host protocols by configuration name."""
+
+if tuple(sorted(PROTOCOLS)) != PROTOCOL_NAMES:  # pragma: no cover - a programming error
+    raise RuntimeError("PROTOCOLS and drivers.shoe.protocol_names must name the same protocols")
 
 
 def host_protocol(name: str, options: ProtocolOptions | None = None) -> HostProtocol:

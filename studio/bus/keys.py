@@ -21,25 +21,20 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal
 
 import zmq
 import zmq.auth
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from studio.errors import KeyFileError
-from studio.messages import Role
+
+# The roles are the table's terms (`studio.terms`), kept importable from here.
+from studio.terms import PERSON_ROLES as PERSON_ROLES
+from studio.terms import ROLES as ROLES
+from studio.terms import KeyRole as KeyRole
 
 log = logging.getLogger(__name__)
-
-KeyRole = Role | Literal["console"]
-"""A key's role: a person's role, or `console`, the key of a console that relays for people."""
-
-ROLES: tuple[KeyRole, ...] = (*get_args(Role), "console")
-"""Every role a key may have, in the order the help lists them."""
-
-PERSON_ROLES: tuple[Role, ...] = get_args(Role)
-"""The roles a person has (a console relays for one of these, never for another console)."""
 
 RESTRICTED_READERS: frozenset[KeyRole] = frozenset({"shift_manager", "settlement", "console"})
 """Roles that may read restricted events (stream, replay, snapshot); the others see public only.

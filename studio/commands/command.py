@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from studio.errors import InputError, did_you_mean
-from studio.messages import CommandName
+from studio.terms import CommandName
 
 _ARGUMENTS = ("position", "card", "note")
 

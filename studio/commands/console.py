@@ -14,7 +14,6 @@ every `--escalate-seconds`. A bad key, user file or port in use ends as one line
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import secrets
 import signal
@@ -82,6 +81,8 @@ def _secret(folder: Path) -> bytes:
 def run(args: argparse.Namespace) -> int:
     """Serve the console until stopped; return 0. Raises StudioError (exit 2) on bad setup."""
     # Imported here: the web server is heavy, and `studio console --help` needs none of it.
+    import asyncio
+
     from studio.bus.keys import KeyPair
     from studio.commands.locate import locate
     from studio.console.link import TableAddress
@@ -130,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(server: ConsoleServer, host: str, port: int) -> int:
+    import asyncio
+
     from aiohttp import web
 
     runner = web.AppRunner(server.app(), access_log=None)

@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from studio.bus.defaults import ALLOW_LIST_NAME, keys_dir
-from studio.bus.keys import ROLES, KeyPair, create_key_files, read_allow_list, register_key
-from studio.bus.keys import unregister_key as remove_key
 from studio.errors import InputError
+from studio.terms import ROLES
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -62,6 +61,9 @@ def run_new(args: argparse.Namespace) -> int:
 
     Raises KeyFileError (exit 2) when the name exists or the allow-list is unreadable.
     """
+    # Imported here, in each action: `studio keys --help` need not load ZeroMQ.
+    from studio.bus.keys import KeyPair, create_key_files, register_key
+
     folder, allow_list = _paths(args)
     if not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}", args.name):
         raise InputError(f"key name {args.name!r} must be letters, digits, '_', '.' or '-'")
@@ -76,14 +78,18 @@ def run_new(args: argparse.Namespace) -> int:
 
 def run_remove(args: argparse.Namespace) -> int:
     """Take `args.name` off the allow-list; return 0 (KeyFileError, exit 2, if absent)."""
+    from studio.bus.keys import unregister_key
+
     _, allow_list = _paths(args)
-    remove_key(allow_list, args.name)
+    unregister_key(allow_list, args.name)
     print(f"{args.name}: removed from {allow_list}")
     return 0
 
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the allow-list's keys, one line each; return 0."""
+    from studio.bus.keys import read_allow_list
+
     _, allow_list = _paths(args)
     entries = read_allow_list(allow_list).keys
     if args.json:

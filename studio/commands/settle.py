@@ -17,15 +17,12 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
-from pydantic import ValidationError
-
 from studio.cards import parse_cards
 from studio.errors import ConfigurationError, InputError, StudioError
 from studio.games import GAMES, GameRules, get_rules, judge, variants, with_limits
 from studio.games.judgement import seat
 from studio.games.money import money_text, parse_amount
 from studio.games.settlement import JackpotPool, Settlement, settle, settle_void
-from studio.messages import BetLimits
 
 REQUEST_FIELDS = (
     "game",
@@ -193,6 +190,11 @@ def table_limits(rules: GameRules, limits: object) -> GameRules:
         return rules
     if not isinstance(limits, dict):
         raise InputError("field 'limits' must be an object of bet name -> {minimum, maximum}")
+    # Imported here: `studio settle --help` need not build the message models.
+    from pydantic import ValidationError
+
+    from studio.messages import BetLimits
+
     overrides: dict[str, str | None] = {}
     names = [spec.name for spec in rules.bets]
     for bet, value in limits.items():

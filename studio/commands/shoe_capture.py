@@ -20,13 +20,12 @@ import signal
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from drivers.errors import DriverError
-from drivers.shoe.capture import CaptureHeader, CaptureWriter, play, read_capture
-from drivers.shoe.readings import CardRead
-from drivers.shoe.serial_shoe import SerialShoe
-from drivers.shoe.sim_line import PtyLine
 from studio.errors import StudioError
+
+if TYPE_CHECKING:
+    from drivers.shoe.sim_line import PtyLine
 
 
 def add_parsers(
@@ -57,7 +56,12 @@ def _stop_politely(signum: int, frame: object) -> None:
 
 def run_record(args: argparse.Namespace) -> int:
     """Capture until N cards or the timeout; return 0 (N cards, Ctrl-C) or 1 (timeout)."""
-    from studio.commands.shoe import reading_json, reading_text
+    # Imported here, as in `run_replay`: `studio shoe --help` need not load the serial driver.
+    from drivers.errors import DriverError
+    from drivers.shoe.capture import CaptureHeader, CaptureWriter
+    from drivers.shoe.readings import CardRead
+    from drivers.shoe.serial_shoe import SerialShoe
+    from studio.commands.shoe_jobs import reading_json, reading_text
 
     if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout >= 0):
         raise StudioError(f"--timeout must be a number of seconds, got {args.timeout}")
@@ -118,6 +122,10 @@ def run_replay(args: argparse.Namespace) -> int:
         raise StudioError(f"--speed must be a positive number, got {args.speed}")
     if not (math.isfinite(args.start_delay_ms) and args.start_delay_ms >= 0):
         raise StudioError(f"--start-delay-ms must be 0 or more, got {args.start_delay_ms}")
+    from drivers.errors import DriverError
+    from drivers.shoe.capture import play, read_capture
+    from drivers.shoe.sim_line import PtyLine
+
     signal.signal(signal.SIGTERM, _stop_politely)
     try:
         header, records = read_capture(args.capture)

@@ -21,20 +21,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, get_args
 
-from pydantic import ValidationError
-
-from studio.commands.progress import ProgressReport
-from studio.controller.table import SOURCES
 from studio.errors import ConfigurationError, InputError
 from studio.games import GAMES
 from studio.games.caribbean_stud import PROCEDURES
-from studio.messages import TableSettings
-from studio.simulation import FaultRates, simulate
+from studio.terms import CardSourceName
+
+if TYPE_CHECKING:
+    from studio.simulation import FaultRates
 
 
 def _faults(text: str) -> FaultRates:
+    # Imported here, as in `run`: `studio simulate --help` need not build the controller.
+    from studio.simulation import FaultRates
+
     try:
         return FaultRates.parse(text)
     except InputError as err:
@@ -57,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--faults",
         type=_faults,
-        default=FaultRates(),
+        default="",
         metavar="KIND=RATE,...",
         help="duplicate, unreadable, out-of-turn, mismatch, device (default: none)",
     )
@@ -67,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument(
         "--card-source",
-        choices=tuple(SOURCES),
+        choices=get_args(CardSourceName),
         default="shoe",
         help="where cards come from: the shoe (default) or the camera alone (camera-only)",
     )
@@ -85,6 +86,13 @@ def run(args: argparse.Namespace) -> int:
 
     Raises `ConfigurationError` for a bad game setting and `JournalError` for a damaged journal.
     """
+    # Imported here: `studio simulate --help` need not build the message models and controller.
+    from pydantic import ValidationError
+
+    from studio.commands.progress import ProgressReport
+    from studio.messages import TableSettings
+    from studio.simulation import simulate
+
     if args.rounds < 0:
         raise ConfigurationError(f"--rounds must not be negative, got {args.rounds}")
     try:

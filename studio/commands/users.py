@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from studio.bus.keys import PERSON_ROLES
 from studio.errors import ConfigurationError
 from studio.paths import data_dir
+from studio.terms import PERSON_ROLES
 
 
 def default_users_file() -> Path:

@@ -145,14 +145,13 @@ class StoredEvent(NamedTuple):
 
 
 class RecordedTable:
-    """A controller whose inputs are journalled before they apply and whose events are stored.
+    """A controller whose every input is journalled with the events it causes, in one write.
 
     `step(inp)` is how every table writes (`studio run`, `studio simulate`, and the `Restarted`
     input of `recover`): the input and its events in one durable write, so the table's own
-    writes never leave an input without its events. `submit(inp)` (and `record`, `apply`,
-    `store`) is the two-commit way earlier versions wrote: the input durably, then its events
-    in a second commit; a journal written so may end in an input whose events a crash kept
-    from being stored, and `recover` still restores exactly the same history from it.
+    writes never leave an input without its events. Earlier versions wrote in two commits (the
+    input durably, then its events); a journal written so may end in an input whose events a
+    crash kept from being stored, and `recover` still restores exactly the same history from it.
     """
 
     def __init__(self, journal: Journal, controller: Controller) -> None:
@@ -192,47 +191,6 @@ class RecordedTable:
             self.ahead = True
             raise
         return events
-
-    def submit(self, inp: Input) -> list[Envelope]:
-        """Journal `inp`, apply it, store and return its events.
-
-        Raises `JournalError` when the journal cannot be written; then the input was not applied
-        (if the input append failed) or its events will be rebuilt by the next recovery.
-        """
-        return [stored.envelope for stored in self.record(inp)]
-
-    def record(self, inp: Input) -> list[StoredEvent]:
-        """`submit`, returning each event with the canonical JSON text the journal stored.
-
-        A publisher sends that text as it is, so an event is serialised once for the journal,
-        its hash and the streams. Raises `JournalError` as `submit` does.
-        """
-        events = self.apply(inp)
-        self.store(events)
-        return events
-
-    def apply(self, inp: Input) -> list[StoredEvent]:
-        """Journal `inp` durably, apply it, and return its events with their canonical JSON.
-
-        The events are not stored yet: call `store` with them before the next `apply`. Between
-        the two they exist only in memory, and exactly as `recover` would rebuild them from the
-        durable input, so a shell may send them on before storing them (the runtime does: a
-        card's event reaches the streams without waiting for the event append). Raises
-        `JournalError` when the input cannot be written; then it was not applied.
-        """
-        self.journal.append_input(inp.model_dump(mode="json"))
-        return [StoredEvent(e, event_json(e)) for e in self.controller.handle(inp)]
-
-    def store(self, events: Sequence[StoredEvent]) -> None:
-        """Store the events `apply` returned, in one transaction, as the texts it made.
-
-        Raises `JournalError` when the write fails; the next `recover` stores them then.
-        """
-        # The texts are made already: the journal needs only each event's place in the chain.
-        self.journal.append_events(
-            [{"seq": e.envelope.seq, "game_number": e.envelope.game_number} for e in events],
-            bodies=[e.body for e in events],
-        )
 
 
 @dataclass(slots=True)

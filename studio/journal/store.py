@@ -4,7 +4,9 @@ One table `records` holds the hash chain (see `studio.journal.chain`): every inp
 event the controller returned for it, with its gapless sequence number. A `meta` table holds
 the file format, the table's settings (so a later process can rebuild the same controller) and
 the chain's head, updated in the same transaction as each append so that cutting records off
-the end is detected too.
+the end is detected too. The header carries the format marker (`studio.journal.marker`), checked
+before anything is written to a file; the tables, the format and the marker are created in one
+transaction.
 
 The database runs in WAL mode. An input commits with `synchronous=FULL`: the commit returns only
 after the WAL is on disk. Every table (`studio run`, `studio simulate`, a recovery's restart)
@@ -42,12 +44,13 @@ from studio.journal.chain import (
     genesis,
     record_hash,
 )
+from studio.journal.marker import inspect, mark
 
 log = logging.getLogger(__name__)
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS records (
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS records (
     id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL CHECK (kind IN ('input', 'event')),
     seq INTEGER NOT NULL,
@@ -57,10 +60,11 @@ CREATE TABLE IF NOT EXISTS records (
     body TEXT NOT NULL,
     prev TEXT NOT NULL,
     hash TEXT NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS records_kind_seq ON records (kind, seq);
-CREATE INDEX IF NOT EXISTS records_game ON records (game_number);
-"""
+)""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS records_kind_seq ON records (kind, seq)",
+    "CREATE INDEX IF NOT EXISTS records_game ON records (game_number)",
+)
+"""The journal's tables and indexes, one statement each (created in one transaction)."""
 _COLUMNS = "id, kind, seq, game_number, cause, batch, body, prev, hash"
 
 
@@ -70,21 +74,6 @@ def _lenient_text(data: bytes) -> str:
 
 def _row(row: tuple[Any, ...]) -> Record:
     return Record(*row)
-
-
-def _refuse_old_format(conn: sqlite3.Connection, path: Path) -> None:
-    """Raise `JournalError` for a journal written in an older format (before touching it)."""
-    if not conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
-    ).fetchone():
-        return
-    row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-    if row is not None and row[0] != FORMAT and str(row[0]).startswith("studio-journal/"):
-        raise JournalError(
-            f"{path}: journal format {row[0]!r} is no longer supported (this studio reads "
-            f"{FORMAT!r}, whose chain also covers every column and the settings); "
-            "start a new journal"
-        )
 
 
 def _use_wal(conn: sqlite3.Connection, path: Path, attempts: int = 50) -> None:
@@ -107,14 +96,17 @@ PRIVATE_MODE = 0o600
 gives the -wal and -shm files the database file's permissions."""
 
 
-def _private_file(path: Path) -> None:
+def _private_file(path: Path) -> bool:
     """Create `path` readable by its owner alone, or refuse one that others can read.
 
     The -wal and -shm files are checked too: a local user must not read a live round's hole
-    cards from the journal or its WAL. Raises `JournalError`.
+    cards from the journal or its WAL. Returns whether the file was created now. Raises
+    `JournalError`.
     """
+    created = False
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_MODE))
+        created = True
     except FileExistsError:
         pass
     except OSError as err:
@@ -129,6 +121,25 @@ def _private_file(path: Path) -> None:
                 f"{part}: other users can read this journal (mode {stat.S_IMODE(mode):o}); "
                 f"it holds face-down cards: `chmod 600 {part}` before starting"
             )
+    return created
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    """Make the file a journal: its tables, format, empty head and marker, in one transaction.
+
+    A crash keeps all of it or none: a file is never a journal with only some of its tables.
+    A journal written before the marker existed gets only what it lacks (every statement is
+    `IF NOT EXISTS` or `OR IGNORE`), and the marker.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    for statement in _SCHEMA:
+        conn.execute(statement)
+    conn.executemany(
+        "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+        [("format", FORMAT), ("head", f"0:{GENESIS}")],
+    )
+    mark(conn)
+    conn.execute("COMMIT")
 
 
 class Journal(Closing):
@@ -141,8 +152,9 @@ class Journal(Closing):
     writes a journal at a time; a second writer is detected at its first append. Use it as a
     context manager; `close()` is idempotent.
 
-    Raises `JournalError` when the file is missing (read-only), is not a journal, or cannot be
-    opened.
+    Raises `JournalError` when the file is missing (read-only), is not a journal (its format
+    marker, `studio.journal.marker`, says what it is: another SQLite file, a journal of another
+    format, an empty file), or cannot be opened. Nothing is written to a file that is refused.
     """
 
     def __init__(
@@ -154,6 +166,7 @@ class Journal(Closing):
         self._conn: sqlite3.Connection | None = None
         if readonly and not self.path.is_file():
             raise JournalError(f"{self.path}: no such journal file")
+        created = False
         try:
             if readonly:
                 conn = sqlite3.connect(
@@ -163,19 +176,23 @@ class Journal(Closing):
                 # that the record fails its hash check by name, rather than the read failing.
                 conn.text_factory = _lenient_text
             else:
-                _private_file(self.path)
+                created = _private_file(self.path)
                 conn = sqlite3.connect(self.path, isolation_level=None)
             self._conn = conn
+            # What the file is, before anything is written to it.
+            state = inspect(conn, self.path)
+            if state == "empty" and not created:
+                # Made by someone else, or a journal whose creation never committed: a table
+                # must not start a fresh record where one was expected without a person saying so.
+                raise JournalError(
+                    f"{self.path}: not a journal (an empty file: nothing was ever committed to "
+                    "it); remove it to start a new journal"
+                )
             if not readonly:
-                _refuse_old_format(conn, self.path)
                 _use_wal(conn, self.path)
                 conn.execute("PRAGMA synchronous=FULL")
-                conn.executescript(_SCHEMA)
-                conn.executemany(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
-                    [("format", FORMAT), ("head", f"0:{GENESIS}")],
-                )
-            _refuse_old_format(conn, self.path)
+                if state != "marked":
+                    _create(conn)
             fmt = self.meta("format")
             if fmt != FORMAT:
                 raise JournalError(f"{self.path}: not a studio journal (format {fmt!r})")

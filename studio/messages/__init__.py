@@ -53,13 +53,10 @@ from studio.messages.inputs import (
     CardDrawn,
     CardSeen,
     Command,
-    CommandName,
-    Device,
     DeviceStatus,
     Input,
     IntegrityChecked,
     Restarted,
-    Role,
     Tick,
     parse_input,
 )
@@ -67,6 +64,7 @@ from studio.messages.names import POSITIONS, CardCode, Position
 from studio.messages.schema import json_schema
 from studio.messages.settings import BetLimits, TableSettings
 from studio.messages.stream import EVENT_ENVELOPES, Heartbeat, check_event
+from studio.terms import CommandName, Device, Role
 
 __all__ = [
     "EVENT_BODIES",

@@ -18,7 +18,6 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from studio.messages.envelope import Audience
-from studio.messages.inputs import CommandName, Device, Role
 from studio.messages.judgement import JudgementJson
 from studio.messages.names import (
     BetName,
@@ -30,6 +29,7 @@ from studio.messages.names import (
     WindowName,
 )
 from studio.messages.settings import BetLimits
+from studio.terms import CommandName, Device, Role
 
 Count = Annotated[int, Field(ge=1)]
 """A number counted from 1: a card's place in its round, an incident's number."""

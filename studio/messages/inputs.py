@@ -24,28 +24,7 @@ from pydantic import (
 from studio.cards import Card
 from studio.errors import CardError, InputError
 from studio.messages.envelope import SCHEMA_VERSION, utc
-
-Role = Literal["dealer", "shift_manager", "settlement", "observer"]
-"""The roles a command can carry; the bus authenticates them, the controller checks them."""
-
-CommandName = Literal[
-    "start_round",
-    "call_manager",
-    "resume",
-    "correct_card",
-    "discard_last_card",
-    "rescan",
-    "cancel_rescan",
-    "acknowledge_device",
-    "acknowledge_alarm",
-    "void",
-    "new_deck",
-    "check_integrity",
-]
-"""Every command the controller knows."""
-
-Device = Literal["shoe", "camera"]
-"""The devices a table has: the card shoe (always) and the camera (when the table has one)."""
+from studio.terms import CommandName, Device, Role
 
 
 def _card_code(value: str | None) -> str | None:

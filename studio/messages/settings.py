@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -13,6 +13,7 @@ from studio.games import get_rules, with_limits
 from studio.games.model import DealCard, Face, GameRules, Reveal
 from studio.messages.envelope import SCHEMA_VERSION
 from studio.messages.names import BetName
+from studio.terms import CardSourceName
 
 Amount = Annotated[Decimal, Field(gt=0, decimal_places=2)]
 """An amount of money above zero in whole cents (JSON: a decimal string such as "2.50")."""
@@ -82,7 +83,7 @@ class TableSettings(BaseModel):
     deal_timeout_seconds: float = Field(default=30.0, gt=0)
     camera: bool = False
     camera_confirm_seconds: float = Field(default=2.0, gt=0)
-    card_source: Literal["shoe", "camera"] = "shoe"
+    card_source: CardSourceName = "shoe"
     device_silence_seconds: float | None = Field(default=None, gt=0)
     auto_start: bool = False
     round_gap_seconds: float = Field(default=5.0, ge=0)

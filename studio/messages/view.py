@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from studio.messages.inputs import CommandName, Device
+from studio.terms import CommandName, Device
 
 TimerKind = Literal["yellow", "close", "deal", "window", "autostart", "confirm", "silent"]
 

@@ -6,11 +6,11 @@ appends through another; WAL mode lets the reader see every committed event with
 the writer. Events are read by sequence number through the journal's `(kind, seq)` index.
 
 The runtime stores an input's events with the input, before it sends them
-(`RecordedTable.step`). A shell that sends events before it stores them (`RecordedTable.apply`,
-then `store`) leaves a moment in which the streams carry an event the journal does not hold yet;
-a subscriber that saw it and asks for what it missed must not be told the journal ends short of
-it, so a request waits (up to `STORE_WAIT` seconds) until every event published when it came in
-is stored.
+(`RecordedTable.step`). A shell that sent events before storing them (earlier versions did: the
+input in one commit, its events in a second) left a moment in which the streams carried an event
+the journal did not hold yet; a subscriber that saw it and asks for what it missed must not be
+told the journal ends short of it, so a request waits (up to `STORE_WAIT` seconds) until every
+event published when it came in is stored.
 """
 
 from __future__ import annotations

@@ -1,15 +1,19 @@
 """The table configuration of a rig: a `studio run` in one directory, for tests, benches and docs.
 
+Not part of the product (nothing under `studio/` imports it): it lives with the tests, and
+`bench/console_latency.py` and `docs/console/screenshots.py` put `tests/` on their path for it.
+
 A rig keeps everything a table touches under one `root` directory, so two rigs (or a rig and a
 table someone else runs on the same machine) never meet: its bus listens on ipc endpoints in
 `root` (`pub`, `res`, `rep`, `cmd`), its keys live in `root/keys`, and its metrics take any free
-port. Its shoe is either a barcode shoe read at `root/shoe` (a pseudo-terminal the rig's owner
-writes card codes into, `drivers.shoe.sim_line.PtyLine`) or the simulated shoe the simulated
-dealer draws from.
+port. Its shoe is a barcode shoe read at `root/shoe` (a pseudo-terminal the rig's owner
+writes card codes into, `drivers.shoe.sim_line.PtyLine`), the simulated shoe the simulated
+dealer draws from, or any shoe section given whole.
 
-The console's browser tests, `bench/console_latency.py` and `docs/console/screenshots.py` all
-write their tables with `RigConfig`, so the way a rig is wired is written once here; each states
-only what it does differently (its pace, its camera).
+The end-to-end tests (`test_e2e_support.TableRig`), the console's browser tests,
+`bench/console_latency.py` and `docs/console/screenshots.py` all write their tables with
+`RigConfig`, so the way a rig is wired is written once here; each states only what it does
+differently (its pace, its camera, its shoe).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from studio.config import (
     BusConfig,
     CameraConfig,
     DealerConfig,
+    IntegrityConfig,
     MetricsConfig,
     RuntimeConfig,
     ShoeConfig,
@@ -36,9 +41,9 @@ class RigConfig(BaseModel):
 
     The timings default to a quick pace (a round in about a second) that still leaves a browser
     time to see each phase. `shoe` "pty" is a barcode shoe on the line at `root/shoe`;
-    "simulated" is the simulated shoe. `keys_dir` None is `root/keys`; a second table on the
-    same machine names the first one's, so one console's keys reach both. Unknown fields are
-    refused.
+    "simulated" is the simulated shoe; a `ShoeConfig` is used as it is. `keys_dir` None is
+    `root/keys`; a second table on the same machine names the first one's, so one console's
+    keys reach both. Unknown fields are refused.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -52,9 +57,11 @@ class RigConfig(BaseModel):
     round_gap_seconds: float = Field(default=0.2, ge=0)
     camera_confirm_seconds: float = Field(default=2.0, gt=0)
     auto_start: bool = True
-    shoe: Literal["pty", "simulated"] = "pty"
+    card_source: Literal["shoe", "camera"] = "shoe"
+    shoe: Literal["pty", "simulated"] | ShoeConfig = "pty"
     camera: CameraConfig = CameraConfig(backend="none")
     dealer: DealerConfig = DealerConfig()
+    integrity: IntegrityConfig = IntegrityConfig()
     keys_dir: Path | None = None
 
     @property
@@ -65,11 +72,12 @@ class RigConfig(BaseModel):
     def runtime(self) -> RuntimeConfig:
         """The whole table configuration. Raises `pydantic.ValidationError` for a bad setting."""
         root = self.root
-        shoe = (
-            ShoeConfig(backend="serial", protocol="barcode", url=str(self.shoe_line))
-            if self.shoe == "pty"
-            else ShoeConfig()
-        )
+        if isinstance(self.shoe, ShoeConfig):
+            shoe = self.shoe
+        elif self.shoe == "pty":
+            shoe = ShoeConfig(backend="serial", protocol="barcode", url=str(self.shoe_line))
+        else:
+            shoe = ShoeConfig()
         return RuntimeConfig(
             table=TableSettings(
                 table=self.table,
@@ -81,6 +89,7 @@ class RigConfig(BaseModel):
                 camera=self.camera.backend != "none",
                 camera_confirm_seconds=self.camera_confirm_seconds,
                 auto_start=self.auto_start,
+                card_source=self.card_source,
             ),
             shoe=shoe,
             camera=self.camera,
@@ -94,6 +103,7 @@ class RigConfig(BaseModel):
                 heartbeat_seconds=0.2,
             ),
             dealer=self.dealer,
+            integrity=self.integrity,
             metrics=MetricsConfig(port=0),
         )
 
