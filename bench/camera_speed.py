@@ -13,13 +13,23 @@ Then where a frame's time goes: the same frames are recognised again under cProf
 clock), and each stage's share of that run is printed as ms of the unprofiled mean: the finder
 (`detect_cards`), row proposals, snapping unread outlines onto edges, edge maps of open regions,
 the learned index-corner detector, then the reading of index corners split into cutting the
-windows, making the network's inputs (`window_tensor`, and the moved cuts of
+windows, making the network's inputs (`window_tensors`, and the moved cuts of
 `ReaderTuning.moved`), the network itself (onnxruntime) and deciding each card; "other" is the
 rest (thresholds, paper shares, merging). Also per frame: corners cut, network inputs made and
 network calls.
 
+With `--still N`, also a video-like sequence beside the independent frames: each of `--scenes`
+scenes is shown still for N frames, then with one face-up card replaced by another card at the
+same place for N frames, then with that card taken away for N frames; every frame is rendered
+afresh (its own sensor noise and JPEG, the felt's texture kept, as a real table's). The same
+frames are read twice, by the recognizer alone and through `StillRecognizer` (a frame whose
+block means moved less than `STILL_TOLERANCE` from the frame last read reuses that read), and
+both are scored against the drawn cards: CPU ms per frame, recall, wrong reads, phantoms, and
+how many frames right after a change were answered from an old read (must be 0).
+
     python bench/camera_speed.py [--split tuning|test] [--envelope studio|harsh|both]
                                  [--designs N] [--frames N] [--seed N] [--json]
+                                 [--still N [--scenes N]]
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ import cProfile
 import json
 import pstats
 import time
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -36,11 +47,14 @@ from camera import calibrate_design
 
 from drivers.camera.detect import detect_cards
 from drivers.camera.recognizer import CardRecognizer
+from drivers.camera.still import StillRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import random_scene
-from drivers.camera.synthetic.scene import render_scene
+from drivers.camera.synthetic.scene import RenderedFrame, Scene, render_scene
+from drivers.camera.synthetic.scoring import Score
 from drivers.camera.synthetic.splits import SPLITS
+from studio.cards import DECK
 
 TARGET_FPS = 30.0
 """1080p frames with up to 9 cards, recognised on one core."""
@@ -56,7 +70,7 @@ STAGES: dict[str, tuple[tuple[str, str, str | None], ...]] = {
         ("recognizer.py", "_window_visible", None),
     ),
     "network inputs": (
-        ("index_model.py", "window_tensor", None),
+        ("classify.py", "window_tensors", None),
         ("~", "<warpAffine>", "_moved"),
     ),
     "network": (("index_model.py", "probabilities", None),),
@@ -92,7 +106,8 @@ def _stage_ms(stats: pstats.Stats, mean_ms: float) -> tuple[dict[str, float], di
 
     counts = {
         "corners": calls("recognizer.py", "_corner"),
-        "inputs": calls("index_model.py", "window_tensor"),
+        # Every window cut is made into an input: the corners' own and their moved cuts.
+        "inputs": calls("recognizer.py", "_corner") + calls("~", "<warpAffine>"),
         "network_calls": calls("index_model.py", "probabilities"),
     }
     return ms, counts
@@ -145,6 +160,77 @@ def run(split: str, env: str, designs: int, frames: int, seed: int) -> dict[str,
     }
 
 
+def still_sequence(scene: Scene, window: int, rng: np.random.Generator) -> list[RenderedFrame]:
+    """`scene` still for `window` frames, then one face-up card replaced, then taken away.
+
+    Each frame has its own sensor noise (seed); the felt's texture is the scene's throughout.
+    """
+    scene = replace(scene, felt_seed=scene.seed)
+    up = [k for k, c in enumerate(scene.cards) if c.face_up]
+    phases = [scene]
+    if up:
+        k = up[int(rng.integers(len(up)))]
+        others = [c for c in DECK if c.code not in {p.card.code for p in scene.cards}]
+        cards = list(scene.cards)
+        cards[k] = replace(cards[k], card=others[int(rng.integers(len(others)))])
+        phases.append(replace(scene, cards=tuple(cards)))
+        phases.append(replace(scene, cards=tuple(cards[:k] + cards[k + 1 :])))
+    return [
+        render_scene(replace(p, seed=scene.seed + 1000 * n + i))
+        for n, p in enumerate(phases)
+        for i in range(window)
+    ]
+
+
+def run_still(
+    split: str, env: str, designs: int, scenes: int, window: int, seed: int
+) -> dict[str, object]:
+    """Read video-like sequences (`still_sequence`) frame by frame, with and without reuse."""
+    sequences: list[tuple[CardRecognizer, list[RenderedFrame]]] = []
+    for design_seed in SPLITS[split][:designs]:
+        design = deckgen.design(design_seed)
+        recognizer, _ = calibrate_design(design)
+        if recognizer is None:
+            continue
+        rng = np.random.default_rng([seed, design_seed, window])
+        for _ in range(max(1, scenes // designs)):
+            scene = random_scene(rng, ENVELOPES[env], design)
+            sequences.append((recognizer, still_sequence(scene, window, rng)))
+    out: dict[str, object] = {"scenes": len(sequences), "window": window}
+    for label in ("independent", "reuse"):
+        score = Score()
+        cpu: list[float] = []
+        stale = reused = 0
+        for recognizer, frames in sequences:
+            still = StillRecognizer(recognizer)
+            for i, frame in enumerate(frames):
+                start = time.process_time()
+                if label == "reuse":
+                    before = still.reuses
+                    readings = still.recognize(frame.image)
+                    again = still.reuses > before
+                    reused += again
+                    # The first frame of a phase shows a change: it must be read afresh.
+                    stale += again and i % window == 0
+                else:
+                    readings = recognizer.recognize(frame.image)
+                cpu.append(time.process_time() - start)
+                score.add(frame, readings)
+        ms = np.array(cpu) * 1000
+        out[label] = {
+            "frames": len(cpu),
+            "mean_ms": round(float(ms.mean()), 1),
+            "fps_cpu": round(1000 / float(ms.mean()), 1),
+            "reused_frames": reused,
+            "stale_after_change": stale,
+            "recall": round(score.recall, 4),
+            "readable": score.readable,
+            "wrong": score.wrong,
+            "phantoms": score.phantom,
+        }
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--split", choices=("tuning", "test"), default="tuning")
@@ -153,6 +239,10 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=40, help="frames per envelope")
     parser.add_argument("--seed", type=int, default=20261205, help="scene seed")
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
+    parser.add_argument(
+        "--still", type=int, default=0, help="also a video-like run: N frames per still phase"
+    )
+    parser.add_argument("--scenes", type=int, default=6, help="scenes of the video-like run")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     envelopes = ("studio", "harsh") if args.envelope == "both" else (args.envelope,)
@@ -172,6 +262,19 @@ def main() -> None:
             f"  per frame: {n['corners']} corners cut, {n['inputs']} network inputs, "
             f"{n['network_calls']} network calls"
         )
+        if args.still:
+            v = run_still(args.split, env, args.designs, args.scenes, args.still, args.seed)
+            out[f"{args.split}/{env}/still"] = v
+            for label in ("independent", "reuse"):
+                f = v[label]
+                assert isinstance(f, dict)
+                print(
+                    f"  video-like, {v['scenes']} scenes x 3 phases x {v['window']} frames, "
+                    f"{label}: {f['mean_ms']} ms CPU/frame = {f['fps_cpu']} fps; recall "
+                    f"{f['recall']:.2%} of {f['readable']}, wrong {f['wrong']}, phantoms "
+                    f"{f['phantoms']}; reused {f['reused_frames']} frames, "
+                    f"{f['stale_after_change']} stale after a change"
+                )
     if args.json:
         print(json.dumps(out))
 

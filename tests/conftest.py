@@ -15,12 +15,14 @@ the full models shipped in the package, and the bench trains with the full setti
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
 from postgres_support import Cluster, remove_cluster, start_cluster
+from shoe_readers import Reader, reader_maker, running_loop
 
 os.environ.setdefault("STUDIO_QUICK_TRAINING", "1")
 settings.register_profile("studio", deadline=None)
@@ -54,3 +56,16 @@ def cluster() -> Iterator[Cluster]:
     running = start_cluster()
     yield running
     remove_cluster(running)
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """An asyncio loop running in a thread of its own (a table's loop), closed after the test."""
+    with running_loop() as running:
+        yield running
+
+
+@pytest.fixture(params=["thread", "watched"])
+def make_reader(request: pytest.FixtureRequest, loop: asyncio.AbstractEventLoop) -> Reader:
+    """Each shoe reader in turn: `SerialShoe`, and `WatchedSerialShoe` on the test's loop."""
+    return reader_maker(request.param, loop)

@@ -197,6 +197,31 @@ def test_settle_help_lists_every_bet_and_decision(capsys: pytest.CaptureFixture[
             assert "|".join(window.options) in text
 
 
+@pytest.mark.parametrize("command", ["settle", "simulate", "run"])
+def test_the_game_names_in_a_help_come_without_the_game_rules(command: str) -> None:
+    loaded = _modules_after(command, "--help")
+    assert "studio.terms" in loaded  # the games, bets and procedures it lists are GAME_TERMS
+    assert not {m for m in loaded if m == "studio.games" or m.startswith("studio.games.")}
+
+
+def test_the_game_names_are_the_rules_and_a_drift_stops_the_import() -> None:
+    from studio.games import game_terms
+    from studio.terms import GAME_TERMS
+
+    assert game_terms() == GAME_TERMS
+    # A bet renamed in the terms (or in the rules) and not in the other: nothing runs.
+    code = (
+        "import studio.terms as t\n"
+        "stud = t.GAME_TERMS['caribbean-stud']\n"
+        "bets = (t.BetTerm('antes', 'required'), *stud.bets[1:])\n"
+        "t.GAME_TERMS['caribbean-stud'] = stud._replace(bets=bets)\n"
+        "import studio.games\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "GAME_TERMS differs from the games' rules" in done.stderr
+
+
 def test_a_subcommand_option_that_prefixes_the_log_options_stays_its_own() -> None:
     from studio.cli import build_parser
 

@@ -170,7 +170,11 @@ def test_sigterm_drains_everything_to_the_streams_and_watch_follows(rig: TableRi
     assert len(lines) == 15 and {line["audience"] for line in lines} == {"public"}
     assert {"type", "game_number", "audience", "body", "seq"} <= set(lines[0])
     with rig.subscriber("shift-manager", restricted=True) as sub:
-        collect(sub, _is("card_dealt"))
+        # The start-up catch-up may hand over a card_dealt before the stream's subscription is
+        # live; only a message heard on the stream proves it is, and SIGTERM must come after.
+        started = sub.last_heard
+        is_card = _is("card_dealt")
+        collect(sub, lambda event: is_card(event) and sub.last_heard > started)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0
         time.sleep(0.2)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import queue
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,7 +13,8 @@ import pytest
 from test_controller_kit import CONFIGS
 
 from drivers.shoe.framed import Frame, FrameType, encode_frame
-from drivers.shoe.readings import CardRead, Delivery, Receipt
+from drivers.shoe.readers import WakingQueue
+from drivers.shoe.readings import CardRead, Receipt
 from studio.bus.keys import read_allow_list
 from studio.cards import Card
 from studio.commands.words import describe
@@ -26,7 +26,7 @@ from studio.messages import CardDrawn, Tick
 from studio.messages.view import TableView
 from studio.runtime import JournalSource, RunFile, ensure_keys, find_table
 from studio.runtime.announce import write_run_file
-from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
+from studio.runtime.devices import ShoeDevice, resume_point
 
 TAG_PAYLOAD = bytes.fromhex("07E0040000000110") + bytes((51,))
 
@@ -51,15 +51,12 @@ def test_the_replay_source_reads_events_by_sequence_number(tmp_path: Path) -> No
         journal.append_events([_event(s) for s in range(1, 6)])
         journal.append_input({"kind": "tick", "ts": "2026-01-01T00:00:01Z"})
         journal.append_events([_event(s) for s in range(6, 9)])
+        journal_bodies = [record.body for record in journal.events_from(1)]
     view = TableController(TableSettings(**CONFIGS[0])).view()
     with JournalSource(path, lambda: view) as source:
-        assert [int(b.split('"seq":')[1].split(",")[0]) for b in source.events_from(4)] == [
-            4,
-            5,
-            6,
-            7,
-            8,
-        ]
+        # The stored bytes, which the replay service sends unchanged.
+        assert [json.loads(b)["seq"] for b in source.events_from(4)] == [4, 5, 6, 7, 8]
+        assert next(iter(source.events_from(8))) == journal_bodies[-1].encode()
         assert list(source.events_from(9)) == []
         assert source.snapshot()["phase"] == "idle"
         assert TableView.model_validate(source.snapshot()) == view
@@ -123,10 +120,10 @@ def test_the_watch_log_shows_phase_cards_incidents_and_results() -> None:
 def test_a_delivery_wakes_the_loop_from_another_thread() -> None:
     async def main() -> int:
         woken = asyncio.Event()
-        queue = LoopQueue(asyncio.get_running_loop(), woken.set)
-        await asyncio.to_thread(queue.put, object())  # type: ignore[arg-type]
+        deliveries = WakingQueue(asyncio.get_running_loop(), woken.set)
+        await asyncio.to_thread(deliveries.put, object())  # type: ignore[arg-type]
         await asyncio.wait_for(woken.wait(), 2)
-        return queue.qsize()
+        return deliveries.qsize()
 
     assert asyncio.run(main()) == 1
 
@@ -135,8 +132,8 @@ def test_the_table_shoe_waits_for_the_journal_before_the_shoe_forgets_a_card(
     tmp_path: Path,
 ) -> None:
     config = build_config({"shoe": {"pty": str(tmp_path / "shoe")}, "camera": {"backend": "none"}})
-    deliveries: queue.Queue[Delivery] = queue.Queue()
-    with ShoeDevice(config, deliveries) as shoe:
+    with ShoeDevice(config) as shoe:
+        deliveries = shoe.reader.deliveries
         assert shoe.simulator is not None and shoe.simulator.session is not None
         shoe.deal(Card.parse("QS"))
         while True:

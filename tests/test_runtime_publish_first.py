@@ -1,11 +1,11 @@
-"""Events sent as soon as their input is durable, before they are stored, and the publisher's order.
+"""The publisher's order, journals of the two-commit writer, and the replay service's consistency.
 
 Earlier versions journalled each input durably, applied it, sent its events (the public stream
 first) and only then stored them (`journal_support.TwoCommitTable`; `studio run` now writes an
-input and its events in one transaction before sending, `tests/test_journal_step.py`). Nothing
-may be lost by that order, and a journal it wrote must still recover: each stream keeps its own
-sequence, an event sent but not yet stored is what recovery rebuilds, and the replay service
-waits for events it has not seen stored rather than end short of them.
+input and its events in one transaction before sending, `tests/test_journal_step.py`). A journal
+that order wrote must still recover: an event sent but not yet stored is what recovery rebuilds.
+Each stream keeps its own sequence. And since events are now stored before they are sent, the
+replay service answers from the journal at once: every event a subscriber sees is already there.
 """
 
 from __future__ import annotations
@@ -21,16 +21,17 @@ from journal_support import TwoCommitTable
 from test_bus_support import Keys, keys_fixture, mixed_events, no_leaks  # noqa: F401
 from test_controller_kit import T0
 
-from studio.bus import EventPublisher
+from studio.bus import EventPublisher, ReplayClient, ReplayService
 from studio.bus.security import secure_client
 from studio.bus.wire import encode_event, parse_frames
 from studio.controller import TableController, TableSettings
 from studio.errors import InputError
 from studio.journal import Journal, RecordedTable, recover
-from studio.journal.recorder import bind_settings, event_json
-from studio.messages import Command, Envelope, Tick
-from studio.runtime import source as source_module
+from studio.journal.recorder import StoredEvent, bind_settings, event_json
+from studio.messages import Command, Envelope, Input, Tick
 from studio.runtime.source import JournalSource
+from studio.simulation import FaultRates, SimulatedClock, SimulatedTable
+from studio.simulation.table import card_faces
 
 
 async def _frames(sock: zmq.Socket[bytes], count: int, timeout: float = 5.0) -> list[list[bytes]]:
@@ -134,34 +135,106 @@ def test_a_step_journals_what_the_two_commits_of_earlier_versions_did(tmp_path: 
     assert texts[0] == texts[1] and len(texts[0]) > len(inputs)
 
 
-def test_replay_source_waits_for_published_events_to_be_stored(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+class PublishingTable(RecordedTable):
+    """`studio run`'s order: apply, store the input with its events (`step`), then send them."""
+
+    def __init__(
+        self, journal: Journal, controller: TableController, publisher: EventPublisher
+    ) -> None:
+        super().__init__(journal, controller)
+        self.view = controller.view
+        self.publisher = publisher
+
+    def step(self, inp: Input) -> list[StoredEvent]:
+        stored = super().step(inp)
+        self.publisher.publish_all([encode_event(event, body) for event, body in stored])
+        return stored
+
+
+def test_every_event_a_subscriber_sees_is_served_at_once_by_the_replay_service(
+    keys: Keys, tmp_path: Path
 ) -> None:
-    path = tmp_path / "j.journal"
-    events = mixed_events("T1", 4)
+    """The replay service answers from the journal without waiting, and never ends short.
+
+    A writer thread plays rounds (faults included) as fast as it can, storing and then sending
+    every input's events; the moment a restricted subscriber gets an event, it asks the replay
+    service (its own read-only connection, in its own thread) for the events from that one on:
+    the answer must start with that very event, byte for byte, while the writer goes on.
+    """
+    settings = TableSettings(table="T1", game="caribbean-stud")
+    path = tmp_path / "t.journal"
     with Journal(path) as journal:
-        journal.append_input({"kind": "tick", "ts": "2026-01-01T00:00:00Z"})
-        journal.append_events(events[:2])
+        bind_settings(journal, settings)
+    reader = keys.clients["settlement"]
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    failures: list[BaseException] = []
+    stored: list[int] = []  # the writer's last event, once it is done
+    with (
+        EventPublisher(
+            "T1",
+            public_endpoint=None,
+            restricted_endpoint="tcp://127.0.0.1:0",
+            security=keys.security,
+            heartbeat_interval=0.2,
+        ) as publisher,
+        ReplayService(
+            "tcp://127.0.0.1:0",
+            open_source=lambda: JournalSource(path, TableController(settings).view),
+            security=keys.security,
+        ) as replay,
+        ReplayClient(
+            replay.endpoint, client_keys=reader, server_key=keys.server.public, timeout=5.0
+        ) as client,
+    ):
 
-    def store_later() -> None:
-        # The runtime's writer: the streams carry 3 and 4 already, the journal a moment later.
-        with Journal(path) as writer:
-            time.sleep(0.2)
-            writer.append_input({"kind": "tick", "ts": "2026-01-01T00:00:01Z"})
-            writer.append_events(events[2:])
+        def play() -> None:
+            try:
+                with Journal(path) as journal:
+                    table = PublishingTable(journal, TableController(settings), publisher)
+                    SimulatedTable(
+                        table,
+                        table.view,
+                        clock=SimulatedClock(T0),
+                        seed="consistent",
+                        faults=FaultRates(duplicate=0.05, unreadable=0.05, device=0.02),
+                        camera=False,
+                        faces=card_faces(settings.rules().deals),
+                    ).run(4)
+                    stored.append(journal.last_event_seq)
+            except BaseException as err:  # reported by the test's thread
+                failures.append(err)
 
-    with JournalSource(path, dict, lambda: 4) as source:
-        writer = threading.Thread(target=store_later)
-        writer.start()
+        stream = ctx.socket(zmq.SUB)
         try:
-            seqs = [int(b.split('"seq":')[1].split(",")[0]) for b in source.events_from(2)]
+            stream.setsockopt(zmq.LINGER, 0)
+            secure_client(stream, reader, keys.server.public)
+            stream.setsockopt(zmq.SUBSCRIBE, b"T1.")
+            stream.connect(publisher.endpoints["restricted"])  # type: ignore[index]
+            # The welcome heartbeat says the subscription reached the publisher.
+            assert stream.poll(5000), "no welcome heartbeat"
+            stream.recv_multipart()
+            writer = threading.Thread(target=play)
+            writer.start()
+            seen: list[int] = []
+            try:
+                # Until the last stored event has come (heartbeats keep the stream busy).
+                deadline = time.monotonic() + 120.0
+                while not failures and (not stored or (seen[-1:] or [0])[0] < stored[0]):
+                    if time.monotonic() > deadline or not stream.poll(50):
+                        assert time.monotonic() <= deadline, f"stream stopped after {seen[-1:]}"
+                        continue
+                    event = parse_frames(stream.recv_multipart()).event
+                    if event is None:
+                        continue
+                    served = next(iter(client.fetch(event.seq, audience="restricted")), None)
+                    assert served is not None, f"event {event.seq} seen, not in the journal"
+                    assert (served.seq, served.payload) == (event.seq, event.payload)
+                    seen.append(event.seq)
+            finally:
+                writer.join()
         finally:
-            writer.join()
-        assert seqs == [2, 3, 4]
-        # Asked beyond what was published: no waiting, nothing more.
-        assert list(source.events_from(5)) == []
-    # Published events that never get stored (the table's journal failed): the request answers
-    # with what is stored once the wait runs out, rather than hang.
-    monkeypatch.setattr(source_module, "STORE_WAIT", 0.05)
-    with JournalSource(path, dict, lambda: 9) as source:
-        assert len(list(source.events_from(1))) == 4
+            stream.close()
+            ctx.term()
+        assert not failures, failures
+        # Every event went out and was checked, in order, while the writer was still writing.
+        assert seen == list(range(1, stored[0] + 1)) and stored[0] > 40

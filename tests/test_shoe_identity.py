@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from serial.tools.list_ports_common import ListPortInfo
+from shoe_readers import Reader
 from test_e2e_support import TableRig, table_rig
 
 from drivers.errors import FrameError
@@ -16,7 +17,6 @@ from drivers.shoe.framed import Frame, FrameCodec, FrameType, encode_frame, rese
 from drivers.shoe.host import FramedHost
 from drivers.shoe.identity import PortIdentity, UsbPin, pin_problem, ports, usb_verifier
 from drivers.shoe.readings import CardRead, FaultReason, ShoeFault, ShoeReset
-from drivers.shoe.serial_shoe import SerialShoe
 from drivers.shoe.simulator import SimulatedShoe
 
 PIN = UsbPin(vendor=0x0403, product=0x6001, serial="SHOE-7")
@@ -53,12 +53,12 @@ def test_only_the_pinned_identity_passes_by_path_or_link(tmp_path: Path) -> None
     assert "FT232R" in right[0].describe() and "0403:6001" in right[0].describe()
 
 
-def test_a_wrong_device_on_the_line_is_never_read(tmp_path: Path) -> None:
+def test_a_wrong_device_on_the_line_is_never_read(tmp_path: Path, make_reader: Reader) -> None:
     path = tmp_path / "shoe"
     with SimulatedShoe(f"pty:{path}", "framed", cards=5, interval=0.01).start():
         # The pty stands for a USB port whose serial number is not the pinned one.
         wrong = usb_verifier(PIN, lambda: [_port(str(path), 0x0403, 0x6001, "SHOE-8")])
-        with SerialShoe(str(path), "framed", verify=wrong) as shoe:
+        with make_reader(str(path), "framed", verify=wrong) as shoe:
             seen = []
             deadline = time.monotonic() + 1.5
             while time.monotonic() < deadline:
@@ -73,7 +73,7 @@ def test_a_wrong_device_on_the_line_is_never_read(tmp_path: Path) -> None:
             ]  # reported once, and not one card read
             assert shoe.health().frames == 0
         right = usb_verifier(PIN, lambda: [_port(str(path), 0x0403, 0x6001, "SHOE-7")])
-        with SerialShoe(str(path), "framed", verify=right) as shoe:
+        with make_reader(str(path), "framed", verify=right) as shoe:
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline:
                 delivery = shoe.read(timeout=0.05)

@@ -1,8 +1,12 @@
-"""SerialShoe and SimulatedShoe in one process: URLs, faults on the queue, reconnection, health,
-tracing, the input adapter. The same devices run in tests/hil against real ptys and ser2net."""
+"""The shoe's readers and SimulatedShoe in one process: URLs, faults on the queue, reconnection,
+health, tracing, the input adapter. Every test on a line the loop can watch runs with both
+readers: `SerialShoe` (a thread of its own) and `WatchedSerialShoe` (an asyncio loop, here
+running in a thread of the test, watches the line). The same devices run in tests/hil against
+real ptys and ser2net."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 import os
@@ -13,11 +17,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from shoe_readers import Reader
 
 from drivers.errors import DriverConfigurationError, DriverError, FrameError, LineError
 from drivers.shoe.adapter import to_input
 from drivers.shoe.deck import BarcodeTable
 from drivers.shoe.host import ProtocolOptions, receipt_of
+from drivers.shoe.line_reader import ShoeLineReader
+from drivers.shoe.readers import READERS, open_reader, scheme
 from drivers.shoe.readings import (
     CardRead,
     CardUnreadable,
@@ -33,6 +40,7 @@ from drivers.shoe.readings import (
 from drivers.shoe.serial_shoe import SerialShoe
 from drivers.shoe.sim_line import TcpLine, line_for_config
 from drivers.shoe.simulator import FaultRates, SimulatedShoe
+from drivers.shoe.watched_shoe import WatchedSerialShoe
 from studio.cards import Card
 from studio.messages.inputs import CardDrawn, DeviceStatus
 
@@ -49,7 +57,7 @@ def no_leaked_threads() -> Iterator[None]:
     pytest.fail(f"leaked shoe threads: {alive}")
 
 
-def _read_until(shoe: SerialShoe, want: type, timeout: float = 10.0) -> list[Delivery]:
+def _read_until(shoe: ShoeLineReader, want: type, timeout: float = 10.0) -> list[Delivery]:
     seen: list[Delivery] = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -82,9 +90,11 @@ def test_close_is_idempotent_and_stops_the_thread() -> None:
     assert not [t for t in threading.enumerate() if t.name.startswith("shoe-")]
 
 
-def test_absent_shoe_is_a_fault_then_recovers_when_plugged(tmp_path: Path) -> None:
+def test_absent_shoe_is_a_fault_then_recovers_when_plugged(
+    tmp_path: Path, make_reader: Reader
+) -> None:
     path = tmp_path / "shoe"
-    with SerialShoe(str(path), "framed") as shoe:
+    with make_reader(str(path), "framed") as shoe:
         first = _read_until(shoe, ShoeFault)[-1].item
         assert isinstance(first, ShoeFault) and first.reason is FaultReason.DISCONNECTED
         with SimulatedShoe(f"pty:{path}", "framed", cards=20, interval=0.002).start() as sim:
@@ -95,7 +105,7 @@ def test_absent_shoe_is_a_fault_then_recovers_when_plugged(tmp_path: Path) -> No
         assert shoe.health().reconnects == 0  # the first open is not a reconnection
 
 
-def test_socket_url_reaches_a_simulator_on_tcp() -> None:
+def test_socket_url_reaches_a_simulator_on_tcp(make_reader: Reader) -> None:
     log = io.StringIO()
     line = TcpLine("127.0.0.1", 0)
     faults = FaultRates(garbage=0.05, drop=0.05, duplicate=0.05, bitflip=0.05)
@@ -103,7 +113,7 @@ def test_socket_url_reaches_a_simulator_on_tcp() -> None:
         SimulatedShoe(
             line, "framed", cards=150, interval=0.002, seed=4, faults=faults, log_to=log
         ).start() as sim,
-        SerialShoe(f"socket://127.0.0.1:{line.port}", "framed") as shoe,
+        make_reader(f"socket://127.0.0.1:{line.port}", "framed") as shoe,
     ):
         cards: list[str] = []
         while len(cards) < 150:
@@ -120,7 +130,7 @@ def test_socket_url_reaches_a_simulator_on_tcp() -> None:
 
 
 def test_a_table_that_dies_before_acknowledging_loses_and_repeats_no_card(
-    tmp_path: Path,
+    tmp_path: Path, make_reader: Reader
 ) -> None:
     # The table's reader holds acknowledgements until a card is journalled. A first reader
     # journals 5 cards and acknowledges them, journals a 6th and dies before acknowledging it,
@@ -132,7 +142,7 @@ def test_a_table_that_dies_before_acknowledging_loses_and_repeats_no_card(
     journal: list[str] = []
     resume: Receipt | None = None
     with SimulatedShoe(f"pty:{path}", "framed", cards=14, interval=0.03, log_to=log) as sim:
-        with SerialShoe(str(path), "framed", options=ProtocolOptions(hold_acks=True)) as first:
+        with make_reader(str(path), "framed", options=ProtocolOptions(hold_acks=True)) as first:
             sim.start()
             while len(journal) < 6:
                 delivery = first.read(timeout=10)
@@ -144,7 +154,7 @@ def test_a_table_that_dies_before_acknowledging_loses_and_repeats_no_card(
                     first.commit(delivery)
             time.sleep(0.2)  # later cards arrive, unjournalled and unacknowledged
         options = ProtocolOptions(hold_acks=True, resume_after=resume)
-        with SerialShoe(str(path), "framed", options=options) as second:
+        with make_reader(str(path), "framed", options=options) as second:
             while len(journal) < 14:
                 delivery = second.read(timeout=10)
                 assert delivery is not None
@@ -156,13 +166,15 @@ def test_a_table_that_dies_before_acknowledging_loses_and_repeats_no_card(
     assert journal == dealt
 
 
-def test_a_reader_failure_is_delivered_and_reading_goes_on(tmp_path: Path) -> None:
+def test_a_reader_failure_is_delivered_and_reading_goes_on(
+    tmp_path: Path, make_reader: Reader
+) -> None:
     path = tmp_path / "shoe"
     with (
         SimulatedShoe(
             f"pty:{path}", "barcode", cards=30, interval=0.02, start_delay=0.3
         ).start() as sim,
-        SerialShoe(str(path), "barcode") as shoe,
+        make_reader(str(path), "barcode") as shoe,
     ):
         real_feed = shoe.protocol.feed
         calls = {"n": 0}
@@ -183,14 +195,16 @@ def test_a_reader_failure_is_delivered_and_reading_goes_on(tmp_path: Path) -> No
         sim.close()
 
 
-def test_trace_switch_logs_raw_bytes(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_trace_switch_logs_raw_bytes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, make_reader: Reader
+) -> None:
     path = tmp_path / "shoe"
     caplog.set_level(logging.DEBUG, logger="drivers.shoe")
     with (
         SimulatedShoe(
             f"pty:{path}", "barcode", cards=3, interval=0.01, start_delay=0.3
         ).start() as sim,
-        SerialShoe(str(path), "barcode", trace=True) as shoe,
+        make_reader(str(path), "barcode", trace=True) as shoe,
     ):
         _read_until(shoe, CardRead)
         sim.wait(5)
@@ -230,7 +244,9 @@ def test_adapter_maps_every_reading_to_one_input() -> None:
     assert isinstance(other, DeviceStatus) and "reader failed" in other.detail
 
 
-def test_cards_already_on_the_line_when_it_opens_are_delivered(tmp_path: Path) -> None:
+def test_cards_already_on_the_line_when_it_opens_are_delivered(
+    tmp_path: Path, make_reader: Reader
+) -> None:
     # pyserial flushes the input at the end of every open(); a barcode shoe never resends, so a
     # card that reached the line just before (a pty) or as (socket://) the host connected was lost.
     master, slave = os.openpty()
@@ -238,7 +254,7 @@ def test_cards_already_on_the_line_when_it_opens_are_delivered(tmp_path: Path) -
         table = BarcodeTable.card_codes()
         drawn = [Card.parse("AS"), Card.parse("TD")]
         os.write(master, b"".join(table.code_for(c).encode() + b"\r\n" for c in drawn))
-        with SerialShoe(os.ttyname(slave), "barcode") as shoe:
+        with make_reader(os.ttyname(slave), "barcode") as shoe:
             seen = _read_until(shoe, CardRead)
             seen += _read_until(shoe, CardRead)
         assert [d.item.card for d in seen if isinstance(d.item, CardRead)] == drawn
@@ -248,7 +264,7 @@ def test_cards_already_on_the_line_when_it_opens_are_delivered(tmp_path: Path) -
 
 
 def test_a_shoe_fed_by_its_draw_hook_deals_the_dealers_cards_and_keeps_its_line_alive(
-    tmp_path: Path,
+    tmp_path: Path, make_reader: Reader
 ) -> None:
     # The table's simulated dealer draws each card through the simulator's public `draw` hook.
     # While the dealer draws nothing the shoe keeps serving its line: the host hears its
@@ -264,7 +280,7 @@ def test_a_shoe_fed_by_its_draw_hook_deals_the_dealers_cards_and_keeps_its_line_
         return orders.pop(0)
 
     sim = SimulatedShoe(f"pty:{path}", "framed", cards=3, interval=0.0, draw=draw)
-    with sim, SerialShoe(str(path), "framed") as reader:
+    with sim, make_reader(str(path), "framed") as reader:
         sim.start()
         time.sleep(1.5)  # nothing drawn yet: past the host's heartbeat limit
         orders.extend(hand)
@@ -278,3 +294,73 @@ def test_a_shoe_fed_by_its_draw_hook_deals_the_dealers_cards_and_keeps_its_line_
                 got.append(delivery.item.card)
         assert sim.wait(10) and sim.error is None
     assert got == hand
+
+
+def test_the_loop_watches_a_descriptor_and_a_thread_reads_every_other_line(
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    # pyserial's RFC 2217 client reads its socket in a thread of its own, `loop://` has no
+    # descriptor: those are read by a thread; a device path and `socket://` by the loop.
+    assert scheme("/dev/ttyUSB0") == "" and scheme("SOCKET://h:1") == "socket"
+    assert set(READERS) == {"", "socket"}
+    for url, kind in [
+        ("/nonexistent/shoe", WatchedSerialShoe),
+        ("socket://127.0.0.1:9", WatchedSerialShoe),
+        ("rfc2217://127.0.0.1:9", SerialShoe),
+        ("loop://", SerialShoe),
+    ]:
+        with open_reader(url, "framed", loop=loop) as reader:
+            assert type(reader) is kind, url
+    with open_reader("/nonexistent/shoe", "framed") as reader:
+        assert type(reader) is SerialShoe  # no loop: only a thread can read
+
+
+def test_either_reader_hands_its_deliveries_to_the_loops_thread(tmp_path: Path) -> None:
+    # The runtime applies every delivery in its loop's thread, whichever reader read it.
+    async def deal(url: str) -> tuple[list[str], set[int]]:
+        loop = asyncio.get_running_loop()
+        threads: set[int] = set()
+        cards: list[str] = []
+        done = asyncio.Event()
+        reader: ShoeLineReader | None = None
+
+        def wake() -> None:
+            threads.add(threading.get_ident())
+            assert reader is not None
+            while not reader.deliveries.empty():
+                item = reader.deliveries.get_nowait().item
+                if isinstance(item, CardRead):
+                    cards.append(item.card.code)
+            if len(cards) == 5:
+                done.set()
+
+        reader = open_reader(url, "barcode", loop=loop, wake=wake)
+        try:
+            await asyncio.wait_for(done.wait(), 20)
+        finally:
+            await asyncio.to_thread(reader.close)
+        return cards, threads
+
+    log = io.StringIO()
+    line = TcpLine("127.0.0.1", 0)
+    with SimulatedShoe(line, "barcode", cards=5, interval=0.01, log_to=log).start() as sim:
+        cards, threads = asyncio.run(deal(f"socket://127.0.0.1:{line.port}"))
+        assert sim.wait(10) and sim.error is None
+    assert cards == [entry.split('"')[3] for entry in log.getvalue().splitlines()]
+    assert threads == {threading.get_ident()}  # asyncio.run's loop runs in this thread
+
+
+def test_a_watched_reader_closed_from_another_thread_lets_go_of_its_line(
+    tmp_path: Path, loop: asyncio.AbstractEventLoop
+) -> None:
+    path = tmp_path / "shoe"
+    with SimulatedShoe(f"pty:{path}", "framed", cards=2, interval=0.01).start() as sim:
+        reader = WatchedSerialShoe(str(path), "framed", loop=loop, wake=lambda: None)
+        _read_until(reader, CardRead)
+        assert reader.health().connected
+        reader.close()
+        assert reader.closed and not reader.health().connected
+        reader.close()  # idempotent
+        sim.close()
+    # The loop watches nothing of the reader's any more: it stops and closes cleanly.
+    assert not [t for t in threading.enumerate() if t.name.startswith("shoe-")]

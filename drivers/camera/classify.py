@@ -17,7 +17,16 @@ import numpy as np
 
 from calibration.profile import DeckCalibration, DeckTemplates
 from drivers.camera.errors import RecognizerConfigurationError
-from drivers.camera.index_model import NONE, Array, Image, IndexModel, window_tensor
+from drivers.camera.index_model import (
+    CHANNELS,
+    INPUT_SIZE,
+    MIN_CONTRAST,
+    NONE,
+    Array,
+    Image,
+    IndexModel,
+    window_tensor,
+)
 from drivers.camera.tuning import INDEX_READERS, LEARNED_TUNING, ReaderTuning
 
 
@@ -87,7 +96,7 @@ class IndexClassifier:
         of its best class, the least over the cuts.
         """
         model = self._model
-        tensors = [window_tensor(window) for window, _ in windows]
+        tensors = window_tensors([window for window, _ in windows])
         rows = [t for t in tensors if t is not None]
         if not rows:
             return [None] * len(windows)
@@ -102,11 +111,16 @@ class IndexClassifier:
         # designs, reading first cuts at 0.999 alone let in five wrong reads (hearts taken for
         # diamonds, a club for a spade) that a moved cut refused, and at 0.99999 none, but
         # harsh recall fell 0.8 points (docs/camera.md, "Speed at 1080p").
-        moved = {
-            n: self._moved(window)
+        cut = [
+            (n, self._moved(window))
             for n, (entry, (window, _)) in enumerate(zip(first, windows, strict=True))
             if entry is not None and NONE not in (model.ranks[entry[1]], model.suits[entry[2]])
-        }
+        ]
+        # All moved cuts' inputs are made together; a cut too flat to read is left out.
+        made = iter(window_tensors([w for _, cuts in cut for w in cuts]))
+        moved: dict[int, list[Array]] = {}
+        for n, cuts in cut:
+            moved[n] = [t for t in (next(made) for _ in cuts) if t is not None]
         extra = [t for cuts in moved.values() for t in cuts]
         mr, ms = model.probabilities(np.stack(extra)) if extra else (pr[:0], ps[:0])
         out: list[IndexRead | None] = []
@@ -192,15 +206,60 @@ class IndexClassifier:
         hint = code if sure >= self._tuning.hint else None
         return IndexRead(None, round(sure, 6), hint, not_index=not_index)
 
-    def _moved(self, window: Image) -> list[Array]:
-        """`window` cut through outlines moved by `ReaderTuning.moved` (network inputs)."""
+    def _moved(self, window: Image) -> list[Image]:
+        """`window` cut through outlines moved by `ReaderTuning.moved` (windows, in order)."""
         h, w = window.shape[:2]
         out = []
         shift, grow = self._tuning.moved
         for dx, dy, k in ((1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1), (0, 0, 1 + grow)):
             m = np.array([[k, 0, dx * shift * h + (1 - k) * w / 2], [0, k, dy * shift * h]])
-            moved = cv2.warpAffine(window, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
-            tensor = window_tensor(moved)
-            if tensor is not None:
-                out.append(tensor)
+            out.append(cv2.warpAffine(window, m, (w, h), borderMode=cv2.BORDER_REPLICATE))
         return out
+
+
+def window_tensors(windows: Sequence[Image]) -> list[Array | None]:
+    """`index_model.window_tensor` of each of `windows`, equal to the bit, made faster.
+
+    The same steps on the same values: the ink and paper levels are counted from the window's
+    histogram (the k-th smallest of 8-bit levels, exactly what the partition picks, at a
+    quarter of its cost), and the float arithmetic after the resize runs once on all windows
+    rather than as a dozen small numpy calls per window. Windows that are not 8-bit BGR go
+    through `window_tensor` itself.
+    """
+    out: list[Array | None] = [None] * len(windows)
+    kept: list[int] = []
+    levels: list[tuple[int, int]] = []
+    colours: list[tuple[float, float, float]] = []
+    smalls: list[Image] = []
+    for n, window in enumerate(windows):
+        if window.ndim != 3 or window.shape[2] != CHANNELS or window.dtype != np.uint8:
+            out[n] = window_tensor(window)
+            continue
+        grey = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY)
+        last = grey.size - 1
+        low, high = round(0.02 * last), round(0.9 * last)
+        # The k-th smallest level is the first whose running count passes k.
+        running = np.bincount(grey.ravel(), minlength=256).cumsum()
+        ink = int(np.searchsorted(running, low, side="right"))
+        paper = int(np.searchsorted(running, high, side="right"))
+        if paper - ink < MIN_CONTRAST:
+            continue
+        paper_px = (grey >= paper - 10).astype(np.uint8)
+        b, g, r, _ = cv2.mean(window, mask=paper_px)
+        kept.append(n)
+        levels.append((paper, paper - ink))
+        colours.append((b, g, r))
+        smalls.append(cv2.resize(window, INPUT_SIZE, interpolation=cv2.INTER_AREA))
+    if not kept:
+        return out
+    paper_bgr = np.array(colours, np.float32)
+    top = np.array([p for p, _ in levels], np.float32)
+    spread = np.array([c for _, c in levels], np.float32)
+    small = np.stack(smalls).astype(np.float32)
+    balanced = small * (top[:, None] / np.maximum(paper_bgr, np.float32(1.0)))[:, None, None, :]
+    tensors = np.clip(
+        (top[:, None, None, None] - balanced) / spread[:, None, None, None], -0.5, 1.5
+    ).transpose(0, 3, 1, 2)
+    for n, tensor in zip(kept, tensors, strict=True):
+        out[n] = np.ascontiguousarray(tensor, np.float32)
+    return out

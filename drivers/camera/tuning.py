@@ -122,3 +122,14 @@ WINDOW_IN_VIEW_PX = 3.0
 """A partly covered card's index window is in view when its inner 70% lies inside the hull of
 the card's visible region, or within this many pixels of it (the region's edge is found to a
 pixel or two; a window cut by another card's edge by more is not read)."""
+STILL_BLOCK = 8
+"""A frame is compared with the one last read in blocks of 8x8 pixels (their mean, per colour
+channel; `still.StillRecognizer`): a block averages sensor noise down (an 8 px block's mean
+moves ~1/8 as much as a pixel) while an index glyph's stroke still fills a good part of one."""
+STILL_TOLERANCE = 24
+"""A frame whose every block mean lies within this many levels (of 255) of the frame last read
+is that frame again, and its readings are reused. On the tuning designs, fresh sensor noise and
+JPEG moved a block by at most 5 levels (studio) and 11 (harsh: noise sigma up to 8, JPEG 50);
+replacing one card by another at the same place moved some block by 66-180 levels, and taking
+a card away or laying one down changes paper to felt. Twice the harsh noise, a third of the
+smallest replacement seen."""

@@ -1,8 +1,10 @@
 """Card shoes: byte protocols (barcode lines, smart-shoe frames), the serial reader, the simulator.
 
-The public surface: `SerialShoe` (read any pyserial URL), `SimulatedShoe` (a shoe on a real pty
-or TCP socket), the typed readings in `drivers.shoe.readings`, the deck tables in
-`drivers.shoe.deck`, and `host_protocol(name)` to choose a protocol by configuration string.
+The public surface: `SerialShoe` (read any pyserial URL in a thread), `WatchedSerialShoe` (read a
+line that is a file descriptor in an asyncio loop), `open_reader` (the one a table uses, chosen
+by the URL), `SimulatedShoe` (a shoe on a real pty or TCP socket), the typed readings in
+`drivers.shoe.readings`, the deck tables in `drivers.shoe.deck`, and `host_protocol(name)` to
+choose a protocol by configuration string.
 
 The names above are loaded on first use (PEP 562): importing one module of the package (the
 protocols' names of `drivers.shoe.protocol_names`, say) does not import pydantic, pyserial and
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from drivers.shoe.deck import BarcodeTable, DeckRegistration
     from drivers.shoe.host import PROTOCOLS, ProtocolOptions, host_protocol
+    from drivers.shoe.readers import open_reader
     from drivers.shoe.readings import (
         CardRead,
         CardUnreadable,
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
     )
     from drivers.shoe.serial_shoe import SerialShoe
     from drivers.shoe.simulator import FaultRates, SimulatedShoe
+    from drivers.shoe.watched_shoe import WatchedSerialShoe
 
 _HOMES: dict[str, str] = {
     "BarcodeTable": "deck",
@@ -51,6 +55,8 @@ _HOMES: dict[str, str] = {
     "ShoeStatus": "readings",
     "StatusFlag": "readings",
     "SerialShoe": "serial_shoe",
+    "WatchedSerialShoe": "watched_shoe",
+    "open_reader": "readers",
     "FaultRates": "simulator",
     "SimulatedShoe": "simulator",
 }
@@ -76,7 +82,9 @@ __all__ = [
     "ShoeStatus",
     "SimulatedShoe",
     "StatusFlag",
+    "WatchedSerialShoe",
     "host_protocol",
+    "open_reader",
 ]
 
 

@@ -188,8 +188,8 @@ class Subscriber(Closing):
             if message.position == self._last[table]:
                 self._accept(event)
                 return
-            # Its input is journalled before the stream carries it, and the replay service
-            # waits for published events to be stored: the replay must hold this event.
+            # An event is stored, with its input, before the stream carries it: the replay
+            # must hold this event.
             raise BusError(
                 f"table {table}: events {self._last[table] + 1}..{event.seq} are on neither "
                 "the stream nor the replay service"

@@ -20,14 +20,14 @@ from typing import Any
 
 from drivers.camera.backends import CAMERA_BACKENDS
 from studio.errors import ConfigurationError
-from studio.games import GAMES
+from studio.terms import GAME_NAMES
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add the `run` command to the `studio` parser."""
     parser = subparsers.add_parser("run", help="run a table (embedded defaults: simulated)")
     parser.add_argument("--config", metavar="TOML", help="the table's config file")
-    parser.add_argument("--game", choices=GAMES, help="override the config's table.game")
+    parser.add_argument("--game", choices=GAME_NAMES, help="override the config's table.game")
     parser.add_argument(
         "--camera",
         choices=CAMERA_BACKENDS,

@@ -24,9 +24,7 @@ import sys
 from typing import TYPE_CHECKING, Any, get_args
 
 from studio.errors import ConfigurationError, InputError
-from studio.games import GAMES
-from studio.games.caribbean_stud import PROCEDURES
-from studio.terms import CardSourceName
+from studio.terms import GAME_NAMES, PROCEDURES, CardSourceName
 
 if TYPE_CHECKING:
     from studio.simulation import FaultRates
@@ -47,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser = subparsers.add_parser(
         "simulate", help="play rounds headless with a simulated dealer, shoe and camera"
     )
-    parser.add_argument("--game", required=True, choices=GAMES)
+    parser.add_argument("--game", required=True, choices=GAME_NAMES)
     parser.add_argument("--variant", default="live", help="the game's variant (default: live)")
     parser.add_argument(
         "--procedure", choices=PROCEDURES, help="Caribbean Stud's dealing procedure"

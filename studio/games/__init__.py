@@ -14,6 +14,7 @@ from studio.games import caribbean_stud, ultimate_holdem
 from studio.games.judgement import Judgement, Resolution, decision_paths, jackpot_review
 from studio.games.limits import with_limits
 from studio.games.model import GameRules
+from studio.terms import GAME_NAMES, GAME_TERMS, BetTerm, GameTerms, WindowTerm
 
 __all__ = [
     "GAMES",
@@ -21,6 +22,7 @@ __all__ = [
     "Judgement",
     "Resolution",
     "decision_paths",
+    "game_terms",
     "get_rules",
     "jackpot_review",
     "judge",
@@ -35,7 +37,8 @@ _REGISTRY: dict[str, tuple[tuple[str, ...], Callable[..., GameRules], Judge]] = 
     ultimate_holdem.GAME: (("live",), ultimate_holdem.rules, ultimate_holdem.judge),
 }
 
-GAMES: tuple[str, ...] = tuple(_REGISTRY)
+GAMES: tuple[str, ...] = GAME_NAMES
+"""The games' names, in the order `studio.terms.GAME_TERMS` lists them (checked below)."""
 
 
 def variants(game: str) -> tuple[str, ...]:
@@ -73,3 +76,25 @@ def judge(rules: GameRules, cards: Mapping[str, Card]) -> Judgement:
     """
     variants(rules.game)  # raises ConfigurationError for an unregistered game
     return _REGISTRY[rules.game][2](rules, cards)
+
+
+def game_terms() -> dict[str, GameTerms]:
+    """Every game's names as its rules give them (what `studio.terms.GAME_TERMS` must say).
+
+    Its variants, and the bets and decision windows of its `live` variant.
+    """
+    terms: dict[str, GameTerms] = {}
+    for game, (names, _, _) in _REGISTRY.items():
+        rules = get_rules(game)
+        terms[game] = GameTerms(
+            names,
+            tuple(BetTerm(bet.name, bet.placed) for bet in rules.bets),
+            tuple(WindowTerm(window.name, window.options) for window in rules.windows),
+        )
+    return terms
+
+
+# The command line's help lists the games' names from `studio.terms` without building the rules:
+# a rule change that renames, adds or moves a bet, a window or a variant must change them too.
+if game_terms() != GAME_TERMS or tuple(GAME_TERMS) != tuple(_REGISTRY):
+    raise RuntimeError("studio.terms.GAME_TERMS differs from the games' rules: update it")

@@ -39,9 +39,9 @@ from studio.games.model import (
 )
 from studio.hands import Category as C
 from studio.hands import HandValue, evaluate, pack
+from studio.terms import PROCEDURES
 
 GAME = "caribbean-stud"
-PROCEDURES = ("hidden", "late")
 PLAYER = tuple(f"player-{i}" for i in range(1, 6))
 DEALER = tuple(f"dealer-{i}" for i in range(1, 6))
 DECISION = DecisionWindow("decision", ("call", "fold"), automatic="fold")

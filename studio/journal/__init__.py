@@ -1,6 +1,7 @@
 """The table's journal: an append-only, hash-chained SQLite record of every input and event.
 
-`Journal` is the file (`studio.journal.store`), `verify` checks its chain
+`Journal` is the file (`studio.journal.store` appends, `studio.journal.reader` reads,
+`studio.journal.database` opens it), `verify` checks its chain
 (`studio.journal.verify`), `RecordedTable` journals every input before a controller applies it
 and `recover` rebuilds a controller by replay (`studio.journal.recorder`), and
 `studio.journal.recall` rebuilds whole rounds for game recall. The journal is an adapter: it

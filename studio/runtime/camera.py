@@ -34,6 +34,7 @@ from drivers.camera.errors import CameraError
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.sources import Frame, FrameSource, open_source
 from drivers.camera.stability import ZoneStabilizer, camera_status
+from drivers.camera.still import StillRecognizer
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.felt import Felt, FeltLayout, FeltSource, felt_profile
 from studio.bus.replay import ZoneCrop
@@ -61,7 +62,8 @@ class CameraReader(Closing):
     """Reads `source` at `fps` on its own thread and posts the table inputs the frames give.
 
     Per frame: the recognizer's readings (reused while the source hands back the same image
-    object: a synthetic felt that did not change), `ZoneStabilizer` for `zones`, and the
+    object, and through `StillRecognizer` while the picture has not changed since it was last
+    read: cards at rest), `ZoneStabilizer` for `zones`, and the
     `card_seen` inputs that are due. The first frame, and the first after a fault, post the
     camera ok; a `CameraError` from the source (stalled, lost) posts a fault once. With
     `heartbeat` seconds, an ok is posted that often for the table's silence watch. `new_round()`
@@ -80,7 +82,7 @@ class CameraReader(Closing):
         heartbeat: float | None = None,
     ) -> None:
         self._source = source
-        self._recognizer = recognizer
+        self._recognizer = StillRecognizer(recognizer)
         self._zones = tuple(zones)
         self._post = post
         self._period = 1.0 / fps
@@ -92,6 +94,7 @@ class CameraReader(Closing):
         self._latest: Frame | None = None
         self.frames = 0
         self.recognitions = 0
+        self.reused = 0
         self.cpu_seconds = 0.0
 
     def start(self) -> None:
@@ -149,7 +152,8 @@ class CameraReader(Closing):
             if frame.image is not image:
                 readings = self._recognizer.recognize(frame.image)
                 image = frame.image
-                self.recognitions += 1
+                self.recognitions = self._recognizer.reads
+                self.reused = self._recognizer.reuses
             for seen in stabilizer.update(readings, frame.ts):
                 inputs.append(seen.model_copy(update={"raw": f"camera frame {frame.number}"}))
             if inputs:
@@ -265,9 +269,10 @@ class CameraDevice(Closing):
         """Stop the reader and close the source; idempotent."""
         self.reader.close()
         log.info(
-            "camera: %d frames, %d recognised, %.2f s CPU",
+            "camera: %d frames, %d recognised, %d unchanged (last read reused), %.2f s CPU",
             self.reader.frames,
             self.reader.recognitions,
+            self.reader.reused,
             self.reader.cpu_seconds,
         )
 

@@ -5,8 +5,11 @@ URL. With `shoe.backend = "simulated"` a `DealerShoe` (the drivers' `SimulatedSh
 pseudo-terminal) sits at the far end of that line and deals the cards the simulated dealer hands
 it, so the simulated table exercises the same bytes, protocol and reader as a real one.
 
-Deliveries leave the reader's thread through `LoopQueue`, which wakes the asyncio loop for each
-one: the loop alone journals and applies inputs, so no lock guards the controller.
+The reader is chosen once by the line's URL (`drivers.shoe.readers.open_reader`): the loop
+watches a device path, a pty or a `socket://` line itself and applies each delivery as it reads
+it, with no thread hand-over; any other line (`rfc2217://`) is read by a thread whose deliveries
+wake the loop. Either way the loop alone journals and applies inputs, so no lock guards the
+controller.
 
 The reader holds a framed shoe's acknowledgements (`hold_acks`) until the loop has journalled
 the delivery (`ShoeDevice.commit`): a shoe frame is forgotten by the shoe only once its card is
@@ -25,10 +28,12 @@ from pathlib import Path
 from typing import TextIO
 
 from drivers.errors import DriverError
-from drivers.shoe import SerialShoe, SimulatedShoe
+from drivers.shoe import SimulatedShoe
 from drivers.shoe.firmware import ShoeSession
 from drivers.shoe.host import ProtocolOptions, frame_receipt
 from drivers.shoe.identity import usb_verifier
+from drivers.shoe.line_reader import ShoeLineReader
+from drivers.shoe.readers import open_reader
 from drivers.shoe.readings import Delivery, Receipt
 from studio.cards import Card
 from studio.closing import Closing
@@ -93,23 +98,6 @@ class DealerShoe(Closing):
         self.shoe.close()
 
 
-class LoopQueue(queue.Queue[Delivery]):
-    """A queue whose every `put` (from any thread) schedules `wake()` on an asyncio loop."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, wake: Callable[[], None]) -> None:
-        super().__init__()
-        self._loop = loop
-        self._wake = wake
-
-    def put(self, item: Delivery, block: bool = True, timeout: float | None = None) -> None:
-        """Queue `item` and wake the loop (a loop already closed is not woken)."""
-        super().put(item, block, timeout)
-        try:
-            self._loop.call_soon_threadsafe(self._wake)
-        except RuntimeError:
-            log.debug("delivery after the loop closed stays queued")
-
-
 def resume_point(journal: Journal) -> Receipt | None:
     """The shoe frame of the last card in `journal` (None: no card, or not a framed shoe's)."""
     record = journal.last_input_of("card_drawn")
@@ -128,6 +116,8 @@ def resume_point(journal: Journal) -> Receipt | None:
 class ShoeDevice(Closing):
     """The table's shoe: the serial reader, and for a simulated shoe the simulator behind it.
 
+    The reader's deliveries are on `reader.deliveries`; with a `loop`, `wake()` runs in its
+    thread after deliveries (see `open_reader`), without one its owner reads the queue.
     Context manager; `close()` is idempotent: it stops the reader first (so closing the
     simulator's pty is not reported as an unplugged shoe), then the simulator. Raises
     `ConfigurationError` for a bad URL or protocol, or a pty that cannot be made.
@@ -136,8 +126,10 @@ class ShoeDevice(Closing):
     def __init__(
         self,
         config: RuntimeConfig,
-        deliveries: queue.Queue[Delivery],
         resume_after: Receipt | None = None,
+        *,
+        loop: asyncio.AbstractEventLoop | None = None,
+        wake: Callable[[], None] = lambda: None,
     ) -> None:
         shoe = config.shoe
         self.simulator: DealerShoe | None = None
@@ -158,11 +150,12 @@ class ShoeDevice(Closing):
                 assert shoe.url is not None
                 url = shoe.url
             self.url = url
-            self.reader = SerialShoe(
+            self.reader: ShoeLineReader = open_reader(
                 url,
                 shoe.protocol,
+                loop=loop,
+                wake=wake,
                 options=ProtocolOptions(hold_acks=True, resume_after=resume_after),
-                deliveries=deliveries,
                 baudrate=shoe.baudrate,
                 verify=None if (pin := shoe.usb_pin()) is None else usb_verifier(pin),
             )

@@ -7,10 +7,10 @@ and, if one cannot open, closes the ones it opened before raising, so a table ei
 its parts or none. A camera is a part only when the configuration has one.
 
 The parts call back into the runtime through `TableHost` (a delivery to apply, camera inputs,
-a command to decide, the view and what was published), so they depend on what the runtime does,
-not on the runtime. In-process consumers of the table's events (the camera's zones, the
-simulated dealer's felt, a test or a bench) attach as `EventListener`s, in the shape of
-python-can's `Notifier` and `Listener`: each sees every event once it is on the streams.
+a command to decide, the view), so they depend on what the runtime does, not on the runtime.
+In-process consumers of the table's events (the camera's zones, the simulated dealer's felt, a
+test or a bench) attach as `EventListener`s, in the shape of python-can's `Notifier` and
+`Listener`: each sees every event once it is on the streams.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from studio.journal.recorder import RecoveryReport, bind_settings
 from studio.messages import Envelope, Input, TableSettings
 from studio.messages.view import TableView
 from studio.runtime.camera import CameraDevice, open_camera
-from studio.runtime.devices import LoopQueue, ShoeDevice, resume_point
+from studio.runtime.devices import ShoeDevice, resume_point
 from studio.runtime.keys import TableKeys, ensure_keys
 from studio.runtime.lock import JournalLock
 from studio.runtime.source import JournalSource
@@ -53,7 +53,7 @@ class TableHost(Protocol):
     """What the parts call back in the runtime that owns them."""
 
     def on_delivery(self) -> None:
-        """Apply what the shoe reader has queued (the loop's thread)."""
+        """Apply what the shoe reader has queued (the loop's thread; maybe the reader's call)."""
         ...
 
     def post_camera(self, inputs: list[Input]) -> None:
@@ -72,10 +72,6 @@ class TableHost(Protocol):
         """The table now, for the replay service's snapshot (any thread)."""
         ...
 
-    def published_seq(self) -> int:
-        """The last event handed to the streams (any thread)."""
-        ...
-
 
 @dataclass(frozen=True, slots=True)
 class TableParts:
@@ -91,7 +87,6 @@ class TableParts:
     publisher: EventPublisher
     replay: ReplayService
     channel: CommandChannel
-    deliveries: LoopQueue
     shoe: ShoeDevice
     camera: CameraDevice | None
     """None: the configuration has no camera (or the simulated one, which has no frames)."""
@@ -131,7 +126,8 @@ def build_parts(
         keys = ensure_keys(config.keys_path)
         security = keys.security()
         try:
-            # The journal's folder is the owner's alone, like the journal (see PRIVATE_MODE).
+            # The journal's folder is the owner's alone, like the journal
+            # (studio.journal.database.PRIVATE_MODE).
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             lock = opened.enter_context(JournalLock(path))
         except OSError as err:
@@ -161,15 +157,16 @@ def build_parts(
         replay = opened.enter_context(
             ReplayService(
                 bus.replay,
-                open_source=lambda: JournalSource(path, host.served_view, host.published_seq),
+                open_source=lambda: JournalSource(path, host.served_view),
                 security=security,
             )
         )
         channel = opened.enter_context(
             CommandChannel(bus.commands, host.decide, security, on_refused=host.refused)
         )
-        deliveries = LoopQueue(loop, host.on_delivery)
-        shoe = opened.enter_context(ShoeDevice(config, deliveries, resume_point(journal)))
+        shoe = opened.enter_context(
+            ShoeDevice(config, resume_point(journal), loop=loop, wake=host.on_delivery)
+        )
         camera = open_camera(config, settings.rules().positions, host.post_camera)
         if camera is not None:
             opened.enter_context(camera)
@@ -186,7 +183,6 @@ def build_parts(
             publisher=publisher,
             replay=replay,
             channel=channel,
-            deliveries=deliveries,
             shoe=shoe,
             camera=camera,
         )

@@ -5,17 +5,17 @@ the journal file (a SQLite connection belongs to the thread that made it) while 
 appends through another; WAL mode lets the reader see every committed event without blocking
 the writer. Events are read by sequence number through the journal's `(kind, seq)` index.
 
-The runtime stores an input's events with the input, before it sends them
-(`RecordedTable.step`). A shell that sent events before storing them (earlier versions did: the
-input in one commit, its events in a second) left a moment in which the streams carried an event
-the journal did not hold yet; a subscriber that saw it and asks for what it missed must not be
-told the journal ends short of it, so a request waits (up to `STORE_WAIT` seconds) until every
-event published when it came in is stored.
+A request is answered from what is stored, at once: the runtime stores an input with its events
+in one transaction (`RecordedTable.step`) and sends them only after that commit returns (from
+the same thread, `TableRuntime._applied`), and a reader's next transaction sees every committed
+one, so every event a subscriber saw on a stream is already in the journal when it asks.
+(Earlier versions sent an input's events before their second commit stored them, and a request
+then had to wait for them; tests/test_runtime_publish_first.py holds the stream and the replay
+service consistent without that wait.)
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Mapping
 from os import PathLike
 from typing import Any
@@ -24,47 +24,28 @@ from studio.closing import Closing
 from studio.journal import Journal
 from studio.messages.view import TableView
 
-STORE_WAIT = 1.0
-"""Seconds a replay request waits for published events to be stored: the runtime stores them
-within a fraction of a millisecond unless its journal has failed (then the table is stopping)."""
-_STORE_POLL = 0.0005
-
 
 class JournalSource(Closing):
     """Stored events by sequence number, and the runtime's latest `TableView`.
 
     `view` is called from the replay service's thread; it must return a view that the runtime
     no longer changes (views are frozen; the runtime swaps in a new one after every input).
-    `published` returns the last sequence number the streams carried (see the module docstring;
-    None: only what is stored counts). Context manager; `close()` is idempotent. Raises
-    `JournalError` when the file is not a journal.
+    Context manager; `close()` is idempotent. Raises `JournalError` when the file is not a
+    journal.
     """
 
-    def __init__(
-        self,
-        path: str | PathLike[str],
-        view: Callable[[], TableView],
-        published: Callable[[], int] | None = None,
-    ) -> None:
+    def __init__(self, path: str | PathLike[str], view: Callable[[], TableView]) -> None:
         self._journal = Journal(path, readonly=True)
         self._view = view
-        self._published = published
 
-    def events_from(self, seq: int) -> Iterator[str]:
-        """Every stored event's envelope JSON from sequence number `seq` on, in order.
+    def events_from(self, seq: int) -> Iterator[bytes]:
+        """Every stored event's envelope JSON (UTF-8) from sequence number `seq` on, in order.
 
-        Waits for events already published but not yet stored (see the module docstring).
+        Bytes, which the replay service sends as they are (text it would re-encode from the
+        model): a replayed event is byte for byte the journal's, as the live one is.
         """
-        target = self._published() if self._published is not None else 0
-        deadline = time.monotonic() + STORE_WAIT
-        following = seq
-        while True:
-            for record in self._journal.events_from(following):
-                yield record.body
-                following = record.seq + 1
-            if following > target or time.monotonic() >= deadline:
-                return
-            time.sleep(_STORE_POLL)
+        for record in self._journal.events_from(seq):
+            yield record.body.encode()
 
     def snapshot(self) -> Mapping[str, Any]:
         """The table now (restricted `TableView` as JSON), as the runtime last saw it."""

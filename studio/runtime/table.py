@@ -3,10 +3,12 @@
 It composes the adapters around the pure controller, in one event loop that alone touches the
 controller and the journal (so neither needs a lock):
 
-- inputs come from the shoe reader's thread (through `LoopQueue`), the camera reader's thread
-  (finished `card_seen` and `device_status` inputs, through `call_soon_threadsafe`), the command
-  channel's thread (through `run_coroutine_threadsafe`, answered when the loop has decided), the
-  clock (a tick at the controller's next timer deadline) and the simulated dealer;
+- inputs come from the shoe's line (read in the loop itself where it is a file descriptor,
+  else by a reader thread whose deliveries wake the loop: `drivers.shoe.readers`), the camera
+  reader's thread (finished `card_seen` and `device_status` inputs, through
+  `call_soon_threadsafe`), the command channel's thread (through `run_coroutine_threadsafe`,
+  answered when the loop has decided), the clock (a tick at the controller's next timer
+  deadline) and the simulated dealer;
 - each input is applied and then journalled durably with the events it caused, in one
   transaction (`RecordedTable.step`), before any of them is published on the public and
   restricted streams or acknowledged to the shoe;
@@ -165,11 +167,6 @@ class TableRuntime:
             journal_refused=guard.counters.refused,
             journal_unwritable=guard.faulted,
         )
-
-    def published_seq(self) -> int:
-        """The last event handed to the streams (any thread: reading an int is safe)."""
-        parts = self._parts
-        return parts.publisher.last_seq if parts is not None else 0
 
     @property
     def cards_drawn(self) -> int:
@@ -369,7 +366,7 @@ class TableRuntime:
             return
         while True:
             try:
-                delivery: Delivery = parts.deliveries.get_nowait()
+                delivery: Delivery = parts.shoe.reader.deliveries.get_nowait()
             except queue.Empty:
                 return
             receipt = receipt_of(delivery.item)

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from drivers.shoe.line_reader import ShoeLineReader
 from drivers.shoe.readings import CardRead, CardUnreadable, Delivery
-from drivers.shoe.serial_shoe import SerialShoe
 
 READY_TIMEOUT = 10.0
 """Seconds a simulator or ser2net may take to come up on a loaded two-core machine."""
@@ -169,7 +169,7 @@ class Rig:
             self.server.stop()
 
 
-def collect(shoe: SerialShoe, sim: SimulatorProcess | None, timeout: float) -> list[Delivery]:
+def collect(shoe: ShoeLineReader, sim: SimulatorProcess | None, timeout: float) -> list[Delivery]:
     """Read deliveries until the simulator exited and the line was quiet a moment."""
     out: list[Delivery] = []
     deadline = time.monotonic() + timeout

@@ -1,12 +1,16 @@
 """The same tests on every rig: a simulated shoe on a real pty, behind a real ser2net, or a real
 shoe (`pytest --shoe-url URL`): clean deals, every injected fault, unplug and replug.
 
+Each line is read by the reader a table chooses for it (`open_reader`, on a running loop): a pty
+or a `socket://` line watched by the loop, an `rfc2217://` one (ser2net) by a thread.
+
 The simulator's log is the truth: each card, the faults injected with it, what a correct reader
 must deliver, and (monotonic, one clock for every process) when the line went away or mute.
 """
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import subprocess
 import time
@@ -16,6 +20,7 @@ from typing import Any
 import pytest
 from shoe_rig import Rig, SimulatorProcess, collect, expected_tokens, tokens
 
+from drivers.shoe.readers import open_reader
 from drivers.shoe.readings import (
     CardRead,
     Delivery,
@@ -23,7 +28,6 @@ from drivers.shoe.readings import (
     ShoeFault,
     ShoeRecovered,
 )
-from drivers.shoe.serial_shoe import SerialShoe
 
 # pyserial's own RFC 2217 reader thread dies with BrokenPipeError when ser2net accepts a client
 # and then closes at once because its pty is gone (mid-replug); our reader sees the closed line
@@ -67,11 +71,13 @@ def _check_fault_timing(log: list[dict[str, Any]], deliveries: list[Delivery]) -
 
 @pytest.mark.parametrize("protocol", ["framed", "barcode"])
 class TestShoeLine:
-    def test_clean_deal_of_thousands_of_cards(self, rig: Rig, protocol: str) -> None:
+    def test_clean_deal_of_thousands_of_cards(
+        self, rig: Rig, protocol: str, loop: asyncio.AbstractEventLoop
+    ) -> None:
         sim = rig.simulate(
             protocol, "--cards", "2000", "--interval-ms", "1", "--start-delay-ms", START_DELAY_MS
         )
-        with SerialShoe(rig.url, protocol) as shoe:
+        with open_reader(rig.url, protocol, loop=loop) as shoe:
             deliveries = collect(shoe, sim, timeout=40)
         assert sim.wait(5) == 0
         log = sim.log()
@@ -81,7 +87,9 @@ class TestShoeLine:
         # The simulator's exit unplugs the line afterwards; nothing may fault during the deal.
         assert not [d for d in deliveries if isinstance(d.item, ShoeFault) and d.at < last_card]
 
-    def test_every_fault_kind_is_survived_or_reported(self, rig: Rig, protocol: str) -> None:
+    def test_every_fault_kind_is_survived_or_reported(
+        self, rig: Rig, protocol: str, loop: asyncio.AbstractEventLoop
+    ) -> None:
         faults, kinds = ALL_FAULTS, FAULT_KINDS
         if rig.kind == "ser2net" and protocol == "barcode":
             # A barcode line has no retransmission: after a simulated unplug, the cards drawn
@@ -94,7 +102,7 @@ class TestShoeLine:
             *("--cards", "400", "--interval-ms", "2", "--start-delay-ms", START_DELAY_MS),
             *("--seed", "6", "--faults", faults),
         )
-        with SerialShoe(rig.url, protocol) as shoe:
+        with open_reader(rig.url, protocol, loop=loop) as shoe:
             deliveries = collect(shoe, sim, timeout=60)
             health = shoe.health()
         assert sim.wait(5) == 0
@@ -107,7 +115,9 @@ class TestShoeLine:
         if protocol == "framed":
             assert health.retransmissions > 0 and health.duplicates > 0
 
-    def test_unplug_and_replug_mid_round(self, rig: Rig, protocol: str) -> None:
+    def test_unplug_and_replug_mid_round(
+        self, rig: Rig, protocol: str, loop: asyncio.AbstractEventLoop
+    ) -> None:
         if rig.kind == "ser2net" and protocol == "barcode":
             pytest.skip(
                 "a barcode line has no retransmission: bytes inside a killed server are lost"
@@ -118,7 +128,7 @@ class TestShoeLine:
             *("--cards", "120", "--interval-ms", "10", "--start-delay-ms", START_DELAY_MS),
             *("--seed", "5", "--faults", faults),
         )
-        with SerialShoe(rig.url, protocol) as shoe:
+        with open_reader(rig.url, protocol, loop=loop) as shoe:
             killed_at = None
             if rig.kind == "ser2net":
                 assert rig.server is not None
@@ -150,12 +160,12 @@ class TestShoeLine:
         assert faults and len(recoveries) >= len(faults)
 
 
-def test_real_shoe_deals_a_deck(rig: Rig) -> None:
+def test_real_shoe_deals_a_deck(rig: Rig, loop: asyncio.AbstractEventLoop) -> None:
     """With --shoe-url: a person deals one full deck; every card arrives once."""
     if rig.kind != "real":
         pytest.skip("only for a real shoe (--shoe-url)")
     seen: list[str] = []
-    with SerialShoe(rig.url, rig.protocol) as shoe:
+    with open_reader(rig.url, rig.protocol, loop=loop) as shoe:
         deadline = time.monotonic() + 300
         while len(seen) < 52 and time.monotonic() < deadline:
             delivery = shoe.read(timeout=1)
@@ -164,7 +174,9 @@ def test_real_shoe_deals_a_deck(rig: Rig) -> None:
     assert len(seen) == 52 and len(set(seen)) == 52
 
 
-def test_reader_on_a_socat_pty_bridged_to_a_tcp_shoe(tmp_path: Path) -> None:
+def test_reader_on_a_socat_pty_bridged_to_a_tcp_shoe(
+    tmp_path: Path, loop: asyncio.AbstractEventLoop
+) -> None:
     """A pty made by another program (socat), bridged to a simulator on TCP, killed mid-deal."""
     if shutil.which("socat") is None:
         pytest.skip("socat is not installed (Debian package socat; .ci/run installs it)")
@@ -184,7 +196,7 @@ def test_reader_on_a_socat_pty_bridged_to_a_tcp_shoe(tmp_path: Path) -> None:
             if link.exists():
                 break
             time.sleep(0.02)
-        with SerialShoe(str(link), "framed") as shoe:
+        with open_reader(str(link), "framed", loop=loop) as shoe:
             seen: list[Delivery] = []
             while sum(isinstance(d.item, CardRead) for d in seen) < 100:
                 delivery = shoe.read(timeout=10)

@@ -84,6 +84,9 @@ class Scene:
     noise: float = 0.0
     jpeg_quality: int = 0
     seed: int = 0
+    felt_seed: int | None = None
+    """The felt texture's own seed (None: `seed`'s draws): frames of a still table share their
+    felt, as a real one does, and differ in sensor noise only."""
     markers: Sequence[tuple[int, float, float, float]] = field(default=())
 
 
@@ -276,7 +279,8 @@ def render_scene(scene: Scene, *, truth: bool = True) -> RenderedFrame:
     cards): a live synthetic camera needs only the image.
     """
     rng = np.random.default_rng(scene.seed)
-    canvas = _felt(scene, rng)
+    felt_rng = rng if scene.felt_seed is None else np.random.default_rng(scene.felt_seed)
+    canvas = _felt(scene, felt_rng)
     gloss = np.zeros((scene.height, scene.width), np.float32)
     ids = np.full((scene.height, scene.width), -1, np.int16)
     h = scene.table_to_image
