@@ -12,6 +12,16 @@ count**; the tuning split is for choosing things.
 
     python bench/camera.py [--split test|tuning|both] [--envelope studio|harsh|both]
                            [--designs N] [--frames N] [--seed N] [--json]
+                           [--dump DIR] [--no-miss-causes] [--frame-cache DIR]
+
+`--dump DIR` writes every wrong read and phantom out to be looked at (`camera_dump.py`: one
+JSON line each in `DIR/<split>-<envelope>/events.jsonl`, a crop with the outline drawn and the
+whole frame); their counts by kind and by outline source are printed either way.
+`--no-miss-causes` skips looking again at each missed card (about a third of the CPU on a long
+run looking for wrong reads). `--frame-cache DIR` keeps each drawn frame (lossless) and its
+ground truth, and reads them back on a later run with the same seed (`frame_cache.py`): drawing
+a frame costs more than recognising it, so a long run repeated to compare two recognizers costs
+a fraction of the first.
 
 `bench_scene` and `bench_recognizers` serve the older benches on the two hand-set designs.
 """
@@ -28,6 +38,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from camera_dump import EventDump
+from frame_cache import cached_render
 from miss_causes import CAUSES, MissCauses, MissDiagnosis
 
 from calibration.deck import calibrate_deck, learn_deck
@@ -40,7 +52,7 @@ from drivers.camera.synthetic.designs import DESIGNS, Design
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import SceneStyle, random_scene
 from drivers.camera.synthetic.reference import render_reference, write_reference_deck
-from drivers.camera.synthetic.scene import RenderedFrame, Scene, render_scene
+from drivers.camera.synthetic.scene import RenderedFrame, Scene
 from drivers.camera.synthetic.scoring import Score, card_height_px, overlap
 from drivers.camera.synthetic.splits import SPLITS
 from drivers.camera.tuning import INDEX_READERS, LEARNED_TUNING, ReaderTuning
@@ -181,10 +193,19 @@ def calibrate_design(design: Design) -> tuple[CardRecognizer | None, str | None]
 
 
 def run_split(
-    seeds: tuple[int, ...], style: SceneStyle, frames: int, seed: int
+    seeds: tuple[int, ...],
+    style: SceneStyle,
+    frames: int,
+    seed: int,
+    *,
+    envelope: str = "",
+    dump: EventDump | None = None,
+    causes_wanted: bool = True,
+    frame_cache: Path | None = None,
 ) -> tuple[list[DesignRun], Score, Reliability, list[float], MissCauses]:
     """Calibrate each design of `seeds` and read `frames` scenes of `style` spread over them;
-    also find why each missed card was missed (`miss_causes`)."""
+    also find why each missed card was missed (`miss_causes`, unless `causes_wanted` is
+    False), and hand each frame to `dump` (wrong reads and phantoms written out)."""
     runs: list[DesignRun] = []
     total = Score()
     reliability = Reliability()
@@ -199,10 +220,14 @@ def run_split(
         recognizer, failure = calibrate_design(d)
         calibration = time.perf_counter() - began
         learned = design_deck(d)
-        diagnosis = None if isinstance(learned, str) else MissDiagnosis(*learned, READER.tuning)
-        for _ in range(per_design):
+        diagnosis = (
+            None
+            if isinstance(learned, str) or not causes_wanted
+            else MissDiagnosis(*learned, READER.tuning)
+        )
+        for index in range(per_design):
             scene = random_scene(rng, style, d)
-            frame = render_scene(scene)
+            frame = cached_render(scene, frame_cache, f"{d.name}-{seed}-{index}")
             if recognizer is None:
                 readings: list[CardReading] = []
             else:
@@ -215,6 +240,9 @@ def run_split(
             reliability.add(frame, readings)
             if diagnosis is not None:
                 diagnosis.frame(scene, frame, readings, tags, causes)
+            if dump is not None:
+                dump.frame(frame, readings, design=d.name, design_seed=design_seed,
+                           envelope=envelope, scene_seed=seed, index=index)  # fmt: skip
         runs.append(DesignRun(d.name, score, failure))
         print(
             f"  {d.name:9s} {d.font.path.stem:24s} {d.size:7s} {d.placement:6s} "
@@ -235,6 +263,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261129, help="scene seed (tests use others)")
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     parser.add_argument("--reader", choices=sorted(INDEX_READERS), default=READER.reader)
+    parser.add_argument("--dump", type=Path, help="write each wrong read and phantom here")
+    parser.add_argument("--frame-cache", type=Path, help="keep drawn frames here, read them back")
+    parser.add_argument(
+        "--no-miss-causes", action="store_true", help="skip finding why missed cards were missed"
+    )
     parser.add_argument(
         "--abstain",
         type=float,
@@ -257,9 +290,12 @@ def main() -> None:
         for env in envelopes:
             label = f"{split}/{env}" + ("  <- the figure that counts" if split == "test" else "")
             print(f"{label}: {len(seeds)} designs, {args.frames} frames", flush=True)
+            dump = EventDump(None if args.dump is None else args.dump / f"{split}-{env}")
             runs, score, reliability, timing, causes = run_split(
-                seeds, ENVELOPES[env], args.frames, args.seed
-            )
+                seeds, ENVELOPES[env], args.frames, args.seed, envelope=env, dump=dump,
+                causes_wanted=not args.no_miss_causes, frame_cache=args.frame_cache,
+            )  # fmt: skip
+            events = dump.summary()
             fps = round(len(timing) / sum(timing), 1) if timing else None
             failures = {r.name: r.failure for r in runs if r.failure}
             print(
@@ -270,6 +306,12 @@ def main() -> None:
             )
             for line in score.wrongs[:10]:
                 print(f"    wrong: {line}")
+            print(
+                "    wrong reads and phantoms by kind: "
+                + "  ".join(f"{k} {n}" for k, n in events["kinds"].items())
+                + "  by outline: "
+                + "  ".join(f"{k} {n}" for k, n in events["sources"].items())
+            )
             for tag, (n, hit) in sorted(score.by_tag.items()):
                 print(f"    {tag:8s} {n:5d} cards  recall {hit / n:.2%}")
             print(
@@ -311,6 +353,9 @@ def main() -> None:
                     for tag, counts in sorted(causes.by_tag.items())
                 },
                 "unsure_miss_confidence": sorted(round(c, 4) for c in causes.unsure),
+                "error_kinds": events["kinds"],
+                "error_sources": events["sources"],
+                "cards_read": score.read,
             }
     if args.json:
         print(json.dumps(out))

@@ -6,10 +6,11 @@ import cv2
 import numpy as np
 from camera_support import Score, deck_profile, scored
 
-from drivers.camera.detect import portrait
+from drivers.camera.detect import detect_cards, portrait
 from drivers.camera.edges import corner_supports, edge_map, refine
 from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer, merge_guesses
+from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import JUMBO
 from drivers.camera.synthetic.generator import SceneStyle
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
@@ -132,6 +133,19 @@ def test_guesses_never_override_a_different_code_and_never_double_a_card() -> No
     assert [r.code for r in two] == [None]
 
 
+def test_a_contradicted_read_stays_unknown_whatever_order_the_guesses_come_in() -> None:
+    # Seen on the tuning designs: a firm 8S, and two proposals too small for the card reading
+    # its index as QS. Merged one by one, the first QS cleared the 8S and the second took its
+    # place: a wrong card. Every claim at one index is now checked against all the others.
+    firm = [_reading("AS", 0.0, 0.9987)]
+    guesses = [_reading("KD", 2.0, 0.9998), _reading("KD", 4.0, 0.9935)]
+    for order in (guesses, guesses[::-1]):
+        assert [r.code for r in merge_guesses(firm, order)] == [None]
+    # The same with a right guess among them: still nothing named at that index.
+    right = [*guesses, _reading("AS", 1.0, 0.9999)]
+    assert {r.code for r in merge_guesses(firm, right)} == {None}
+
+
 def test_a_guess_read_at_its_own_index_stands_over_most_of_another_card() -> None:
     # A row dealt 20 px apart on 88 px cards: the outlines share 70% of their area, but each
     # code was read at its own index, so both are cards (before, both went unknown).
@@ -216,3 +230,25 @@ def test_chips_and_a_box_touching_cards_are_never_cards_and_the_cards_read() -> 
     assert score.phantom == 0 and score.wrong == 0, score.wrongs
     assert {"6D", "TH"} <= {r.code for r in readings}, [r.code for r in readings]
     assert score.recall >= 0.8, [r.code for r in readings]
+
+
+def test_a_firm_outline_reaches_the_paper_past_a_printed_border_line() -> None:
+    # A tuning design printed with a double border line near the edge: the edge cut found the
+    # inner line, and the lone card's outline covered 79-81% of it, its index window off the
+    # index (a 7H read as 4H at 0.9468 on the tuning designs). The outline now lies where it
+    # lies on a card with no line: 3% of the card's height short of each edge (`BORDER_SHORT`:
+    # 0.94 x 0.94 of the card, 88%).
+    design = deckgen.design(1007)
+    assert design.border == 2
+    for angle in (0.0, 25.0):
+        card = PlacedCard(Card.parse("7H"), 0.0, 0.0, angle)
+        scene = Scene(width=1920, height=1080, table_to_image=_view(2.6), design=design,
+                      cards=(card,), noise=2.0, jpeg_quality=90)  # fmt: skip
+        frame = render_scene(scene)
+        gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+        (outline,) = detect_cards(gray, min_long_px=80.0, frame=frame.image).outlines
+        truth = frame.cards[0].corners.astype(np.float32)
+        drawn = float(cv2.contourArea(truth))
+        found = float(cv2.contourArea(outline.corners.astype(np.float32)))
+        inter, _ = cv2.intersectConvexConvex(truth, outline.corners.astype(np.float32))
+        assert 0.85 < found / drawn < 0.92 and float(inter) / found > 0.97, (angle, found / drawn)

@@ -137,6 +137,51 @@ class IndexClassifier:
             out.append(self._decide(cut_r, cut_s, i, j, float(pr[row, none_rank]), guessed))
         return out
 
+    def confirm_all(
+        self, reads: Sequence[IndexRead], cuts: Sequence[Sequence[Image]]
+    ) -> list[IndexRead]:
+        """Each coded read of a guessed outline, kept only when its `cuts` agree.
+
+        `cuts[n]` are more windows of the corner `reads[n]` was read at (the outline scaled,
+        `ReaderTuning.scaled`). Every cut must name the same code, and the read's confidence
+        becomes the least of both heads over them too; under `abstain_guessed` it is no code
+        (its `hint` stays). One network call for all.
+        """
+        tensors = [[window_tensor(c) for c in group] for group in cuts]
+        rows = [t for group in tensors for t in group if t is not None]
+        pr, ps = self._model.probabilities(np.stack(rows)) if rows else (None, None)
+        out: list[IndexRead] = []
+        k = 0
+        for read, group in zip(reads, tensors, strict=True):
+            if read.code is None:
+                out.append(read)
+                k += sum(t is not None for t in group)
+                continue
+            i = self._model.ranks.index(read.code[:-1])
+            j = self._model.suits.index(read.code[-1])
+            sure = read.confidence
+            agree = True
+            for t in group:
+                if t is None or pr is None or ps is None:
+                    # A cut showing no print cannot confirm an index.
+                    agree = False
+                    continue
+                agree &= int(pr[k].argmax()) == i and int(ps[k].argmax()) == j
+                sure = min(sure, float(pr[k, i]), float(ps[k, j]))
+                k += 1
+            if agree and sure >= self._tuning.abstain_guessed:
+                out.append(IndexRead(read.code, round(sure, 6), read.code, read.not_index))
+            else:
+                out.append(
+                    IndexRead(
+                        None,
+                        round(sure, 6) if agree else 0.0,
+                        read.code if agree else None,
+                        read.not_index,
+                    )
+                )
+        return out
+
     def _decide(
         self, pr: Array, ps: Array, i: int, j: int, not_index: float, guessed: bool
     ) -> IndexRead:

@@ -50,33 +50,57 @@ def same_index(a: CardReading, b: CardReading) -> bool:
     return any(float(np.linalg.norm(p - q)) <= tol for p, q in pairs)
 
 
+def contested(claims: list[CardReading]) -> set[int]:
+    """The positions in `claims` (coded readings) that another claim contradicts.
+
+    A claim is contradicted by one naming another code at the same printed index
+    (`same_index`), whichever of the two was made first.
+    """
+    out: set[int] = set()
+    for i, a in enumerate(claims):
+        for j in range(i + 1, len(claims)):
+            b = claims[j]
+            if a.code != b.code and same_index(a, b):
+                out |= {i, j}
+    return out
+
+
 def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> list[CardReading]:
     """Add the reads of speculative outlines to the firm readings without doubling a card.
 
-    A guess repeating a code already read on a reading it overlaps at all adds nothing (the
-    reading already there stays). A guess naming another code than a reading at the same
-    printed index (`same_index`; two guesses alike) leaves that reading unknown and adds
-    nothing, and that index stays disputed: no later guess naming another code than one read
-    there is added. A wrong card is worse than none. Otherwise the guess is a card of its own, even
-    over most of another card (a row, a fan): it replaces the unknown readings on its spot
-    (`SAME_SPOT`), and coded readings there, read at other indices, stay.
+    Every coded claim (firm coded readings and guesses) is first checked against all the
+    others at once: two naming different codes at the same printed index (`same_index`)
+    contradict each other, and neither is believed: the firm reading is left unknown and the
+    guess adds nothing (a wrong card is worse than none). This does not depend on the order
+    the guesses come in: merged one by one, a clash left the firm reading unknown and a later
+    guess repeating the contradicting code then replaced it (on the tuning designs a proposal
+    too small for its card read an 8S's index as QS twice: the first read cleared the 8S, the
+    second took its place). Then each uncontradicted guess, surest first: one repeating a
+    code already read on a reading it overlaps at all adds nothing; otherwise it is a card of
+    its own, even over most of another card (a row, a fan): it replaces the unknown readings on
+    its spot (`SAME_SPOT`), and coded readings there, read at other indices, stay. The surest
+    of the contradicted guesses stands as an unknown card where no reading covers its spot.
     """
-    out = list(readings)
-    # Every read that took part in a clash: its index stays disputed. Without this, the order
-    # of the guesses decided: a guess of the right code could replace the reading a clash left
-    # unknown, and a later wrong guess at the same index then stood (a tuning scene: QH on 9H).
-    disputed: list[CardReading] = []
-    for g in sorted(guesses, key=lambda r: -r.confidence):
+    firm = [i for i, r in enumerate(readings) if r.code is not None]
+    claims = [readings[i] for i in firm] + list(guesses)
+    doubted = contested(claims)
+    out = [
+        r.model_copy(update={"code": None, "confidence": 0.0, "index_reads": 0})
+        if k in firm and firm.index(k) in doubted
+        else r
+        for k, r in enumerate(readings)
+    ]
+    believed = [g for n, g in enumerate(guesses) if len(firm) + n not in doubted]
+    for g in sorted(believed, key=lambda r: -r.confidence):
         if any(r.code == g.code and _overlap(r, g) > 0.0 for r in out):
-            continue
-        clash = [i for i, r in enumerate(out) if r.code is not None and same_index(r, g)]
-        if clash or any(d.code != g.code and same_index(d, g) for d in disputed):
-            disputed.append(g)
-            for i in clash:
-                disputed.append(out[i])
-                out[i] = out[i].model_copy(update={"code": None, "confidence": 0.0})
             continue
         same = [i for i, r in enumerate(out) if r.code is None and _overlap(r, g) >= SAME_SPOT]
         out = [r for i, r in enumerate(out) if i not in same]
         out.append(g)
+    # Contradicting guesses still say a face-up card lies there: the surest of them stands as
+    # an unknown card where no reading does.
+    for n in sorted(doubted - set(range(len(firm))), key=lambda n: -claims[n].confidence):
+        g = claims[n]
+        if not any(_overlap(r, g) >= SAME_SPOT for r in out):
+            out.append(g.model_copy(update={"code": None, "confidence": 0.0, "index_reads": 0}))
     return out

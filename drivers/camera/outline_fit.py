@@ -34,6 +34,10 @@ _SAMPLES = np.linspace(0.15, 0.85, 15)
 _MIN_POINTS = 8
 # Over half the samples must find the step, as for `edges.refine` (ink never makes a side).
 _INLIER_PX = 1.5
+_PASSES = 3
+# Two passes put a border-snapped outline on the paper; a third, when a side that lay on the
+# border line while its opposite side did not (`detect.out_to_paper_edge` moves sides one by
+# one) was first moved only as far as that side.
 # A paper edge is found to a few tenths of a pixel even blurred: steps farther from the fitted
 # line are something else (a neighbour's edge, print).
 
@@ -44,11 +48,20 @@ def fit_outline(gray: Image, quad: Quad, paper: float) -> Quad:
     `paper` is the frame's grey threshold between felt and paper (`detect.card_threshold`). A
     side where fewer than `_MIN_POINTS` profiles cross from paper to felt on one line (it is
     covered by another card, or lies inside one) moves out as far as the opposite side did and
-    turns parallel to it, or stays when that one did not fit either. The fit is made twice: an
-    outline snapped to a border line is skewed, and its sides' profiles reach the paper's edge
-    along only part of a side until the first fit has turned them. Returns a new quad.
+    turns parallel to it, or stays when that one did not fit either. The fit is repeated (up
+    to `_PASSES` times, until no corner moves half a pixel): an outline snapped to a border
+    line is skewed, or lies further in on one side than on the other, and its sides' profiles
+    reach the paper's edge along only part of a side until a first fit has moved them.
+    Returns a new quad.
     """
-    return _fit(gray, _fit(gray, np.asarray(quad, np.float64).reshape(4, 2), paper), paper)
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    for _ in range(_PASSES):
+        moved = _fit(gray, q, paper)
+        settled = float(np.abs(moved - q).max()) < _STEP
+        q = moved
+        if settled:
+            break
+    return q
 
 
 def _fit(gray: Image, quad: Quad, paper: float) -> Quad:

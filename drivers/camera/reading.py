@@ -8,6 +8,7 @@ down or could not be read with confidence ("unknown"): a wrong card is worse tha
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -16,12 +17,33 @@ READING_VERSION = 1
 """The schema version of camera readings."""
 
 
+class ReadingSource(StrEnum):
+    """Which kind of outline a reading was made on: what the recognizer knew when it decided.
+
+    Benches and incident reports use it to tell where a wrong read or a phantom came from; the
+    `studio recognize --json` contract does not print it.
+    """
+
+    FIRM = "firm"
+    """A whole card outline found by the finder (a bright, card-shaped region)."""
+    EXTENDED = "extended"
+    """A firm outline extended to a full card from a strip of it (a neighbour covers the rest)."""
+    SNAPPED = "snapped"
+    """A firm outline that did not read, moved onto the image edges nearest it and read again."""
+    IN_VIEW = "in_view"
+    """An extended outline read again on the part of its card in view (`visible.py`)."""
+    PROPOSAL = "proposal"
+    """A card-sized outline proposed inside a bright region holding several cards (`merged.py`)."""
+    CORNER = "corner"
+    """An outline built on an index corner the learned detector found (`finder.py`)."""
+
+
 class CardReading(BaseModel):
     """One card seen in one frame.
 
     `corners` are the image corners of the card as it lies (top-left, top-right, bottom-right,
     bottom-left of the upright card when it was read, else clockwise from a short side);
-    `confidence` is the template match (0..1) of the weaker of rank and suit; `zone` is the table
+    `confidence` is how sure the learned reader was (0..1, the weaker head); `zone` is the table
     zone holding the card's centre, or None without table calibration or outside every zone.
     """
 
@@ -34,6 +56,10 @@ class CardReading(BaseModel):
     ]
     confidence: float
     zone: str | None
+    source: ReadingSource = ReadingSource.FIRM
+    """The kind of outline the reading was made on."""
+    index_reads: int = 0
+    """How many of the card's index corners named its code (0 for an unknown card, 1 or 2)."""
 
 
 class FrameReading(BaseModel):

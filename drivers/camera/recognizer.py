@@ -36,7 +36,7 @@ from drivers.camera.finder import MIN_CORNER_SUPPORT, card_height, detected_corn
 from drivers.camera.guesses import merge_guesses
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline_fit import fit_outline
-from drivers.camera.reading import CardReading
+from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
     LEARNED_TUNING,
     PAPER_CHROMA,
@@ -97,7 +97,11 @@ class CardRecognizer:
         # Each stage's outlines are read together: one network call for all their corners.
         firm = _without_repeats(
             list(
-                zip(found.outlines, self._read_many(frame, gray, thr, found.outlines), strict=True)
+                zip(
+                    found.outlines,
+                    self._read_many(frame, gray, thr, found.outlines, ReadingSource.FIRM),
+                    strict=True,
+                )
             )
         )
         # Edge maps are computed once per bright region, and only where needed.
@@ -120,7 +124,7 @@ class CardRecognizer:
             for o, r in firm
             if r is not None and r.code is None and not r.face_down
         ]
-        retry = _coded(self._read_many(frame, gray, thr, snapped))
+        retry = _coded(self._read_many(frame, gray, thr, snapped, ReadingSource.SNAPPED))
         readings = [r for _, r in firm if r is not None]
         # Outlines that read (a code, or a back) are cards beyond doubt: they explain their
         # region and give the frame's card size to proposals elsewhere.
@@ -144,7 +148,7 @@ class CardRecognizer:
             want = expected(float(cx), float(cy)) if expected is not None else None
             open_regions[k] = want
             proposals += propose(gray, region, want or frame_long, region_edges(k))
-        guesses += _coded(self._read_many(frame, gray, thr, proposals))
+        guesses += _coded(self._read_many(frame, gray, thr, proposals, ReadingSource.PROPOSAL))
         # Where outlines fail (fans, merged rows), the learned detector finds index corners on
         # the open regions' rims; each is read at that corner only.
         if open_regions and self._corners is not None:
@@ -152,7 +156,7 @@ class CardRecognizer:
             at_corners = detected_corners(
                 gray, found, height, self._corners, regions=set(open_regions)
             )
-            guesses += _coded(self._read_many(frame, gray, thr, at_corners))
+            guesses += _coded(self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER))
         return merge_guesses(readings, guesses)
 
     def _read_in_view(
@@ -177,17 +181,27 @@ class CardRecognizer:
             seen = visible_part(o, regions, outlines)
             if seen is not None:
                 again.append(replace(seen, speculative=True))
-        return _coded(self._read_many(frame, gray, thr, again)) if again else []
+        if not again:
+            return []
+        return _coded(self._read_many(frame, gray, thr, again, ReadingSource.IN_VIEW))
 
     def _read(
         self, frame: Image, gray: Image, thr: float, outline: CardOutline
     ) -> CardReading | None:
-        return self._read_many(frame, gray, thr, [outline])[0]
+        return self._read_many(frame, gray, thr, [outline], ReadingSource.FIRM)[0]
 
     def _read_many(
-        self, frame: Image, gray: Image, thr: float, outlines: Sequence[CardOutline]
+        self,
+        frame: Image,
+        gray: Image,
+        thr: float,
+        outlines: Sequence[CardOutline],
+        source: ReadingSource,
     ) -> list[CardReading | None]:
         """A reading of each of `outlines` (None where it shows no card), in order.
+
+        `source` is the kind of outline they are (a firm outline extended from a strip is
+        reported as `EXTENDED`).
 
         Every index corner of them all goes to the reader at once (`IndexClassifier.read_all`:
         one network call for the lot), then each card is decided on its corners (`_decide`).
@@ -216,14 +230,45 @@ class CardRecognizer:
         found = self._classifier.read_all(
             [(self._corner(frame, quad), outlines[n].speculative) for n, quad in corners]
         )
+        found = self._confirm_scaled(frame, [(outlines[n], quad) for n, quad in corners], found)
         reads: list[list[tuple[IndexRead, npt.NDArray[Any]]]] = [[] for _ in outlines]
         for (n, quad), read in zip(corners, found, strict=True):
             if read is not None:
                 reads[n].append((read, quad))
         return [
-            self._decide(frame, gray, thr, outline, got)
+            self._decide(frame, gray, thr, outline, got, source)
             for outline, got in zip(outlines, reads, strict=True)
         ]
+
+    def _confirm_scaled(
+        self,
+        frame: Image,
+        cut: list[tuple[CardOutline, npt.NDArray[Any]]],
+        found: list[IndexRead | None],
+    ) -> list[IndexRead | None]:
+        """`found`, each code read on a guessed outline checked on that outline scaled.
+
+        The outline is scaled about the read corner (`ReaderTuning.scaled`): a guessed
+        outline's size is the frame's, not its card's, and a read that holds at one size only
+        is not an index read.
+        """
+        todo = [
+            n
+            for n, ((outline, _), read) in enumerate(zip(cut, found, strict=True))
+            if outline.speculative and read is not None and read.code is not None
+        ]
+        if not todo:
+            return found
+        cuts = [
+            [self._corner(frame, cut[n][1][0] + (cut[n][1] - cut[n][1][0]) * k)
+             for k in self._tuning.scaled]
+            for n in todo
+        ]  # fmt: skip
+        checked = self._classifier.confirm_all([r for n in todo if (r := found[n])], cuts)
+        out = list(found)
+        for n, read in zip(todo, checked, strict=True):
+            out[n] = read
+        return out
 
     def _decide(
         self,
@@ -232,6 +277,7 @@ class CardRecognizer:
         thr: float,
         outline: CardOutline,
         reads: list[tuple[IndexRead, npt.NDArray[Any]]],
+        source: ReadingSource,
     ) -> CardReading | None:
         """The card `outline` shows, from the reads of its index corners (the quad of each)."""
         codes = {r.code for r, _ in reads if r.code is not None}
@@ -240,11 +286,14 @@ class CardRecognizer:
         if len(codes) == 1 and hints - codes:
             codes = codes | hints
         zone = self._zone(outline.corners)
+        if source is ReadingSource.FIRM and outline.partial:
+            source = ReadingSource.EXTENDED
         if len(codes) == 1:
             read, quad = max(((r, q) for r, q in reads if r.code), key=lambda rq: rq[0].confidence)
             unconfirmed = len(reads) > 1 and any(r.code is None for r, _ in reads)
             if not unconfirmed or read.confidence >= SINGLE_CORNER_CONFIDENCE:
-                return _reading(read.code, False, quad, read.confidence, zone)
+                agreeing = sum(r.code == read.code for r, _ in reads)
+                return _reading(read.code, False, quad, read.confidence, zone, source, agreeing)
             codes = set()
         if outline.speculative:
             return None
@@ -257,7 +306,8 @@ class CardRecognizer:
         face_down = inner < PAPER_SHARE_FACE_UP and not any(
             _index_like(r, self._tuning) for r, _ in reads
         )
-        return _reading(None, face_down, outline.corners, 0.0 if face_down else confidence, zone)
+        confidence = 0.0 if face_down else confidence
+        return _reading(None, face_down, outline.corners, confidence, zone, source, 0)
 
     def _corner(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
         x0, y0, x1, y1 = self._window
@@ -372,6 +422,8 @@ def _reading(
     quad: npt.NDArray[Any],
     confidence: float,
     zone: str | None,
+    source: ReadingSource,
+    index_reads: int,
 ) -> CardReading:
     pts = [(round(float(x), 1), round(float(y), 1)) for x, y in quad]
     return CardReading(
@@ -380,4 +432,6 @@ def _reading(
         corners=(pts[0], pts[1], pts[2], pts[3]),
         confidence=round(float(confidence), 4),
         zone=zone,
+        source=source,
+        index_reads=index_reads,
     )
