@@ -10,62 +10,13 @@ the loop), `camera` (the camera backends and the reader thread that turns frames
 streams are), `banner` (the lines `studio run` prints when ready), `metrics` and `health` (the
 Prometheus figures and the HTTP probes), `systemd` (Type=notify).
 
-The names below are imported when first used (PEP 562): a client that only reads the run file
+The names below are imported when first used (PEP 562,
+by `lazy_loader` from the names in `__init__.pyi`): a client that only reads the run file
 (`studio status`, `watch`, `command`) must not pay for OpenCV and the camera to find its table.
 """
 
-from __future__ import annotations
+import lazy_loader
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from studio.runtime.announce import RunFile, find_table, read_run_file, run_dir
-    from studio.runtime.devices import DealerShoe, ShoeDevice
-    from studio.runtime.keys import TableKeys, ensure_keys
-    from studio.runtime.parts import EventListener, TableParts, build_parts
-    from studio.runtime.source import JournalSource
-    from studio.runtime.table import TableRuntime, run_table
-
-_HOMES = {
-    "RunFile": "announce",
-    "find_table": "announce",
-    "read_run_file": "announce",
-    "run_dir": "announce",
-    "DealerShoe": "devices",
-    "ShoeDevice": "devices",
-    "TableKeys": "keys",
-    "ensure_keys": "keys",
-    "EventListener": "parts",
-    "TableParts": "parts",
-    "build_parts": "parts",
-    "JournalSource": "source",
-    "TableRuntime": "table",
-    "run_table": "table",
-}
-
-__all__ = [
-    "DealerShoe",
-    "EventListener",
-    "JournalSource",
-    "RunFile",
-    "ShoeDevice",
-    "TableKeys",
-    "TableParts",
-    "TableRuntime",
-    "build_parts",
-    "ensure_keys",
-    "find_table",
-    "read_run_file",
-    "run_dir",
-    "run_table",
-]
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # imported once: later uses are plain attribute reads
-    return value
+# The stub beside this file is the one list of public names: the type checker reads it as the
+# package's interface, and `attach_stub` imports each name from its module on first use.
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
