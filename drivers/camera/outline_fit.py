@@ -34,12 +34,12 @@ _SAMPLES = np.linspace(0.15, 0.85, 15)
 _MIN_POINTS = 8
 # Over half the samples must find the step, as for `edges.refine` (ink never makes a side).
 _INLIER_PX = 1.5
+# A paper edge is found to a few tenths of a pixel even blurred: steps farther from the fitted
+# line are something else (a neighbour's edge, print).
 _PASSES = 3
 # Two passes put a border-snapped outline on the paper; a third, when a side that lay on the
 # border line while its opposite side did not (`detect.out_to_paper_edge` moves sides one by
 # one) was first moved only as far as that side.
-# A paper edge is found to a few tenths of a pixel even blurred: steps farther from the fitted
-# line are something else (a neighbour's edge, print).
 
 
 def fit_outline(gray: Image, quad: Quad, paper: float) -> Quad:
