@@ -24,14 +24,13 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from shoe_latency import start_simulator
 
 from drivers.shoe.host import ProtocolOptions
 from drivers.shoe.line_reader import ShoeLineReader
@@ -39,24 +38,6 @@ from drivers.shoe.readers import threaded, watched
 from drivers.shoe.readings import CardRead
 
 READERS: dict[str, Callable[..., ShoeLineReader]] = {"thread": threaded, "watched": watched}
-
-
-def simulator(
-    tmp: Path, where: list[str], cards: int, interval_ms: float
-) -> tuple[subprocess.Popen[str], Path, str]:
-    """Start `studio shoe simulate` in its own process; return it, its log and its address."""
-    log = tmp / f"deal-{time.monotonic_ns()}.jsonl"
-    cmd = [sys.executable, "-m", "studio.cli", "shoe", "simulate", "--protocol", "framed", *where]
-    cmd += ["--cards", str(cards), "--interval-ms", str(interval_ms), "--start-delay-ms", "1000"]
-    proc = subprocess.Popen(
-        [*cmd, "--log", str(log)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
-    assert proc.stdout is not None
-    ready = proc.stdout.readline().strip()
-    if not ready.startswith("ready "):
-        proc.kill()
-        raise SystemExit(f"simulator did not start: {ready!r}")
-    return proc, log, ready.split("=", 1)[1]
 
 
 async def in_hand(kind: str, url: str, cards: int) -> tuple[list[float], list[float]]:
@@ -96,7 +77,7 @@ def block(
     """One block of `cards` cards on a fresh simulator; their latencies and hand-overs (s)."""
     path = tmp / "shoe"
     args = ["--pty", str(path)] if where == "pty" else ["--listen", "127.0.0.1:0"]
-    proc, log, address = simulator(tmp, args, cards, interval_ms)
+    proc, log, address = start_simulator(tmp, "framed", args, cards, interval_ms)
     url = str(path) if where == "pty" else f"socket://{address}"
     try:
         arrived, handed = asyncio.run(in_hand(kind, url, cards))
