@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel, Field
 from test_controller_kit import CONFIGS, bench, shuffled
 
 from drivers.shoe.adapter import to_input
@@ -29,6 +30,7 @@ from studio.journal.chain import canonical_json
 from studio.journal.recorder import event_json, input_json
 from studio.messages import CardDrawn, Envelope, Tick, parse_input
 from studio.messages.events import EVENT_TYPES, CardDealt, body_json
+from studio.messages.trusted import trusted, trusted_model
 
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -66,7 +68,11 @@ def test_the_controllers_envelopes_are_what_validation_makes(
     b.cmd("resume")
     assert b.of_type("card_dealt")
     for envelope in b.events:
-        assert _validated(envelope) == envelope
+        validated = _validated(envelope)
+        assert validated == envelope
+        # Byte for byte what the journal stores and the streams carry, and the models' own JSON.
+        assert event_json(envelope) == canonical_json(validated.model_dump(mode="json"))
+        assert envelope.model_dump_json() == validated.model_dump_json()
         assert EVENT_TYPES[envelope.type].model_validate(envelope.body).model_dump(mode="json") == (
             envelope.body
         )
@@ -145,6 +151,31 @@ def test_body_json_of_a_card_is_the_models_dump_and_still_checks_the_audience() 
         "number": 2,
         "card": "KH",
     }
+
+
+@pytest.mark.parametrize("audience", ["public", "restricted"])
+@pytest.mark.parametrize("face", ["up", "down"])
+@pytest.mark.parametrize("card", ["AS", None])
+def test_the_controllers_card_dealt_pairs_are_held_to_the_bodys_audience_rules(
+    audience: Any, face: str, card: str | None
+) -> None:
+    body = CardDealt.model_construct(position="player-1", face=face, number=1, card=card)
+    assert CardDealt.problem_of(audience, face, card) == body.audience_problem(audience)
+
+
+class _Aliased(BaseModel):
+    value: int = Field(alias="v")
+
+
+def test_trusted_builds_only_a_model_it_can_build_whole() -> None:
+    with pytest.raises(TypeError, match="cannot be built"):
+        trusted_model(_Aliased)
+    stamp = datetime(2026, 12, 5, 5, 0, tzinfo=UTC)
+    with pytest.raises(TypeError, match="are not its own"):
+        trusted(Tick, {"ts": stamp})  # the defaults too, or it is not the validated message
+    made = trusted(Tick, {"ts": stamp, "schema_version": 1, "mono": None, "kind": "tick"})
+    assert made == Tick(ts=stamp)
+    assert made.model_dump_json() == Tick(ts=stamp).model_dump_json()
 
 
 # -- what comes from outside is still validated ---------------------------------------------------
