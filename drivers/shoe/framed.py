@@ -112,6 +112,9 @@ def encode_frame(frame: Frame) -> bytes:
         raise FrameError("frame session out of range")
     head = _HEAD.pack(len(frame.payload), frame.session, frame.seq, frame.type) + frame.payload
     body = head + struct.pack(">H", crc16_ccitt(head))
+    if STX not in body and ETX not in body and DLE not in body:
+        # Nothing to escape, as in most frames: the same bytes without a loop over each.
+        return bytes((STX,)) + body + bytes((ETX,))
     out = bytearray([STX])
     for byte in body:
         if byte in (STX, ETX, DLE):

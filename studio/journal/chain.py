@@ -55,8 +55,8 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 """`canonical_json`'s encoder, made once (`json.dumps` with options makes one at every call)."""
 
 
-def _json_int(value: int | None) -> str:
-    return "null" if value is None else str(int(value))
+_json_text = json.encoder.encode_basestring
+"""A string as `_CANONICAL` writes it (non-ASCII kept), without the encoder's own call."""
 
 
 def record_hash(
@@ -75,9 +75,13 @@ def record_hash(
     The canonical form is built by concatenation rather than by re-serialising `body`, which is
     the same text (keys in sorted order) at a fraction of the cost on the append path.
     """
-    game = "null" if game_number is None else _CANONICAL.encode(game_number)
+    # Every part inline (an append hashes three records per card): `int()` keeps a bool or an
+    # int subclass written as the number it is.
+    game = "null" if game_number is None else _json_text(game_number)
+    batch_text = "null" if batch is None else str(int(batch))
+    cause_text = "null" if cause is None else str(int(cause))
     text = (
-        f'{{"batch":{_json_int(batch)},"body":{body},"cause":{_json_int(cause)},'
+        f'{{"batch":{batch_text},"body":{body},"cause":{cause_text},'
         f'"game_number":{game},"id":{record_id},"kind":"{kind}","prev":"{prev}","seq":{seq}}}'
     ).encode()
     return hashlib.sha256(text).hexdigest()
