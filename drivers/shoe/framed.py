@@ -69,6 +69,10 @@ class Frame:
     payload: bytes
 
 
+_FRAME_TYPES: dict[int, FrameType] = {kind.value: kind for kind in FrameType}
+"""Each message type by its byte (a lookup, where `FrameType(byte)` is two Python calls)."""
+
+
 def _valid_payload(kind: FrameType, payload: bytes) -> bool:
     size = len(payload)
     if kind is FrameType.CARD_DRAWN:
@@ -201,9 +205,8 @@ class FrameCodec:
         (crc,) = struct.unpack_from(">H", body, len(body) - 2)
         if crc != crc16_ccitt(body[:-2]):
             return FrameError("CRC mismatch", raw, "crc")
-        try:
-            frame_type = FrameType(kind)
-        except ValueError:
+        frame_type = _FRAME_TYPES.get(kind)
+        if frame_type is None:
             return FrameError(f"unknown message type 0x{kind:02x}", raw, "unknown_type")
         payload = body[_HEAD.size : -2]
         if not _valid_payload(frame_type, payload):

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -30,7 +29,7 @@ import serial
 
 from drivers.shoe.host import ProtocolOptions
 from drivers.shoe.line_reader import BACKOFF_FIRST, BACKOFF_MAX, ShoeLineReader, Tap
-from drivers.shoe.readings import Delivery
+from drivers.shoe.readings import DeliveryQueue
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +62,7 @@ class WatchedSerialShoe(ShoeLineReader):
         loop: asyncio.AbstractEventLoop,
         wake: Callable[[], None],
         options: ProtocolOptions | None = None,
-        deliveries: queue.Queue[Delivery] | None = None,
+        deliveries: DeliveryQueue | None = None,
         baudrate: int = 9600,
         trace: bool = False,
         clock: Callable[[], float] = time.monotonic,
