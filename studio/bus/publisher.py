@@ -76,13 +76,13 @@ def _checked(wires: list[WireEvent], last: int) -> int:
     Raises InputError as `_following` does.
     """
     for wire in wires:
-        last = _following(wire.seq, last)
+        last = _following(wire.envelope.seq, last)
     return last
 
 
 def _routes(wire: WireEvent) -> frozenset[StreamName]:
     """Where an event goes by default: the restricted stream always, the public if its own."""
-    return _BOTH if wire.audience == "public" else _RESTRICTED
+    return _BOTH if wire.envelope.audience == "public" else _RESTRICTED
 
 
 def _restricted_reader(entry: AllowedKey) -> bool:
@@ -333,7 +333,7 @@ class EventPublisher(Closing):
             for wire, targets in zip(wires, routes, strict=True):
                 if stream not in targets:
                     continue
-                if stream == "public" and wire.audience != "public":
+                if stream == "public" and wire.envelope.audience != "public":
                     # Second line of defence behind publish(): never reached unless bypassed.
                     log.error("dropped restricted event %d at the public socket", wire.seq)
                     continue
@@ -342,10 +342,11 @@ class EventPublisher(Closing):
 
     def _send_on(self, stream: StreamName, wire: WireEvent, now: float) -> None:
         """Send `wire` on `stream` after the stream's previous event."""
-        topic = f"{wire.table}.{wire.type}".encode()
+        envelope = wire.envelope  # its fields, not the WireEvent's properties: every card's way
+        topic = f"{envelope.table}.{envelope.type}".encode()
         previous = self._positions[stream]
         self._sockets[stream].send_multipart([topic, wire.payload, str(previous).encode()])
-        self._positions[stream] = wire.seq
+        self._positions[stream] = envelope.seq
         self._last_sent[stream] = now
 
     def _check_owner(self) -> None:
