@@ -14,6 +14,7 @@ from typing import Any
 
 from studio.cards import Card
 from studio.controller.state import Seat, TableState
+from studio.games.model import Face
 from studio.messages import (
     Audience,
     CardCorrected,
@@ -26,6 +27,9 @@ from studio.messages.envelope import SCHEMA_VERSION
 from studio.messages.trusted import trusted, trusted_model
 
 trusted_model(Envelope)
+
+FACE_TEXT: dict[Face, str] = {face: face.value for face in Face}
+"""Each face as its events write it (an enum's `.value` is two Python calls a read)."""
 
 
 def emit(st: TableState, body: EventBody, audience: Audience = "public") -> None:
@@ -106,7 +110,7 @@ def announce(st: TableState, seat: Seat) -> None:
     # `emit_json`); the audience rules are still checked on them.
     code = seat.card.code
     shown = code if seat.public and not secret(st, seat.card) else None
-    face = seat.face.value
+    face = FACE_TEXT[seat.face]
     pair: tuple[tuple[Audience, str | None], ...] = (("public", shown), ("restricted", code))
     for audience, card in pair:
         problem = CardDealt.problem_of(audience, face, card)

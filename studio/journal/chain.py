@@ -16,8 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 RecordKind = Literal["input", "event"]
 
@@ -87,15 +86,15 @@ def record_hash(
     return hashlib.sha256(text).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(NamedTuple):
     """One stored record of the chain.
 
     `id` numbers every record from 1 without gaps; `seq` numbers inputs (1, 2, ...) and events
     (their envelope's `seq`) separately, each without gaps. `game_number` is the event's game
     number (None for inputs and for events outside a round). For an event, `cause` is the number
     (`seq`) of the input that caused it and `batch` how many events that input caused; both are
-    None for inputs. `body` is canonical JSON.
+    None for inputs. `body` is canonical JSON. A named tuple: an append makes three per card,
+    where a frozen dataclass set each of its nine fields through `object.__setattr__`.
     """
 
     id: int
