@@ -12,7 +12,9 @@ malformed one refused.
 from __future__ import annotations
 
 import json
+import tempfile
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,11 +25,12 @@ from test_controller_kit import CONFIGS, bench, shuffled
 
 from drivers.shoe.adapter import to_input
 from drivers.shoe.readings import CardRead, Delivery
-from studio.bus.wire import parse_frames, to_event
-from studio.cards import DECK
+from studio.bus.wire import WireEvent, encode_event, event_frames, parse_frames, to_event
+from studio.cards import DECK, Card
 from studio.errors import InputError
+from studio.journal import Journal, RecordedTable
 from studio.journal.chain import canonical_json
-from studio.journal.recorder import event_json, input_json
+from studio.journal.recorder import bind_settings, event_json, input_json
 from studio.messages import CardDrawn, Envelope, Tick, parse_input
 from studio.messages.events import EVENT_TYPES, CardDealt, body_json
 from studio.messages.trusted import trusted, trusted_model
@@ -77,6 +80,46 @@ def test_the_controllers_envelopes_are_what_validation_makes(
             envelope.body
         )
         assert event_json(envelope) == canonical_json(envelope.model_dump(mode="json"))
+
+
+@PROPS
+@given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**32 - 1))
+def test_a_journalled_round_stores_and_sends_the_bytes_the_validated_path_makes(
+    config: dict[str, Any], seed: int
+) -> None:
+    # The runtime's way: each card's input made from the shoe driver's reading (`to_input`),
+    # applied and journalled by `RecordedTable.step`, each event sent as the journal's text.
+    b = bench(config)
+    sent: list[WireEvent] = []
+    with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "t.journal") as journal:
+        bind_settings(journal, b.settings)
+        table = RecordedTable(journal, b.ctl)
+
+        def feed(inp: Any) -> list[Envelope]:
+            if isinstance(inp, CardDrawn) and inp.card is not None:
+                reading = CardRead(Card.parse(inp.card), "E0", b"\x02\x10\x03", 7, 1)
+                inp = to_input(Delivery(reading, 0.0, inp.ts), mono=1234.5)
+            stored = table.step(inp)
+            b.inputs.append(inp)
+            b.events.extend(event.envelope for event in stored)
+            sent.extend(encode_event(event.envelope, event.body) for event in stored)
+            return [event.envelope for event in stored]
+
+        b.feed = feed  # type: ignore[method-assign]
+        b.play_round(shuffled(seed))
+        records = list(journal.records())
+    assert any(r.kind == "input" and '"card_drawn"' in r.body for r in records)
+    for record in records:
+        if record.kind == "input":
+            validated = parse_input(record.body).model_dump(mode="json")
+        else:
+            validated = Envelope.model_validate_json(record.body).model_dump(mode="json")
+        assert canonical_json(validated) == record.body
+    for wire in sent:
+        message = parse_frames(event_frames(wire, 0))
+        assert message.event is not None and message.event.envelope == wire.envelope
+        again = Envelope.model_validate_json(wire.payload).model_dump(mode="json")
+        assert wire.payload == canonical_json(again).encode()
 
 
 @PROPS
