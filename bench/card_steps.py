@@ -10,12 +10,14 @@ steps), on the loop thread's CPU clock and on the wall clock; only callbacks tha
 `card_drawn` count. "Before the send" is everything up to the public stream's `card_dealt`
 send, the Python that lies on a card's latency beside the floor.
 
-    python bench/card_steps.py [--cards N] [--profile [TOP]] [--json]
+    python bench/card_steps.py [--cards N] [--profile [TOP] | --calls] [--json]
 
 `--profile` runs cProfile over the same callbacks instead of the step clocks (a profiler slows
 what it watches, so the two are never on together) and prints the functions taking the most
 time of their own per card, and Python function calls per card (a deterministic figure: the
-same code path makes the same calls, whatever the machine's load). The wrapped names must exist
+same code path makes the same calls, whatever the machine's load). `--calls` counts, for each
+card, the Python calls and the calls of C functions from the line's callback to the public
+`card_dealt` send, and prints the median card's. The wrapped names must exist
 in the tree imported (PYTHONPATH); a step whose function is missing is listed as absent.
 """
 
@@ -32,6 +34,7 @@ import math
 import os
 import pstats
 import statistics
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -187,6 +190,52 @@ class CallbackProfile:
         setattr(owner, attr, marked)
 
 
+class CallCounter:
+    """Python and C calls from the line's callback to the public `card_dealt` send (`--calls`).
+
+    Counted with `sys.setprofile` on the loop's thread, for every card: the same code path makes
+    the same calls, so the median card's count is a figure no machine's load moves.
+    """
+
+    def __init__(self) -> None:
+        self.python = 0
+        self.c = 0
+        self.counting = False
+        self.cards: list[tuple[int, int]] = []
+
+    def _profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            self.python += 1
+        elif event == "c_call":
+            self.c += 1
+
+    def wrap(self, window: tuple[Any, str], send: tuple[Any, str]) -> None:
+        read: Callable[..., Any] = getattr(*window)
+        sent: Callable[..., Any] = getattr(*send)
+
+        @functools.wraps(read)
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.python = self.c = 0
+            self.counting = True
+            sys.setprofile(self._profile)
+            try:
+                return read(*args, **kwargs)
+            finally:
+                sys.setprofile(None)
+                self.counting = False
+
+        @functools.wraps(sent)
+        def sending(publisher: Any, stream: str, wire: Any, *args: Any) -> Any:
+            if self.counting and stream == "public" and wire.envelope.type == "card_dealt":
+                sys.setprofile(None)
+                self.counting = False
+                self.cards.append((self.python, self.c))
+            return sent(publisher, stream, wire, *args)
+
+        setattr(*window, counted)
+        setattr(*send, sending)
+
+
 def resolve(module: str, path: str) -> tuple[Any, str] | None:
     """The object holding the last name of `path` in `module`, and that name (None if absent)."""
     owner: Any = __import__(module, fromlist=["_"])
@@ -256,6 +305,7 @@ def main() -> None:
     parser.add_argument("--cards", type=int, default=1000)
     parser.add_argument("--profile", type=int, nargs="?", const=30, default=None)
     parser.add_argument("--profile-out", type=Path, help="with --profile: save the stats here")
+    parser.add_argument("--calls", action="store_true", help="count the calls before the send")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     absent = []
@@ -275,6 +325,22 @@ def main() -> None:
         print(f"{prof.cards} cards; every loop callback from the line made {calls} calls")
         stats.sort_stats("tottime").print_stats(args.profile)
         print(out.getvalue())
+        return
+    if args.calls:
+        counter = CallCounter()
+        window = resolve(*STEPS[0][:2])
+        send = resolve("studio.bus.publisher", "EventPublisher._send_on")
+        assert window is not None and send is not None
+        counter.wrap(window, send)
+        run_table(args.cards)
+        python = statistics.median(p for p, _ in counter.cards)
+        c = statistics.median(c for _, c in counter.cards)
+        print(
+            f"{len(counter.cards)} cards; from the line's callback to the public send, the "
+            f"median card made {python:g} Python calls and {c:g} calls of C functions"
+        )
+        if args.json:
+            print(json.dumps({"cards": len(counter.cards), "python_calls": python, "c_calls": c}))
         return
     clock = StepClock()
     for module, path, step in STEPS:
