@@ -193,14 +193,17 @@ class FrameCodec:
             inner = data[start + 1 : end]
             if _STX in inner:
                 break
-            body = inner
+            body = bytearray(inner)
             if _DLE in inner:
                 # Every card frame has some (its type byte is DLE's value): each DLE and the
                 # byte after it are that byte XOR 0x20, as the loop makes them.
                 first, *escaped = inner.split(_DLE)
                 if not all(escaped):
                     break  # a DLE doubled, or right before the ETX: the loop's own way
-                body = first + b"".join(bytes((part[0] ^ 0x20,)) + part[1:] for part in escaped)
+                body = bytearray(first)
+                for part in escaped:
+                    body.append(part[0] ^ 0x20)
+                    body += part[1:]
             if len(body) > _MAX_BODY:
                 break
             self._escaped = False
