@@ -283,7 +283,8 @@ def report_steps(clock: StepClock, absent: list[str], as_json: bool) -> None:
     print(f"  {'step':36} {'CPU mean':>9} {'wall p50':>9} {'wall mean':>9}")
     for step, cpu, wall50, wall in rows:
         print(f"  {step:36} {us(cpu):9} {us(wall50):9} {us(wall):9}")
-    label = "before the send, SQLite left out" if any(sqlite_cpu) else "before the send, SQLite in it"
+    left_out = any(sqlite_cpu)
+    label = f"before the send, SQLite {'left out' if left_out else 'in it'}"
     print(
         f"  {label:36} {us(statistics.fmean(before_cpu)):9} "
         f"{us(statistics.median(before_wall)):9} {us(statistics.fmean(before_wall)):9}"
