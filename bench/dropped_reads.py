@@ -1,7 +1,7 @@
 """Which card-level decision dropped each `read_dropped` miss, on the tuning split.
 
-    python bench/dropped_reads.py [--envelope studio|harsh] [--designs N] [--frames N]
-                                  [--seed N] [--frame-cache DIR]
+    python bench/dropped_reads.py [--envelope studio|harsh] [--designs N | --design-seeds S ...]
+                                  [--frames N] [--seed N] [--frame-cache DIR]
 
 `bench/miss_causes.py` calls a missed card `read_dropped` when an outline puts an index window in
 place and the deck's reader reads the right code there, yet the frame's readings lack the card.
@@ -126,12 +126,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--envelope", choices=("studio", "harsh", "both"), default="both")
     parser.add_argument("--designs", type=int, default=3, help="first N tuning designs")
+    parser.add_argument(
+        "--design-seeds", type=int, nargs="+", help="these tuning designs instead (by seed)"
+    )
     parser.add_argument("--frames", type=int, default=120, help="frames per envelope")
     parser.add_argument("--seed", type=int, default=20261129, help="scene seed")
     parser.add_argument("--frame-cache", type=Path, help="read drawn frames back from here")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     seeds = SPLITS["tuning"][: args.designs]
+    if args.design_seeds:
+        unknown = sorted(set(args.design_seeds) - set(SPLITS["tuning"]))
+        if unknown:
+            parser.error(f"not tuning designs: {', '.join(map(str, unknown))}")
+        seeds = tuple(args.design_seeds)
     envelopes = ("studio", "harsh") if args.envelope == "both" else (args.envelope,)
     for env in envelopes:
         style = ENVELOPES[env]
