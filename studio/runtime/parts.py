@@ -133,7 +133,15 @@ def build_parts(
         except OSError as err:
             where = f"{err.strerror}: {err.filename}" if err.filename else str(err)
             raise JournalError(f"{path}: cannot open journal: {where}") from err
-        journal = opened.enter_context(Journal(path, durable_events=config.journal.durable_events))
+        # Checkpoints between rounds (the loop calls `journal.checkpoint()` after a round's end
+        # is published), not inside a card's commit where SQLite's default would run them.
+        journal = opened.enter_context(
+            Journal(
+                path,
+                durable_events=config.journal.durable_events,
+                checkpoint_between_rounds=True,
+            )
+        )
         settings = bind_settings(journal, config.table)
         controller = TableController(settings)
         report = recover(journal, controller, datetime.now(UTC))
