@@ -250,10 +250,12 @@ class TableRuntime:
         commit is durable in the WAL already: a failure here loses nothing (logged; SQLite's
         backstop checkpoint still bounds the WAL).
         """
+        if self.journal_guard.faulted:
+            return  # the guard reports the journal; a checkpoint would only fail again
         try:
             parts.journal.checkpoint()
-        except JournalError:
-            log.warning("journal checkpoint between rounds failed", exc_info=True)
+        except JournalError as err:
+            log.warning("journal checkpoint between rounds failed: %s", err)
 
     def _publish(self, parts: TableParts, events: list[StoredEvent]) -> None:
         for event, _ in events:
