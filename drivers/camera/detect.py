@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from drivers.camera.edges import corner_supports_all, local_edges, refine_all
 from drivers.camera.merged import row_proposals
+from drivers.camera.tuning import PAPER_SHARE_FACE_UP
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -195,10 +196,16 @@ def _band_brightness(mask: Image, a: Quad, b: Quad, outward: Quad) -> float:
     return hits / total if total else 0.0
 
 
-def _extend(rect_pts: Quad, mask: Image, short_to: float, along_long: bool = False) -> Quad | None:
+def _extend(
+    rect_pts: Quad, mask: Image, short_to: float, along_long: bool = False, sized: bool = True
+) -> Quad | None:
     """Grow a strip's short side (its long side with `along_long`) to `short_to` pixels.
 
-    The strip grows toward the side beyond which another card is bright; None if neither is.
+    The strip grows toward the side where another card lies over its rest (paper beyond the
+    side and over the rest's area); None if neither side shows that. Unless `sized` (the
+    card's size known from the table or the frame's whole cards, and the strip's side checked
+    against it), None too if the paper goes on beyond either end of the side the strip keeps
+    (`_whole_side`): that side's length is then all that says how big the card is.
     """
     q = portrait(rect_pts)
     if along_long:
@@ -208,14 +215,70 @@ def _extend(rect_pts: Quad, mask: Image, short_to: float, along_long: bool = Fal
     if length <= 0:
         return None
     unit = across / length
-    left = _band_brightness(mask, q[0], q[3], -unit)
-    right = _band_brightness(mask, q[1], q[2], unit)
-    if max(left, right) < 0.5:
+    if not sized and not _whole_side(mask, q):
         return None
     grow = (short_to - length) * unit
-    if right >= left:
-        return np.array([q[0], q[1] + grow, q[2] + grow, q[3]])
-    return np.array([q[0] - grow, q[1], q[2], q[3] - grow])
+    # The card's rest lies under the card beside the strip: paper right beyond the side, and
+    # paper over the whole area the rest takes (`PAPER_SHARE_FACE_UP`: a face, court cards
+    # included, shows more). A 12 px band alone took a strip at a fan's edge, between the
+    # next card's edge and its own border line, for a card lying beyond its own margin, and
+    # grew it over the felt (two unknown cards where none lay on the studio tuning frames).
+    right_rest = np.array([q[1], q[1] + grow, q[2] + grow, q[2]])
+    left_rest = np.array([q[0] - grow, q[0], q[3], q[3] - grow])
+    right = _band_brightness(mask, q[1], q[2], unit), _paper_share(mask, right_rest)
+    left = _band_brightness(mask, q[0], q[3], -unit), _paper_share(mask, left_rest)
+    sides = [
+        (band, grown)
+        for (band, rest), grown in (
+            (right, np.array([q[0], q[1] + grow, q[2] + grow, q[3]])),
+            (left, np.array([q[0] - grow, q[1], q[2], q[3] - grow])),
+        )
+        if band >= 0.5 and rest >= PAPER_SHARE_FACE_UP
+    ]
+    if not sides:
+        return None
+    # Both sides paper (a strip in the middle of a row): the brighter band, the right one on a
+    # tie, as before; taking the side with more paper over the rest's area instead sent four
+    # strips of the studio tuning frames the wrong way (five cards of gen-1000 unread).
+    best: Quad = max(sides, key=lambda side: side[0])[1]
+    return best
+
+
+def _paper_share(mask: Image, quad: Quad) -> float:
+    """Share of bright pixels of `mask` at a 9 x 9 grid over `quad`.
+
+    Points outside the frame are not counted; 0.0 when none is inside.
+    """
+    t = np.linspace(0.05, 0.95, 9)
+    u, v = np.meshgrid(t, t)
+    top = quad[0][None, None] + u[..., None] * (quad[1] - quad[0])[None, None]
+    bottom = quad[3][None, None] + u[..., None] * (quad[2] - quad[3])[None, None]
+    pts = np.round(top + v[..., None] * (bottom - top)).astype(int).reshape(-1, 2)
+    h, w = mask.shape
+    held = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
+    if not held.any():
+        return 0.0
+    return float((mask[pts[held, 1], pts[held, 0]] > 0).mean())
+
+
+def _whole_side(mask: Image, q: Quad) -> bool:
+    """Whether the strip `q`'s side q[1]-q[2] (and q[0]-q[3]) can be a whole side of its card.
+
+    Extended, the strip keeps that side as its card's height (or width): the card's paper
+    must stop at both its ends, as it stops beyond a card's corners. Where the paper goes on
+    beyond an end (the same bar `_extend` sees another card with), the strip is a piece of a
+    longer side, cut off by the edge cut: a blurred back's border cut where its pattern's
+    rings touch it, extended to a card of the piece's length, was an unknown card where none
+    lay (a harsh tuning frame, with no whole card to give the card's size).
+    """
+    along = q[3] - q[0]
+    norm = float(np.linalg.norm(along))
+    if norm <= 0:
+        return False
+    out = along / norm
+    return (
+        max(_band_brightness(mask, q[1], q[0], -out), _band_brightness(mask, q[3], q[2], out)) < 0.5
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,7 +404,7 @@ def detect_cards(
             continue
         height = want if want is not None else long_side
         if ratio > _ASPECT_RANGE[1] and 0.85 <= long_side / height <= 1.18:
-            grown = _extend(box, raw, long_side / CARD_ASPECT)
+            grown = _extend(box, raw, long_side / CARD_ASPECT, sized=want is not None)
         elif (
             want is not None
             and 0.85 <= short_side * CARD_ASPECT / want <= 1.18
