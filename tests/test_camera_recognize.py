@@ -162,14 +162,14 @@ def test_a_card_whose_other_visible_corner_stays_unread_needs_a_sure_read(
     for first, seen in ((0.895, None), (0.935, "8C")):
         answers = [IndexRead("8C", first), IndexRead(None, 0.86)]
         monkeypatch.setattr(
-            rec._classifier, "read_all", lambda windows, a=answers: [a.pop(0) for _ in windows]
+            rec._classifier, "read_all", lambda w, groups=(), a=answers: [a.pop(0) for _ in w]
         )
         reading = rec._read(frame, gray, card_threshold(gray), outline)
         assert reading is not None and reading.code == seen and not reading.face_down
     # With its other corner covered, the card reads on the classifier's own bar.
     answers = [IndexRead("8C", 0.895)]
     monkeypatch.setattr(
-        rec._classifier, "read_all", lambda windows, a=answers: [a.pop(0) for _ in windows]
+        rec._classifier, "read_all", lambda w, groups=(), a=answers: [a.pop(0) for _ in w]
     )
     half = CardOutline(corners, outline.contour, partial=False, support=(1.0, 1.0, 0.0, 1.0))
     reading = rec._read(frame, gray, card_threshold(gray), half)
