@@ -99,6 +99,9 @@ def _felt_holes(
         return ()
     roi = frame[y0:y1, x0:x1]
     outer = roi[ring].astype(np.float32)
+    # The felt's colour is the region's whatever the hole: measured once (a region of several
+    # cards has a hole between each two).
+    felt = outer.mean(axis=0)
     out = []
     reach = _RING_IN.shape[0] // 2 + 1
     for hole in holes:
@@ -114,7 +117,7 @@ def _felt_holes(
             continue
         inner = roi[cy0:cy1, cx0:cx1][core].astype(np.float32)
         # A back's pattern varies inside; felt is flat (noise only) and of the felt's colour.
-        same = float(np.abs(inner.mean(axis=0) - outer.mean(axis=0)).max()) < _FELT_MATCH
+        same = float(np.abs(inner.mean(axis=0) - felt).max()) < _FELT_MATCH
         if same and float(inner.std(axis=0).max()) < 2 * float(outer.std(axis=0).max()) + 4:
             out.append(hole)
     return tuple(out)
