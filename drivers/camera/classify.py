@@ -149,10 +149,11 @@ class IndexClassifier:
                 out[n] = self._decide(
                     pr[row : row + 1], ps[row : row + 1], i, j, not_index, windows[n][1]
                 )
-        # Every code is checked on moved cuts, however sure its first cut: on the tuning
-        # designs, reading first cuts at 0.999 alone let in five wrong reads (hearts taken for
-        # diamonds, a club for a spade) that a moved cut refused, and at 0.99999 none, but
-        # harsh recall fell 0.8 points (docs/camera.md, "Speed at 1080p").
+        # Every code is checked on moved cuts (at one index, on its surest window), however
+        # sure its first cut: on the tuning designs, reading first cuts at 0.999 alone let in
+        # five wrong reads (hearts taken for diamonds, a club for a spade) that a moved cut
+        # refused, and at 0.99999 none, but harsh recall fell 0.8 points (docs/camera.md,
+        # "Speed at 1080p").
         now = [n for n in coded if n not in later]
         self._check_moved(windows, coded, pr, ps, now, out)
         again = []
