@@ -35,7 +35,7 @@ def _claims(draw: st.DrawFn) -> list[CardReading]:
                 confidence=draw(st.floats(0.9, 1.0)),
                 zone=None,
                 source=ReadingSource.PROPOSAL,
-                index_reads=1,
+                index_reads=draw(st.integers(1, 2)),
             )
         )
     return out
