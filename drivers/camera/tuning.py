@@ -51,7 +51,9 @@ class ReaderTuning:
     moved: tuple[float, float] = (0.02, 0.05)
     """Each corner is also cut through outlines moved by this share of the window's height
     (left, right, up, down) and grown by this share: about a found outline's error. A code
-    that changes under a moved cut is not read, and the confidence is the least over all."""
+    that changes under a moved cut is not read, and the confidence is the least over all.
+    Guessed outlines' corners at one printed index naming one code are checked once, on the
+    surest of them; the others then read on their own cut (`IndexClassifier.read_all`)."""
     scaled: tuple[float, ...] = (1.06,)
     """A guessed outline's coded corner is also cut through that outline scaled about the
     corner by this share, down and up, and reads only when both cuts name the same code (the
