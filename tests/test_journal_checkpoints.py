@@ -98,7 +98,7 @@ def test_a_killed_table_leaves_every_committed_input_readable(tmp_path: Path) ->
     path = tmp_path / "t.journal"
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(Path.cwd()), str(Path(__file__).parent)]),
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1]), str(Path(__file__).parent)]),
     }
     proc = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True, env=env
