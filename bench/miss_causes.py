@@ -113,12 +113,22 @@ class MissDiagnosis:
         out: MissCauses,
     ) -> None:
         """Add the cause of every readable card of `frame` missing from `readings` to `out`."""
+        for k, cause, confidence in self.causes(scene, frame, readings):
+            out.add(cause, tags.get(k, set()), confidence)
+
+    def causes(
+        self, scene: Scene, frame: RenderedFrame, readings: list[CardReading]
+    ) -> list[tuple[int, str, float | None]]:
+        """Each readable card of `frame` missing from `readings`: its number, cause, confidence.
+
+        The confidence is that of an `unsure` miss's best placed corner, else None.
+        """
         codes = {r.code for r in readings}
         missed = [
             k for k, t in enumerate(frame.cards) if t.face_up and t.readable and t.code not in codes
         ]
         if not missed:
-            return
+            return []
         # Firm outlines are read moved onto the paper's edge, as the recognizer reads them.
         gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
         thr = card_threshold(gray)
@@ -128,9 +138,7 @@ class MissDiagnosis:
             else replace(c, corners=fit_outline(gray, c.corners, thr))
             for c in find_candidates(frame.image)
         ]
-        for k in missed:
-            cause, confidence = self._cause(k, scene, frame, cands)
-            out.add(cause, tags.get(k, set()), confidence)
+        return [(k, *self._cause(k, scene, frame, cands)) for k in missed]
 
     def _cause(
         self, k: int, scene: Scene, frame: RenderedFrame, cands: list[CardOutline]

@@ -172,6 +172,62 @@ def test_an_index_two_codes_were_read_at_stays_disputed() -> None:
     assert "QH" not in {r.code for r in merged}
 
 
+def _at(code: str, x: float, y: float, reads: int = 1, size: float = 1.0) -> CardReading:
+    pts = ((x, y), (x + 63.0 * size, y), (x + 63.0 * size, y + 88.0 * size), (x, y + 88.0 * size))
+    return CardReading(
+        code=code, face_down=False, corners=pts, confidence=0.99, zone=None, index_reads=reads
+    )
+
+
+def test_a_card_lying_over_another_cards_unread_index_does_not_contest_it() -> None:
+    # KD's index lies where AS has its other index, which AS did not read: KD lies over it (a
+    # row, a fan), and what shows there is KD's own index. Both are cards (before, neither).
+    # Index centres sit at 14.5% of the width and 17.5% of the height from a card's corner.
+    over = _at("KD", 63.0 - 2 * 9.135, 88.0 - 2 * 15.4)
+    assert sorted(str(r.code) for r in merge_guesses([_at("AS", 0.0, 0.0)], [over])) == [
+        "AS",
+        "KD",
+    ]
+    # Had AS read its code at that index too, two codes were read at one printed index.
+    assert {r.code for r in merge_guesses([_at("AS", 0.0, 0.0, reads=2)], [over])} == {None}
+
+
+def test_a_guess_reading_a_cards_unread_other_index_turned_contests_it() -> None:
+    # Seen on the tuning designs (harsh): a detected corner read a blurred 6H's other index as
+    # 3H, its outline turned over the 6H, which was read at its first index only. Its outline
+    # covers the index the 6H was read at: the same card, read as two codes. A guess too small
+    # for the card (the frame's size) counts at the card's size.
+    for size in (1.0, 0.75):
+        turned = CardReading(
+            code="3H",
+            face_down=False,
+            corners=((63.0, 88.0), (63.0 - 63 * size, 88.0), (63.0 - 63 * size, 88.0 - 88 * size),
+                     (63.0, 88.0 - 88 * size)),
+            confidence=0.995,
+            zone=None,
+            index_reads=1,
+        )  # fmt: skip
+        assert [r.code for r in merge_guesses([_at("6H", 0.0, 0.0)], [turned])] == [None]
+
+
+def test_cards_each_lying_over_the_last_ones_far_index_are_all_read() -> None:
+    # A staircase: each card's index lies over the far corner of the card before it, whose own
+    # index stays in view. Every card read its own index; before, each was contested by the
+    # next one's read at its hidden far index and none was reported.
+    codes = ("TD", "6C", "9S")
+    for fx, fy in ((0.71, 0.65), (0.68, 0.62)):
+        cards = tuple(
+            PlacedCard(Card.parse(c), -60 + k * fx * 63, -60 + k * fy * 88, 0.0)
+            for k, c in enumerate(codes)
+        )
+        frame = render_scene(_scene(cards, 2.6))
+        readings = CardRecognizer(*deck_profile("jumbo")).recognize(frame.image)
+        score = Score()
+        score.add(frame, readings)
+        assert score.wrong == 0 and score.phantom == 0, score.wrongs
+        assert sorted(str(r.code) for r in readings) == sorted(codes)
+
+
 def _scene(cards: tuple[PlacedCard, ...], px_per_mm: float, **extra: object) -> Scene:
     return Scene(
         width=1920, height=1080, table_to_image=_view(px_per_mm), design=JUMBO, cards=cards,

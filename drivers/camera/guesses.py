@@ -27,27 +27,55 @@ def _overlap(a: CardReading, b: CardReading) -> float:
     return float(inter) / max(1.0, small)
 
 
-def _index_centres(reading: CardReading) -> tuple[npt.NDArray[Any], npt.NDArray[Any], float]:
-    """The centres of the index windows at a reading's first and third corners, and its height."""
+def _indices(reading: CardReading) -> tuple[list[npt.NDArray[Any]], npt.NDArray[Any] | None, float]:
+    """Where a coded reading's code was read, where its other index lies unread, its height.
+
+    The centres of the index windows its code was read at: its first corner always (the
+    recognizer rolls the outline so), its third too when that corner named the code as well
+    (`index_reads` 2), and then there is no unread index (None).
+    """
     q = np.array(reading.corners, np.float64)
     u, v = INDEX_CENTRE
     first = q[0] + u * (q[1] - q[0]) + v * (q[3] - q[0])
     third = q[2] + u * (q[3] - q[2]) + v * (q[1] - q[2])
     height = float(np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
-    return first, third, height
+    if reading.index_reads >= 2:
+        return [first, third], None, height
+    return [first], third, height
+
+
+def _turned(a: CardReading, b: CardReading) -> bool:
+    """Whether `b` is `a`'s own card read at the index `a` left unread (its other end).
+
+    `b` was read where `a`'s other index lies, and `b`'s outline, at `a`'s size if smaller (a
+    guessed outline takes the frame's card size), covers the index `a` was read at: a card of
+    its own lying over `a`'s other index cannot, since `a`'s index was read, so in view.
+    """
+    a_read, a_other, ha = _indices(a)
+    b_read, _, hb = _indices(b)
+    tol = SAME_INDEX * min(ha, hb)
+    if a_other is None or all(float(np.linalg.norm(p - a_other)) > tol for p in b_read):
+        return False
+    q = np.array(b.corners, np.float64)
+    grown = q[0] + (q - q[0]) * max(1.0, ha / max(hb, 1.0))
+    point = (float(a_read[0][0]), float(a_read[0][1]))
+    return cv2.pointPolygonTest(grown.astype(np.float32), point, False) >= 0
 
 
 def same_index(a: CardReading, b: CardReading) -> bool:
-    """Whether coded readings `a` and `b` claim one printed index (or one card by its indices).
+    """Whether coded readings `a` and `b` claim one printed index.
 
-    True when the index `a` was read at lies where `b` read or has its other index, or the
-    other way round (`SAME_INDEX`).
+    True when an index `a`'s code was read at lies within `SAME_INDEX` of the card's height of
+    one `b`'s was read at, or when one is the other's card read at its unread other index
+    (`_turned`). An index a reading left unread is no claim by itself: on a row or a fan the
+    card lying over it hides it, and what shows there is that card's own index.
     """
-    a0, a2, ha = _index_centres(a)
-    b0, b2, hb = _index_centres(b)
+    a_read, _, ha = _indices(a)
+    b_read, _, hb = _indices(b)
     tol = SAME_INDEX * min(ha, hb)
-    pairs = ((a0, b0), (a0, b2), (a2, b0))
-    return any(float(np.linalg.norm(p - q)) <= tol for p, q in pairs)
+    if any(float(np.linalg.norm(p - q)) <= tol for p in a_read for q in b_read):
+        return True
+    return _turned(a, b) or _turned(b, a)
 
 
 def contested(claims: list[CardReading]) -> set[int]:

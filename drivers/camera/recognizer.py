@@ -43,7 +43,6 @@ from drivers.camera.tuning import (
     PAPER_SHARE_BORDER,
     PAPER_SHARE_FACE_UP,
     REGION_EXPLAINED,
-    SINGLE_CORNER_CONFIDENCE,
     WINDOW_IN_VIEW_PX,
     ReaderTuning,
 )
@@ -295,13 +294,12 @@ class CardRecognizer:
         zone = self._zone(outline.corners)
         if source is ReadingSource.FIRM and outline.partial:
             source = ReadingSource.EXTENDED
+        # One code, read at the reader's own bar: the card, even when its other corner in view
+        # read nothing (that corner does not contradict it; a hint of another code does).
         if len(codes) == 1:
             read, quad = max(((r, q) for r, q in reads if r.code), key=lambda rq: rq[0].confidence)
-            unconfirmed = len(reads) > 1 and any(r.code is None for r, _ in reads)
-            if not unconfirmed or read.confidence >= SINGLE_CORNER_CONFIDENCE:
-                agreeing = sum(r.code == read.code for r, _ in reads)
-                return _reading(read.code, False, quad, read.confidence, zone, source, agreeing)
-            codes = set()
+            agreeing = sum(r.code == read.code for r, _ in reads)
+            return _reading(read.code, False, quad, read.confidence, zone, source, agreeing)
         if outline.speculative:
             return None
         confidence = 0.0 if len(codes) > 1 else max((r.confidence for r, _ in reads), default=0.0)

@@ -109,11 +109,6 @@ SAME_CARD = 0.08
 """Another outline whose corners all lie within 8% of the card's height of this one's (either
 way up) is the same card found twice (a strip's extension and a border line's rectangle), not a
 card lying over it (`visible.visible_part`)."""
-SINGLE_CORNER_CONFIDENCE = 0.92
-"""A card whose two index corners are both in view but only one reads is taken on that corner
-only when its read is this sure: the other corner can neither confirm nor contradict it. A
-small, blurred spade once read as a club at 0.895 while its other corner stayed unknown; a
-right read with the other corner unknown scored 0.935 in the same frame."""
 REGION_EXPLAINED = 0.85
 """A bright region whose area is this much covered by outlines that read (a code or a back) is
 explained by them: no card outline is guessed (proposed) in it. Its rest is the cards' rounded

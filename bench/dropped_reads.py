@@ -1,0 +1,183 @@
+"""Which card-level decision dropped each `read_dropped` miss, on the tuning split.
+
+    python bench/dropped_reads.py [--envelope studio|harsh] [--designs N | --design-seeds S ...]
+                                  [--frames N] [--seed N] [--frame-cache DIR]
+
+`bench/miss_causes.py` calls a missed card `read_dropped` when an outline puts an index window in
+place and the deck's reader reads the right code there, yet the frame's readings lack the card.
+This bench reads each frame with a recognizer that keeps every card-level decision it makes
+(`CardRecognizer._decide` per outline, `_confirm_scaled` per guessed corner) and puts each such
+miss down to the first rule that dropped a read of its code:
+
+- `contested`: a reading of the code reached the merge of guesses, and another coded claim at
+  the same printed index contradicted it (`guesses.contested`: neither stands);
+- `merge`: a reading of the code reached the merge and was dropped there otherwise;
+- `two_codes`: one outline's corners read the code and another code (`_decide`);
+- `hint`: one corner read the code and another, under the bar, leaned to another (`_decide`);
+- `scaled`: a guessed outline read the code, but not on the outline scaled
+  (`ReaderTuning.scaled`);
+- `under_bar`: the recognizer's corners lean to the code but under the bar (it cut the window
+  otherwise than the diagnosis's candidate: another outline, or the same one not fitted);
+- `not_read`: no outline the recognizer read leans to the code (the diagnosis's candidate is one
+  the recognizer does not read: a proposal in a region its firm outlines explain
+  (`REGION_EXPLAINED`), a snapped copy of an outline that read, a corner left out of view).
+
+Per envelope it prints each such miss (design, frame, code, share in view, tags, rule) and the
+count per rule. The frames are those of `bench/camera.py` with the same arguments (and may be
+read back from its `--frame-cache DIR`); only the tuning split is looked at.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from camera import design_deck, tags_for
+from frame_cache import cached_render
+from miss_causes import MissDiagnosis
+
+from calibration.profile import CalibrationProfile
+from drivers.camera.classify import IndexRead
+from drivers.camera.detect import CardOutline, Image
+from drivers.camera.guesses import contested
+from drivers.camera.reading import CardReading, ReadingSource
+from drivers.camera.recognizer import CardRecognizer
+from drivers.camera.synthetic import deckgen
+from drivers.camera.synthetic.envelopes import ENVELOPES
+from drivers.camera.synthetic.generator import random_scene
+from drivers.camera.synthetic.splits import SPLITS
+from drivers.camera.tuning import LEARNED_TUNING
+
+RULES = ("contested", "merge", "two_codes", "hint", "scaled", "under_bar", "not_read")
+"""Every rule a dropped read is put down to, in the order they are tried."""
+
+
+@dataclass
+class DecisionLog:
+    """One frame's card-level decisions: each outline's corner reads and what it gave."""
+
+    decided: list[tuple[list[IndexRead], CardReading | None]] = field(default_factory=list)
+    unscaled: set[str] = field(default_factory=set)
+    """Codes a guessed corner read that its scaled outline refused."""
+
+
+class LoggingRecognizer(CardRecognizer):
+    """The recognizer, keeping each decision of the frame last read in `log`."""
+
+    log: DecisionLog
+
+    def recognize(self, frame: Image) -> list[CardReading]:
+        self.log = DecisionLog()
+        return super().recognize(frame)
+
+    def _decide(
+        self,
+        frame: Image,
+        gray: Image,
+        thr: float,
+        outline: CardOutline,
+        reads: list[tuple[IndexRead, npt.NDArray[Any]]],
+        source: ReadingSource,
+    ) -> CardReading | None:
+        out = super()._decide(frame, gray, thr, outline, reads, source)
+        self.log.decided.append(([r for r, _ in reads], out))
+        return out
+
+    def _confirm_scaled(
+        self,
+        frame: Image,
+        cut: list[tuple[CardOutline, npt.NDArray[Any]]],
+        found: list[IndexRead | None],
+    ) -> list[IndexRead | None]:
+        out = super()._confirm_scaled(frame, cut, found)
+        # A code read on the guess's own cut (at the bar) that the scaled cut refused.
+        self.log.unscaled |= {
+            before.code
+            for before, after in zip(found, out, strict=True)
+            if before is not None and before.code and after is not None and after.code is None
+        }
+        return out
+
+
+def dropping_rule(log: DecisionLog, code: str) -> str:
+    """The first rule (`RULES`) that dropped a read of `code` in the frame `log` was kept for."""
+    claims = [out for _, out in log.decided if out is not None and out.code is not None]
+    if any(c.code == code for c in claims):
+        doubted = {claims[n].code for n in contested(claims)}
+        return "contested" if code in doubted else "merge"
+    for reads, _ in log.decided:
+        codes = {r.code for r in reads if r.code is not None}
+        if code in codes:
+            return "two_codes" if len(codes) > 1 else "hint"
+    if code in log.unscaled:
+        return "scaled"
+    if any(r.hint == code for reads, _ in log.decided for r in reads):
+        return "under_bar"
+    return "not_read"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--envelope", choices=("studio", "harsh", "both"), default="both")
+    parser.add_argument("--designs", type=int, default=3, help="first N tuning designs")
+    parser.add_argument(
+        "--design-seeds", type=int, nargs="+", help="these tuning designs instead (by seed)"
+    )
+    parser.add_argument("--frames", type=int, default=120, help="frames per envelope")
+    parser.add_argument("--seed", type=int, default=20261129, help="scene seed")
+    parser.add_argument("--frame-cache", type=Path, help="read drawn frames back from here")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    seeds = SPLITS["tuning"][: args.designs]
+    if args.design_seeds:
+        unknown = sorted(set(args.design_seeds) - set(SPLITS["tuning"]))
+        if unknown:
+            parser.error(f"not tuning designs: {', '.join(map(str, unknown))}")
+        seeds = tuple(args.design_seeds)
+    envelopes = ("studio", "harsh") if args.envelope == "both" else (args.envelope,)
+    for env in envelopes:
+        style = ENVELOPES[env]
+        counts: Counter[str] = Counter()
+        print(f"tuning/{env}: {len(seeds)} designs, {args.frames} frames", flush=True)
+        for design_seed in seeds:
+            design = deckgen.design(design_seed)
+            learned = design_deck(design)
+            if isinstance(learned, str):
+                print(f"  {design.name}: calibration failed: {learned}")
+                continue
+            deck, templates = learned
+            recognizer = LoggingRecognizer(CalibrationProfile(deck=deck), templates)
+            diagnosis = MissDiagnosis(deck, templates, LEARNED_TUNING)
+            rng = np.random.default_rng([args.seed, design_seed])
+            for index in range(max(1, args.frames // len(seeds))):
+                scene = random_scene(rng, style, design)
+                key = f"{design.name}-{args.seed}-{index}"
+                frame = cached_render(scene, args.frame_cache, key)
+                readings = recognizer.recognize(frame.image)
+                tags = tags_for(scene, frame, style.height)
+                for k, cause, _ in diagnosis.causes(scene, frame, readings):
+                    if cause != "read_dropped":
+                        continue
+                    truth = frame.cards[k]
+                    rule = dropping_rule(recognizer.log, truth.code)
+                    counts[rule] += 1
+                    print(
+                        f"  {design.name} frame {index:3d} {truth.code:3s} in view "
+                        f"{truth.visible:4.0%} {','.join(sorted(tags.get(k, ()))) or '-':18s} "
+                        f"{rule}",
+                        flush=True,
+                    )
+        print(
+            f"tuning/{env}: read_dropped {sum(counts.values())}  by rule: "
+            + "  ".join(f"{r} {counts[r]}" for r in RULES if counts[r])
+        )
+
+
+if __name__ == "__main__":
+    main()
