@@ -110,6 +110,11 @@ class Card:
         """Parse a card code (`AS`, `as`, `Td`, `10d`, `T♦`); raise `CardError` naming bad input."""
         if not isinstance(code, str):
             raise CardError(f"card code must be text, got {code!r}")
+        card = _BY_CODE.get(code)
+        if card is not None:
+            # A canonical code, as every code the table made itself (the controller parses
+            # each card's code again): the same card without the normalisation below.
+            return card
         # Only ASCII letters fold: str.upper() also turns the long s "ſ" into "S".
         text = "".join(c.upper() if c.isascii() else c for c in code.strip())
         rank = _RANK_ALIASES.get(text[:-1]) if len(text) >= 2 else None
@@ -129,6 +134,9 @@ class Card:
 
 DECK: tuple[Card, ...] = tuple(Card(Rank(i // 4), Suit(i % 4)) for i in range(52))
 """The 52 cards in index order."""
+
+_BY_CODE: dict[str, Card] = {card.code: card for card in DECK}
+"""Each card by its canonical code (`Card.parse`'s shortcut)."""
 
 
 def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:

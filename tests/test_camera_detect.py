@@ -14,6 +14,7 @@ from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import JUMBO
 from drivers.camera.synthetic.generator import SceneStyle
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
+from drivers.camera.synthetic.scoring import overlap
 from studio.cards import Card
 
 # Rows only, blurred and noisy, at sizes down to the smallest the recognizer promises.
@@ -308,3 +309,64 @@ def test_a_firm_outline_reaches_the_paper_past_a_printed_border_line() -> None:
         found = float(cv2.contourArea(outline.corners.astype(np.float32)))
         inter, _ = cv2.intersectConvexConvex(truth, outline.corners.astype(np.float32))
         assert 0.85 < found / drawn < 0.92 and float(inter) / found > 0.97, (angle, found / drawn)
+
+
+def test_a_piece_of_a_blurred_backs_border_is_not_a_card_of_its_own() -> None:
+    # A harsh tuning frame (design 1001, seed 20261211, frame 18, its chip, text and glares left
+    # out): a back lies alone, its pale rings touching its border. The edge cut broke the back
+    # up, and a piece of its right border, with no whole card in the frame to give the card's
+    # size, was extended to a card of the piece's length over the rings: an unknown face-up card
+    # where none lay.
+    view = np.array([
+        [3.370678572147795, -0.22718084460800667, 960.0],
+        [0.2250541822761257, 3.080029509625303, 540.0],
+        [0.00022904278137353846, -0.00013105183778499137, 1.0],
+    ])  # fmt: skip
+    back = PlacedCard(Card.parse("2H"), 135.3227456410927, 99.34173456940655, 16.714231214173964,
+                      face_up=False)  # fmt: skip
+    scene = Scene(
+        width=1920, height=1080, table_to_image=view, design=deckgen.design(1001), cards=(back,),
+        felt=(90, 60, 20), gain=(0.8832779952566562, 0.8653337599988313, 0.8275141540388677),
+        gradient=0.03828759596352709, blur_sigma=0.30904343664537387, motion=1.2119578684275878,
+        motion_angle=10.778845672311823, noise=5.112747476887896, jpeg_quality=68, seed=455503274,
+    )  # fmt: skip
+    frame = render_scene(scene)
+    readings = CardRecognizer(*deck_profile("jumbo")).recognize(frame.image)
+    score = Score()
+    score.add(frame, readings)
+    assert score.phantom == 0, [(r.code, r.face_down, r.source, r.corners) for r in readings]
+
+
+def test_a_strip_at_a_fans_edge_is_extended_under_its_neighbour_not_onto_the_felt() -> None:
+    # A studio tuning frame (design 1001, seed 20261211, frame 172, its fan alone): the fan's
+    # bottom card (4C) shows a thin strip between the next card's edge and its own border line.
+    # Beyond its printed line lies its own paper margin, bright in the 12 px band looked at, so
+    # the strip was grown that way, over the felt: an unknown card where none lay.
+    view = np.array([
+        [3.98155275, -0.0693064938, 960.0],
+        [0.137398554, 4.07159508, 540.0],
+        [-4.09420744e-05, 9.39591463e-05, 1.0],
+    ])  # fmt: skip
+    fan = tuple(
+        PlacedCard(Card.parse(code), x, y, angle)
+        for code, x, y, angle in (
+            ("4C", -92.69404905666848, 90.36006273779952, 242.68532936822726),
+            ("TC", -95.7746143635475, 83.18989960696969, 250.81439925831015),
+            ("9C", -97.81033999207767, 75.65617920480422, 258.94346914839304),
+            ("5S", -98.7603161706169, 67.9102985451977, 267.0725390384759),
+        )
+    )
+    scene = Scene(
+        width=1920, height=1080, table_to_image=view, design=deckgen.design(1001), cards=fan,
+        felt=(30, 80, 25), gain=(1.0223230630174982, 0.883130354897137, 1.0487708660181803),
+        gradient=0.027550639549053985, blur_sigma=0.6098157808912706, motion=1.2140124054987007,
+        motion_angle=49.59011452115535, noise=2.682580032654106, jpeg_quality=85, seed=1071311698,
+    )  # fmt: skip
+    frame = render_scene(scene)
+    readings = CardRecognizer(*deck_profile("jumbo")).recognize(frame.image)
+    score = Score()
+    score.add(frame, readings)
+    assert score.phantom == 0, [(r.code, r.source, r.corners) for r in readings]
+    # The strip's card is still found, lying under its neighbour.
+    bottom = frame.cards[0].corners
+    assert any(overlap(bottom, np.array(r.corners)) > 0.8 for r in readings)

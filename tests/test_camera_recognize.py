@@ -165,7 +165,7 @@ def test_a_card_whose_other_visible_corner_reads_nothing_reads_on_the_readers_ba
     for other, seen in ((IndexRead(None, 0.0), "8S"), (IndexRead(None, 0.86, "8C"), None)):
         answers = [IndexRead("8S", 0.905, "8S"), other]
         monkeypatch.setattr(
-            rec._classifier, "read_all", lambda windows, a=answers: [a.pop(0) for _ in windows]
+            rec._classifier, "read_all", lambda w, groups=(), a=answers: [a.pop(0) for _ in w]
         )
         reading = rec._read(frame, gray, card_threshold(gray), outline)
         assert reading is not None and reading.code == seen and not reading.face_down

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from studio.cli import main
 from studio.errors import JournalError
@@ -47,6 +51,45 @@ def test_canonical_form_and_hash_are_stable() -> None:
     assert digest == record_hash(1, "input", 1, GENESIS, '{"a":1}')
     assert digest != record_hash(1, "input", 1, GENESIS, '{"a":2}')
     assert len(digest) == 64
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    record_id=st.integers(1, 2**40),
+    kind=st.sampled_from(["input", "event"]),
+    seq=st.integers(1, 2**40),
+    body=st.dictionaries(st.text(max_size=8), st.none() | st.integers() | st.text(max_size=8)),
+    game=st.none() | st.text(max_size=30),
+    cause=st.none() | st.integers(1, 2**40),
+    batch=st.none() | st.integers(1, 50),
+)
+def test_a_records_hash_is_the_sha256_of_its_documented_canonical_form(
+    record_id: int,
+    kind: Any,
+    seq: int,
+    body: dict[str, Any],
+    game: str | None,
+    cause: int | None,
+    batch: int | None,
+) -> None:
+    # The chain's text is made by concatenation for speed; it must stay the canonical JSON
+    # object the module documents, or journals written before would no longer verify.
+    prev = hashlib.sha256(str(record_id).encode()).hexdigest()
+    form = {
+        "batch": batch,
+        "body": body,
+        "cause": cause,
+        "game_number": game,
+        "id": record_id,
+        "kind": kind,
+        "prev": prev,
+        "seq": seq,
+    }
+    expected = hashlib.sha256(canonical_json(form).encode()).hexdigest()
+    made = record_hash(
+        record_id, kind, seq, prev, canonical_json(body), game_number=game, cause=cause, batch=batch
+    )
+    assert made == expected
 
 
 def test_appends_chain_and_survive_reopening(journal_path: Path) -> None:

@@ -188,6 +188,21 @@ frames = st.one_of(
 )
 
 
+@settings(max_examples=300, deadline=None)
+@given(frames)
+def test_a_frame_is_stuffed_byte_by_byte_as_the_protocol_says(frame: Frame) -> None:
+    # The wire form docs/shoe-protocols.md gives, byte by byte: a real shoe's decoder reads
+    # what encode_frame writes, so it must be this exactly, not just something it decodes.
+    head = struct.pack(">BHHB", len(frame.payload), frame.session, frame.seq, frame.type)
+    body = head + frame.payload
+    body += struct.pack(">H", crc16_ccitt(body))
+    wire = bytearray([0x02])
+    for byte in body:
+        wire += bytes((0x10, byte ^ 0x20)) if byte in (0x02, 0x03, 0x10) else bytes((byte,))
+    wire.append(0x03)
+    assert encode_frame(frame) == bytes(wire)
+
+
 def test_frame_round_trip_with_stuffing() -> None:
     frame = Frame(0x0203, 0x1002, FrameType.ACK, b"\x02\x03")
     wire = encode_frame(frame)

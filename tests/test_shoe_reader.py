@@ -129,6 +129,26 @@ def test_socket_url_reaches_a_simulator_on_tcp(make_reader: Reader) -> None:
     assert health.last_heartbeat is not None and len(health.last_frames) == 16
 
 
+def test_a_shoe_unplugged_while_read_is_a_fault_then_read_again_when_back(
+    tmp_path: Path, make_reader: Reader
+) -> None:
+    # The loop-watched reader reads a pty with one os.read of its own: a line whose far end
+    # went away must still be a disconnection, and the shoe plugged back read again.
+    path = tmp_path / "shoe"
+    with make_reader(str(path), "framed") as shoe:
+        with SimulatedShoe(f"pty:{path}", "framed", cards=3, interval=0.002).start() as sim:
+            seen = _read_until(shoe, CardRead)
+            while sum(isinstance(d.item, CardRead) for d in seen) < 3:
+                seen += _read_until(shoe, CardRead)
+            assert sim.wait(10) and sim.error is None
+        lost = _read_until(shoe, ShoeFault)[-1].item
+        assert isinstance(lost, ShoeFault) and lost.reason is FaultReason.DISCONNECTED
+        with SimulatedShoe(f"pty:{path}", "framed", cards=2, interval=0.002).start() as sim:
+            seen = _read_until(shoe, CardRead)
+            assert sim.wait(10) and sim.error is None
+        assert shoe.health().reconnects >= 1
+
+
 def test_a_table_that_dies_before_acknowledging_loses_and_repeats_no_card(
     tmp_path: Path, make_reader: Reader
 ) -> None:

@@ -12,23 +12,28 @@ malformed one refused.
 from __future__ import annotations
 
 import json
+import tempfile
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel, Field
 from test_controller_kit import CONFIGS, bench, shuffled
 
 from drivers.shoe.adapter import to_input
 from drivers.shoe.readings import CardRead, Delivery
-from studio.bus.wire import parse_frames, to_event
-from studio.cards import DECK
+from studio.bus.wire import WireEvent, encode_event, event_frames, parse_frames, to_event
+from studio.cards import DECK, Card
 from studio.errors import InputError
+from studio.journal import Journal, RecordedTable
 from studio.journal.chain import canonical_json
-from studio.journal.recorder import event_json, input_json
+from studio.journal.recorder import bind_settings, event_json, input_json
 from studio.messages import CardDrawn, Envelope, Tick, parse_input
 from studio.messages.events import EVENT_TYPES, CardDealt, body_json
+from studio.messages.trusted import trusted, trusted_model
 
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -66,11 +71,55 @@ def test_the_controllers_envelopes_are_what_validation_makes(
     b.cmd("resume")
     assert b.of_type("card_dealt")
     for envelope in b.events:
-        assert _validated(envelope) == envelope
+        validated = _validated(envelope)
+        assert validated == envelope
+        # Byte for byte what the journal stores and the streams carry, and the models' own JSON.
+        assert event_json(envelope) == canonical_json(validated.model_dump(mode="json"))
+        assert envelope.model_dump_json() == validated.model_dump_json()
         assert EVENT_TYPES[envelope.type].model_validate(envelope.body).model_dump(mode="json") == (
             envelope.body
         )
         assert event_json(envelope) == canonical_json(envelope.model_dump(mode="json"))
+
+
+@PROPS
+@given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**32 - 1))
+def test_a_journalled_round_stores_and_sends_the_bytes_the_validated_path_makes(
+    config: dict[str, Any], seed: int
+) -> None:
+    # The runtime's way: each card's input made from the shoe driver's reading (`to_input`),
+    # applied and journalled by `RecordedTable.step`, each event sent as the journal's text.
+    b = bench(config)
+    sent: list[WireEvent] = []
+    with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "t.journal") as journal:
+        bind_settings(journal, b.settings)
+        table = RecordedTable(journal, b.ctl)
+
+        def feed(inp: Any) -> list[Envelope]:
+            if isinstance(inp, CardDrawn) and inp.card is not None:
+                reading = CardRead(Card.parse(inp.card), "E0", b"\x02\x10\x03", 7, 1)
+                inp = to_input(Delivery(reading, 0.0, inp.ts), mono=1234.5)
+            stored = table.step(inp)
+            b.inputs.append(inp)
+            b.events.extend(event.envelope for event in stored)
+            sent.extend(encode_event(event.envelope, event.body) for event in stored)
+            return [event.envelope for event in stored]
+
+        b.feed = feed  # type: ignore[method-assign]
+        b.play_round(shuffled(seed))
+        records = list(journal.records())
+    assert any(r.kind == "input" and '"card_drawn"' in r.body for r in records)
+    for record in records:
+        if record.kind == "input":
+            validated = parse_input(record.body).model_dump(mode="json")
+        else:
+            validated = Envelope.model_validate_json(record.body).model_dump(mode="json")
+        assert canonical_json(validated) == record.body
+    for wire in sent:
+        message = parse_frames(event_frames(wire, 0))
+        assert message.event is not None and message.event.envelope == wire.envelope
+        again = Envelope.model_validate_json(wire.payload).model_dump(mode="json")
+        assert wire.payload == canonical_json(again).encode()
 
 
 @PROPS
@@ -145,6 +194,31 @@ def test_body_json_of_a_card_is_the_models_dump_and_still_checks_the_audience() 
         "number": 2,
         "card": "KH",
     }
+
+
+@pytest.mark.parametrize("audience", ["public", "restricted"])
+@pytest.mark.parametrize("face", ["up", "down"])
+@pytest.mark.parametrize("card", ["AS", None])
+def test_the_controllers_card_dealt_pairs_are_held_to_the_bodys_audience_rules(
+    audience: Any, face: str, card: str | None
+) -> None:
+    body = CardDealt.model_construct(position="player-1", face=face, number=1, card=card)
+    assert CardDealt.problem_of(audience, face, card) == body.audience_problem(audience)
+
+
+class _Aliased(BaseModel):
+    value: int = Field(alias="v")
+
+
+def test_trusted_builds_only_a_model_it_can_build_whole() -> None:
+    with pytest.raises(TypeError, match="cannot be built"):
+        trusted_model(_Aliased)
+    stamp = datetime(2026, 12, 5, 5, 0, tzinfo=UTC)
+    with pytest.raises(TypeError, match="are not its own"):
+        trusted(Tick, {"ts": stamp})  # the defaults too, or it is not the validated message
+    made = trusted(Tick, {"ts": stamp, "schema_version": 1, "mono": None, "kind": "tick"})
+    assert made == Tick(ts=stamp)
+    assert made.model_dump_json() == Tick(ts=stamp).model_dump_json()
 
 
 # -- what comes from outside is still validated ---------------------------------------------------

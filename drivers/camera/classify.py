@@ -83,7 +83,12 @@ class IndexClassifier:
         """
         return self.read_all([(window, guessed)])[0]
 
-    def read_all(self, windows: Sequence[tuple[Image, bool]]) -> list[IndexRead | None]:
+    def read_all(
+        self,
+        windows: Sequence[tuple[Image, bool]],
+        groups: Sequence[Sequence[int]] = (),
+        settled: float = 0.0,
+    ) -> list[IndexRead | None]:
         """`read` of each (window, guessed) pair, in order: the same reads, fewer network calls.
 
         The network runs once on every window's own cut, and once on the moved cuts
@@ -94,6 +99,16 @@ class IndexClassifier:
         guessed outline) on the window and on every moved cut of it, all naming that code; an
         unsure code is a `hint` from `hint` up. The confidence is the weaker head's probability
         of its best class, the least over the cuts.
+
+        `groups` are sets of positions in `windows` that the caller takes for one printed
+        index (the two index corners of one card, or guessed outlines' corners at one index).
+        Of a group's windows whose own cuts name the same code, the surest is checked on its
+        moved cuts first; when it reads at `settled` or above, the others are not cut again:
+        the index has held under moved outlines already. A guessed window then reads that
+        code on its own cut alone from `abstain_guessed` up, with the lesser of both
+        confidences; any other comes back as no code, with that code as its `hint` from `hint`
+        up (its confidence its own cut's): the caller takes the card as read on the surest
+        corner. Otherwise the others are checked as every window is.
         """
         model = self._model
         tensors = window_tensors([window for window, _ in windows])
@@ -107,15 +122,81 @@ class IndexClassifier:
         for t in tensors:
             first.append(None if t is None else (k, int(pr[k].argmax()), int(ps[k].argmax())))
             k += t is not None
-        # Every code is checked on moved cuts, however sure its first cut: on the tuning
-        # designs, reading first cuts at 0.999 alone let in five wrong reads (hearts taken for
-        # diamonds, a club for a spade) that a moved cut refused, and at 0.99999 none, but
-        # harsh recall fell 0.8 points (docs/camera.md, "Speed at 1080p").
-        cut = [
-            (n, self._moved(window))
-            for n, (entry, (window, _)) in enumerate(zip(first, windows, strict=True))
+        coded = {
+            n: entry
+            for n, entry in enumerate(first)
             if entry is not None and NONE not in (model.ranks[entry[1]], model.suits[entry[2]])
-        ]
+        }
+
+        def sure(n: int) -> float:
+            row, i, j = coded[n]
+            return float(min(pr[row, i], ps[row, j]))
+
+        later: dict[int, int] = {}  # a window -> the window of its index checked first
+        for group in groups:
+            by_code: dict[tuple[int, int], list[int]] = {}
+            for n in group:
+                if n in coded:
+                    by_code.setdefault(coded[n][1:], []).append(n)
+            for same in by_code.values():
+                keep = max(same, key=sure)
+                later.update((n, keep) for n in same if n != keep)
+        out: list[IndexRead | None] = [None] * len(windows)
+        for n, entry in enumerate(first):
+            if entry is not None and n not in coded:
+                row, i, j = entry
+                not_index = float(pr[row, none_rank])
+                out[n] = self._decide(
+                    pr[row : row + 1], ps[row : row + 1], i, j, not_index, windows[n][1]
+                )
+        # Every code is checked on moved cuts (at one index, on its surest window), however
+        # sure its first cut: on the tuning designs, reading first cuts at 0.999 alone let in
+        # five wrong reads (hearts taken for diamonds, a club for a spade) that a moved cut
+        # refused, and at 0.99999 none, but harsh recall fell 0.8 points (docs/camera.md,
+        # "Speed at 1080p").
+        now = [n for n in coded if n not in later]
+        self._check_moved(windows, coded, pr, ps, now, out)
+        again = []
+        for other, keep in later.items():
+            held = out[keep]
+            if held is not None and held.code is not None and held.confidence >= settled:
+                row, i, j = coded[other]
+                code = model.ranks[i] + model.suits[j]
+                own = sure(other)
+                # A guessed window is a claim of its own in the merge (`merge_guesses`): it
+                # reads on its own cut. A firm card's other corner adds nothing to the card
+                # its surest corner settles: it stays a hint.
+                coded_too = windows[other][1] and own >= self._tuning.abstain_guessed
+                out[other] = IndexRead(
+                    code if coded_too else None,
+                    round(min(own, held.confidence) if coded_too else own, 6),
+                    code if own >= self._tuning.hint else None,
+                    not_index=float(pr[row, none_rank]),
+                )
+            else:
+                again.append(other)
+        self._check_moved(windows, coded, pr, ps, sorted(again), out)
+        return out
+
+    def _check_moved(
+        self,
+        windows: Sequence[tuple[Image, bool]],
+        coded: dict[int, tuple[int, int, int]],
+        pr: Array,
+        ps: Array,
+        todo: Sequence[int],
+        out: list[IndexRead | None],
+    ) -> None:
+        """Read each window of `todo` on its moved cuts too, into `out[n]`: one network call.
+
+        `coded[n]` is the row of `pr` and `ps` holding the window's own cut and the rank and
+        suit classes it names (a code).
+        """
+        if not todo:
+            return
+        model = self._model
+        none_rank = model.ranks.index(NONE)
+        cut = [(n, self._moved(windows[n][0])) for n in todo]
         # All moved cuts' inputs are made together; a cut too flat to read is left out.
         made = iter(window_tensors([w for _, cuts in cut for w in cuts]))
         moved: dict[int, list[Array]] = {}
@@ -123,19 +204,15 @@ class IndexClassifier:
             moved[n] = [t for t in (next(made) for _ in cuts) if t is not None]
         extra = [t for cuts in moved.values() for t in cuts]
         mr, ms = model.probabilities(np.stack(extra)) if extra else (pr[:0], ps[:0])
-        out: list[IndexRead | None] = []
         m = 0
-        for n, (entry, (_, guessed)) in enumerate(zip(first, windows, strict=True)):
-            if entry is None:
-                out.append(None)
-                continue
-            row, i, j = entry
-            count = len(moved.get(n, ()))
+        for n in todo:
+            row, i, j = coded[n]
+            count = len(moved[n])
             cut_r = np.concatenate([pr[row : row + 1], mr[m : m + count]])
             cut_s = np.concatenate([ps[row : row + 1], ms[m : m + count]])
             m += count
-            out.append(self._decide(cut_r, cut_s, i, j, float(pr[row, none_rank]), guessed))
-        return out
+            guessed = windows[n][1]
+            out[n] = self._decide(cut_r, cut_s, i, j, float(pr[row, none_rank]), guessed)
 
     def confirm_all(
         self, reads: Sequence[IndexRead], cuts: Sequence[Sequence[Image]]
@@ -147,7 +224,8 @@ class IndexClassifier:
         becomes the least of both heads over them too; under `abstain_guessed` it is no code
         (its `hint` stays). One network call for all.
         """
-        tensors = [[window_tensor(c) for c in group] for group in cuts]
+        made = iter(window_tensors([c for group in cuts for c in group]))
+        tensors = [[next(made) for _ in group] for group in cuts]
         rows = [t for group in tensors for t in group if t is not None]
         pr, ps = self._model.probabilities(np.stack(rows)) if rows else (None, None)
         out: list[IndexRead] = []

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from drivers.camera.edges import corner_supports_all, local_edges, refine_all
 from drivers.camera.merged import row_proposals
+from drivers.camera.tuning import PAPER_SHARE_FACE_UP
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -99,6 +100,9 @@ def _felt_holes(
         return ()
     roi = frame[y0:y1, x0:x1]
     outer = roi[ring].astype(np.float32)
+    # The felt's colour is the region's whatever the hole: measured once (a region of several
+    # cards has a hole between each two).
+    felt = outer.mean(axis=0)
     out = []
     reach = _RING_IN.shape[0] // 2 + 1
     for hole in holes:
@@ -114,7 +118,7 @@ def _felt_holes(
             continue
         inner = roi[cy0:cy1, cx0:cx1][core].astype(np.float32)
         # A back's pattern varies inside; felt is flat (noise only) and of the felt's colour.
-        same = float(np.abs(inner.mean(axis=0) - outer.mean(axis=0)).max()) < _FELT_MATCH
+        same = float(np.abs(inner.mean(axis=0) - felt).max()) < _FELT_MATCH
         if same and float(inner.std(axis=0).max()) < 2 * float(outer.std(axis=0).max()) + 4:
             out.append(hole)
     return tuple(out)
@@ -195,10 +199,16 @@ def _band_brightness(mask: Image, a: Quad, b: Quad, outward: Quad) -> float:
     return hits / total if total else 0.0
 
 
-def _extend(rect_pts: Quad, mask: Image, short_to: float, along_long: bool = False) -> Quad | None:
+def _extend(
+    rect_pts: Quad, mask: Image, short_to: float, along_long: bool = False, sized: bool = True
+) -> Quad | None:
     """Grow a strip's short side (its long side with `along_long`) to `short_to` pixels.
 
-    The strip grows toward the side beyond which another card is bright; None if neither is.
+    The strip grows toward the side where another card lies over its rest (paper beyond the
+    side and over the rest's area); None if neither side shows that. Unless `sized` (the
+    card's size known from the table or the frame's whole cards, and the strip's side checked
+    against it), None too if the paper goes on beyond either end of the side the strip keeps
+    (`_whole_side`): that side's length is then all that says how big the card is.
     """
     q = portrait(rect_pts)
     if along_long:
@@ -208,14 +218,70 @@ def _extend(rect_pts: Quad, mask: Image, short_to: float, along_long: bool = Fal
     if length <= 0:
         return None
     unit = across / length
-    left = _band_brightness(mask, q[0], q[3], -unit)
-    right = _band_brightness(mask, q[1], q[2], unit)
-    if max(left, right) < 0.5:
+    if not sized and not _whole_side(mask, q):
         return None
     grow = (short_to - length) * unit
-    if right >= left:
-        return np.array([q[0], q[1] + grow, q[2] + grow, q[3]])
-    return np.array([q[0] - grow, q[1], q[2], q[3] - grow])
+    # The card's rest lies under the card beside the strip: paper right beyond the side, and
+    # paper over the whole area the rest takes (`PAPER_SHARE_FACE_UP`: a face, court cards
+    # included, shows more). A 12 px band alone took a strip at a fan's edge, between the
+    # next card's edge and its own border line, for a card lying beyond its own margin, and
+    # grew it over the felt (two unknown cards where none lay on the studio tuning frames).
+    right_rest = np.array([q[1], q[1] + grow, q[2] + grow, q[2]])
+    left_rest = np.array([q[0] - grow, q[0], q[3], q[3] - grow])
+    right = _band_brightness(mask, q[1], q[2], unit), _paper_share(mask, right_rest)
+    left = _band_brightness(mask, q[0], q[3], -unit), _paper_share(mask, left_rest)
+    sides = [
+        (band, grown)
+        for (band, rest), grown in (
+            (right, np.array([q[0], q[1] + grow, q[2] + grow, q[3]])),
+            (left, np.array([q[0] - grow, q[1], q[2], q[3] - grow])),
+        )
+        if band >= 0.5 and rest >= PAPER_SHARE_FACE_UP
+    ]
+    if not sides:
+        return None
+    # Both sides paper (a strip in the middle of a row): the brighter band, the right one on a
+    # tie, as before; taking the side with more paper over the rest's area instead sent four
+    # strips of the studio tuning frames the wrong way (five cards of gen-1000 unread).
+    best: Quad = max(sides, key=lambda side: side[0])[1]
+    return best
+
+
+def _paper_share(mask: Image, quad: Quad) -> float:
+    """Share of bright pixels of `mask` at a 9 x 9 grid over `quad`.
+
+    Points outside the frame are not counted; 0.0 when none is inside.
+    """
+    t = np.linspace(0.05, 0.95, 9)
+    u, v = np.meshgrid(t, t)
+    top = quad[0][None, None] + u[..., None] * (quad[1] - quad[0])[None, None]
+    bottom = quad[3][None, None] + u[..., None] * (quad[2] - quad[3])[None, None]
+    pts = np.round(top + v[..., None] * (bottom - top)).astype(int).reshape(-1, 2)
+    h, w = mask.shape
+    held = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
+    if not held.any():
+        return 0.0
+    return float((mask[pts[held, 1], pts[held, 0]] > 0).mean())
+
+
+def _whole_side(mask: Image, q: Quad) -> bool:
+    """Whether the strip `q`'s side q[1]-q[2] (and q[0]-q[3]) can be a whole side of its card.
+
+    Extended, the strip keeps that side as its card's height (or width): the card's paper
+    must stop at both its ends, as it stops beyond a card's corners. Where the paper goes on
+    beyond an end (the same bar `_extend` sees another card with), the strip is a piece of a
+    longer side, cut off by the edge cut: a blurred back's border cut where its pattern's
+    rings touch it, extended to a card of the piece's length, was an unknown card where none
+    lay (a harsh tuning frame, with no whole card to give the card's size).
+    """
+    along = q[3] - q[0]
+    norm = float(np.linalg.norm(along))
+    if norm <= 0:
+        return False
+    out = along / norm
+    return (
+        max(_band_brightness(mask, q[1], q[0], -out), _band_brightness(mask, q[3], q[2], out)) < 0.5
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,7 +407,7 @@ def detect_cards(
             continue
         height = want if want is not None else long_side
         if ratio > _ASPECT_RANGE[1] and 0.85 <= long_side / height <= 1.18:
-            grown = _extend(box, raw, long_side / CARD_ASPECT)
+            grown = _extend(box, raw, long_side / CARD_ASPECT, sized=want is not None)
         elif (
             want is not None
             and 0.85 <= short_side * CARD_ASPECT / want <= 1.18
@@ -421,21 +487,7 @@ def out_to_paper_edge(quad: Quad, raw: Image) -> Quad:
         pts = starts[:, None, :] + steps[None, :, None] * normal
         xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
         ys = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
-        bright = raw[ys, xs] > 0
-        moved: list[float] = []
-        for row in bright:
-            on = np.flatnonzero(row)
-            if len(on) == 0 or int(on[-1]) >= reach - 3:
-                continue  # felt at once (the card's edge), or paper beyond the reach
-            last = int(on[-1])
-            dark = ~row[:last]
-            if not dark.any():
-                continue  # no printed line: the paper's edge is already the outline's
-            # Every dark run before the last paper must be thin: a printed line, not felt.
-            edges = np.flatnonzero(np.diff(np.concatenate([[0], dark.astype(np.int8), [0]])))
-            runs = edges[1::2] - edges[::2]
-            if int(runs.max()) <= widest:
-                moved.append(float(last + 1))
+        moved = _paper_beyond(raw[ys, xs] > 0, widest)
         if len(moved) >= BORDER_SIDE * len(starts):
             # To where the finder puts a side on a card with no printed line, a little short of
             # the paper's edge (`BORDER_SHORT`): the reader reads best through such outlines.
@@ -443,6 +495,27 @@ def out_to_paper_edge(quad: Quad, raw: Image) -> Quad:
             out[k] += shift
             out[(k + 1) % 4] += shift
     return out
+
+
+def _paper_beyond(bright: npt.NDArray[np.bool_], widest: int) -> list[float]:
+    """Per sample row of `bright` (paper along a side's normal, outward), where the paper ends.
+
+    A row counts when its last paper pixel lies short of the reach's last three (felt follows:
+    not paper to the end), some dark lies before it, and every dark run before it is at most
+    `widest` long (a printed line, not felt between two bright things); it gives that last
+    pixel's distance. All rows are measured at once: one at a time, they cost a firm outline
+    a millisecond.
+    """
+    reach = bright.shape[1]
+    at = np.arange(reach)
+    any_on = bright.any(axis=1)
+    last = reach - 1 - np.argmax(bright[:, ::-1], axis=1)
+    dark = ~bright & (at[None, :] < last[:, None])
+    # The length of the dark run ending at each pixel: its distance from the last paper before.
+    since = np.maximum.accumulate(np.where(dark, -1, at[None, :]), axis=1)
+    runs = np.where(dark, at[None, :] - since, 0).max(axis=1, initial=0)
+    ok = any_on & (last < reach - 3) & dark.any(axis=1) & (runs <= widest)
+    return [float(v + 1) for v in last[ok]]
 
 
 def long_side(quad: npt.NDArray[Any]) -> float:

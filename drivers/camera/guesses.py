@@ -85,12 +85,41 @@ def contested(claims: list[CardReading]) -> set[int]:
     (`same_index`), whichever of the two was made first.
     """
     out: set[int] = set()
-    for i, a in enumerate(claims):
-        for j in range(i + 1, len(claims)):
-            b = claims[j]
-            if a.code != b.code and same_index(a, b):
-                out |= {i, j}
+    for i, j in _near_pairs(claims):
+        a, b = claims[i], claims[j]
+        if a.code != b.code and same_index(a, b):
+            out |= {i, j}
     return out
+
+
+def _near_pairs(claims: list[CardReading]) -> list[tuple[int, int]]:
+    """The pairs (i < j) of `claims` with an index of each within `SAME_INDEX` of each other.
+
+    All pairs are measured at once, with a margin far above float rounding, so that
+    `same_index` itself (which decides) is called on the few near pairs only: called on every
+    pair of a frame's tens of claims it cost more than the rest of the merge.
+    """
+    if len(claims) < 2:
+        return []
+    q = np.array([r.corners for r in claims], np.float64)
+    u, v = INDEX_CENTRE
+    first = q[:, 0] + u * (q[:, 1] - q[:, 0]) + v * (q[:, 3] - q[:, 0])
+    third = q[:, 2] + u * (q[:, 3] - q[:, 2]) + v * (q[:, 1] - q[:, 2])
+    height = (
+        np.linalg.norm(q[:, 3] - q[:, 0], axis=1) + np.linalg.norm(q[:, 2] - q[:, 1], axis=1)
+    ) / 2
+    tol = SAME_INDEX * np.minimum(height[:, None], height[None, :]) * (1 + 1e-6) + 1e-6
+
+    def within(p: npt.NDArray[Any], r: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+        near: npt.NDArray[np.bool_] = np.linalg.norm(p[:, None] - r[None, :], axis=2) <= tol
+        return near
+
+    # `same_index` (and `_turned`) only ever holds when some index of one (its first or
+    # third corner's) lies within the tolerance of some index of the other.
+    cross = within(first, third)
+    near = within(first, first) | cross | cross.T | within(third, third)
+    i, j = np.nonzero(np.triu(near, 1))
+    return [(int(a), int(b)) for a, b in zip(i, j, strict=True)]
 
 
 def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> list[CardReading]:

@@ -38,11 +38,13 @@ from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline_fit import fit_outline
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
+    INDEX_CENTRE,
     LEARNED_TUNING,
     PAPER_CHROMA,
     PAPER_SHARE_BORDER,
     PAPER_SHARE_FACE_UP,
     REGION_EXPLAINED,
+    SAME_INDEX,
     WINDOW_IN_VIEW_PX,
     ReaderTuning,
 )
@@ -225,16 +227,19 @@ class CardRecognizer:
         corners: list[tuple[int, npt.NDArray[Any]]] = []
         for n, outline in enumerate(outlines):
             for turn in (0, 2):
-                quad = np.roll(outline.corners, -turn, axis=0)
                 if outline.support[turn] < MIN_CORNER_SUPPORT:
                     continue
+                # The quad rolled to start at this corner (np.roll's numpy overhead, ~50 proposal
+                # outlines a frame, cost ~2 ms).
+                quad = outline.corners[_TURNED[turn]]
                 if outline.partial and not self._window_visible(quad, outline):
                     continue
                 corners.append((n, quad))
         # A proposal's outline is a guess: the learned reader reads it alone only when
         # surer (every wrong learned read seen was a blurred club on a proposal).
         found = self._classifier.read_all(
-            [(self._corner(frame, quad), outlines[n].speculative) for n, quad in corners]
+            [(self._corner(frame, quad), outlines[n].speculative) for n, quad in corners],
+            groups=_index_groups(outlines, corners),
         )
         found = self._confirm_scaled(frame, [(outlines[n], quad) for n, quad in corners], found)
         reads: list[list[tuple[IndexRead, npt.NDArray[Any]]]] = [[] for _ in outlines]
@@ -385,6 +390,49 @@ def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:
     # A read with no probability of "none" cannot show a back: keeping the card face up
     # (unknown) is the side that cannot hide a face.
     return read.not_index is None or read.not_index < tuning.index_like
+
+
+_TURNED = {0: [0, 1, 2, 3], 2: [2, 3, 0, 1]}
+"""The corners' order with the first corner at each readable turn."""
+
+
+def _index_groups(
+    outlines: Sequence[CardOutline], corners: list[tuple[int, npt.NDArray[Any]]]
+) -> list[list[int]]:
+    """Groups of `corners` (positions) that claim one printed index, for `read_all`.
+
+    Guessed outlines' corners whose index windows' centres lie within `SAME_INDEX` of the
+    card's height of each other are one index (`guesses.same_index`): of those naming one
+    code the surest is checked on moved cuts first, and when it reads, the others read on
+    their own cuts (`IndexClassifier.read_all`). On the tuning designs the moved cuts were
+    most of a frame's network inputs, and most of them checked guessed outlines lying on
+    one card's index (a region's proposals snap onto the same card many times over).
+    A firm outline's two corners are not grouped: which of them a card is read at is its
+    reading's first corner, which `merge_guesses` compares with other claims, and a
+    corner read without its moved cuts may not be the one they would have chosen (on the
+    tuning designs, grouping them too changed five more frames' cards, either way).
+    """
+    guessed = [k for k, (n, _) in enumerate(corners) if outlines[n].speculative]
+    if len(guessed) < 2:
+        return []
+    q = np.stack([corners[k][1] for k in guessed]).astype(np.float64)
+    u, v = INDEX_CENTRE
+    centre = q[:, 0] + u * (q[:, 1] - q[:, 0]) + v * (q[:, 3] - q[:, 0])
+    height = (
+        np.linalg.norm(q[:, 3] - q[:, 0], axis=1) + np.linalg.norm(q[:, 2] - q[:, 1], axis=1)
+    ) / 2
+    apart = np.linalg.norm(centre[:, None] - centre[None, :], axis=2)
+    near = (apart <= SAME_INDEX * np.minimum(height[:, None], height[None, :])).tolist()
+    # Each window joins the first group whose first window's index lies near its own.
+    seeds: list[tuple[int, list[int]]] = []
+    for a in range(len(guessed)):
+        for seed, members in seeds:
+            if near[a][seed]:
+                members.append(guessed[a])
+                break
+        else:
+            seeds.append((a, [guessed[a]]))
+    return [members for _, members in seeds if len(members) > 1]
 
 
 def _without_repeats(

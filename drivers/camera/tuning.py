@@ -51,7 +51,9 @@ class ReaderTuning:
     moved: tuple[float, float] = (0.02, 0.05)
     """Each corner is also cut through outlines moved by this share of the window's height
     (left, right, up, down) and grown by this share: about a found outline's error. A code
-    that changes under a moved cut is not read, and the confidence is the least over all."""
+    that changes under a moved cut is not read, and the confidence is the least over all.
+    Guessed outlines' corners at one printed index naming one code are checked once, on the
+    surest of them; the others then read on their own cut (`IndexClassifier.read_all`)."""
     scaled: tuple[float, ...] = (1.06,)
     """A guessed outline's coded corner is also cut through that outline scaled about the
     corner by this share, down and up, and reads only when both cuts name the same code (the
@@ -79,7 +81,11 @@ PAPER_SHARE_FACE_UP = 0.3
 """A face shows over 45% paper inside its border even on a court card; a back shows almost none
 (its border is cut away before counting), so 30% splits them with room for glare on a back. A
 paperless card whose corner the network takes for an index (`ReaderTuning.index_like`) stays
-face up: a back's pattern is "none" to it."""
+face up: a back's pattern is "none" to it. Also the least share of paper over the area a
+strip's card would take under the card beside it (`detect._extend`): the rest of a covered card
+lies under a face, which shows more; felt shows none (two strips at a fan's edge grown over the
+felt were unknown cards where none lay on the studio tuning frames). A strip covered by a back
+is not extended when the back shows little paper."""
 PAPER_SHARE_BORDER = 0.5
 """Every card, face up or down, has a paper-white margin; a picture panel, a chip or a printed
 shape without one is not a card, whatever its outline looks like."""

@@ -28,7 +28,11 @@ from drivers.shoe.readings import (
     ShoeReset,
     ShoeStatus,
 )
+from studio.messages.envelope import SCHEMA_VERSION
 from studio.messages.inputs import CardDrawn, DeviceStatus
+from studio.messages.trusted import trusted, trusted_model
+
+trusted_model(CardDrawn)
 
 
 def to_input(delivery: Delivery, *, mono: float | None = None) -> CardDrawn | DeviceStatus | None:
@@ -42,8 +46,17 @@ def to_input(delivery: Delivery, *, mono: float | None = None) -> CardDrawn | De
             # On every card's path: the fields are the driver's own typed values (a `Card`, a
             # UTC time, bytes), so the model is built as validation would build it, without
             # the validators' cold cost (tests/test_trusted_messages.py holds the two equal).
-            return CardDrawn.model_construct(
-                ts=ts, card=item.card.code, raw=item.raw.hex(), mono=mono
+            return trusted(
+                CardDrawn,
+                {
+                    "ts": ts,
+                    "schema_version": SCHEMA_VERSION,
+                    "mono": mono,
+                    "kind": "card_drawn",
+                    "card": item.card.code,
+                    "raw": item.raw.hex(),
+                    "detail": "",
+                },
             )
         return CardDrawn(ts=ts, card=item.card.code, raw=item.raw.hex(), mono=mono)
     if isinstance(item, CardUnreadable):

@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from queue import SimpleQueue
 from types import TracebackType
 from typing import Literal
 
@@ -37,6 +38,7 @@ from drivers.shoe.line_open import open_line
 from drivers.shoe.pyserial_threads import quiet_rfc2217_reader_threads
 from drivers.shoe.readings import (
     Delivery,
+    DeliveryQueue,
     FaultReason,
     ShoeFault,
     ShoeHealth,
@@ -63,7 +65,7 @@ class ShoeLineReader:
     let the protocol keep its time) and `_lost(detail)` when the line failed, and implements
     `close()`. Use as a context
     manager, or call `close()` (idempotent). Items arrive on `deliveries` (a
-    `queue.Queue[Delivery]`, given or created) and through `read(timeout)`.
+    `DeliveryQueue`, given or created) and through `read(timeout)`.
     """
 
     read_timeout: float = 0.02
@@ -75,7 +77,7 @@ class ShoeLineReader:
         protocol: str = "framed",
         *,
         options: ProtocolOptions | None = None,
-        deliveries: queue.Queue[Delivery] | None = None,
+        deliveries: DeliveryQueue | None = None,
         baudrate: int = 9600,
         trace: bool = False,
         clock: Callable[[], float] = time.monotonic,
@@ -95,7 +97,7 @@ class ShoeLineReader:
         """
         self.url = url
         self.protocol: HostProtocol = host_protocol(protocol, options)
-        self.deliveries: queue.Queue[Delivery] = deliveries or queue.Queue()
+        self.deliveries: DeliveryQueue = deliveries if deliveries is not None else SimpleQueue()
         self.trace = trace
         self._tap = tap
         self._baudrate = baudrate

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
+from typing import Protocol
 
 from drivers.errors import DriverError
 from studio.cards import Card
@@ -146,6 +147,34 @@ class Delivery:
     item: ShoeReading | DriverError
     at: float
     ts: datetime
+
+
+class DeliveryQueue(Protocol):
+    """Where a reader puts its deliveries: a `queue.SimpleQueue` or `queue.Queue` (any thread).
+
+    A reader makes a `queue.SimpleQueue` unless it is given one: its calls are C, where a
+    `queue.Queue`'s lock and condition cost a dozen Python calls per card on the loop's path.
+    """
+
+    def put(self, item: Delivery, block: bool = True, timeout: float | None = None) -> None:
+        """Queue `item`."""
+        ...
+
+    def get(self, block: bool = True, timeout: float | None = None) -> Delivery:
+        """Take the oldest item; raises `queue.Empty` when none comes within `timeout`."""
+        ...
+
+    def get_nowait(self) -> Delivery:
+        """Take the oldest item; raises `queue.Empty` when there is none."""
+        ...
+
+    def empty(self) -> bool:
+        """Whether nothing is queued now."""
+        ...
+
+    def qsize(self) -> int:
+        """How many items are queued now."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

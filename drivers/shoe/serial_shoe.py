@@ -23,7 +23,7 @@ class SerialShoe(ShoeLineReader):
     """A shoe on a serial line (any pyserial URL), read by its own thread.
 
     Use as a context manager, or call `close()` (idempotent). Items arrive on `deliveries`
-    (a `queue.Queue[Delivery]`, given or created) and through `read(timeout)`; the constructor
+    (a `DeliveryQueue`, given or created) and through `read(timeout)`; the constructor
     takes `ShoeLineReader`'s arguments and starts the thread.
     """
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import queue
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -30,7 +30,7 @@ import serial
 
 from drivers.shoe.host import ProtocolOptions
 from drivers.shoe.line_reader import BACKOFF_FIRST, BACKOFF_MAX, ShoeLineReader, Tap
-from drivers.shoe.readings import Delivery
+from drivers.shoe.readings import DeliveryQueue
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class WatchedSerialShoe(ShoeLineReader):
         loop: asyncio.AbstractEventLoop,
         wake: Callable[[], None],
         options: ProtocolOptions | None = None,
-        deliveries: queue.Queue[Delivery] | None = None,
+        deliveries: DeliveryQueue | None = None,
         baudrate: int = 9600,
         trace: bool = False,
         clock: Callable[[], float] = time.monotonic,
@@ -164,7 +164,7 @@ class WatchedSerialShoe(ShoeLineReader):
 
     def _pump(self, port: serial.Serial, *, read: bool) -> None:
         try:
-            self._received(port, port.read(READ_CHUNK) if read else b"")
+            self._received(port, _read_ready(port) if read else b"")
         except (serial.SerialException, OSError) as err:
             self._drop(f"line lost: {err}")
         except Exception as err:  # a bug must reach the runtime, not die in a loop callback
@@ -215,3 +215,26 @@ class WatchedSerialShoe(ShoeLineReader):
             self._close_port()
             return False
         return opened
+
+
+def _read_ready(port: serial.Serial) -> bytes:
+    """What the line holds now, read once the loop found its descriptor readable.
+
+    A device path or pty (pyserial's POSIX `Serial`, its descriptor non-blocking) is read with
+    one `os.read`: pyserial's `read` would `select` it again first and make five Python calls
+    of its own, on every card's way. Raises as pyserial's `read` does for a line that reports
+    readiness but gives nothing (`SerialException`: the device went away) or fails (`OSError`);
+    a wake-up with nothing there gives nothing. Any other line (`socket://`) is pyserial's.
+    """
+    if type(port) is not serial.Serial or port.fd is None:
+        return bytes(port.read(READ_CHUNK))
+    try:
+        data = os.read(port.fd, READ_CHUNK)
+    except (BlockingIOError, InterruptedError):
+        return b""
+    if not data:
+        raise serial.SerialException(
+            "device reports readiness to read but returned no data "
+            "(device disconnected or multiple access on port?)"
+        )
+    return data

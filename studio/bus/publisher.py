@@ -37,6 +37,7 @@ from studio.bus.wire import (
     EnvelopeLike,
     WireEvent,
     check_table,
+    check_type,
     heartbeat_frames,
     notice_frames,
     to_event,
@@ -75,13 +76,13 @@ def _checked(wires: list[WireEvent], last: int) -> int:
     Raises InputError as `_following` does.
     """
     for wire in wires:
-        last = _following(wire.seq, last)
+        last = _following(wire.envelope.seq, last)
     return last
 
 
 def _routes(wire: WireEvent) -> frozenset[StreamName]:
     """Where an event goes by default: the restricted stream always, the public if its own."""
-    return _BOTH if wire.audience == "public" else _RESTRICTED
+    return _BOTH if wire.envelope.audience == "public" else _RESTRICTED
 
 
 def _restricted_reader(entry: AllowedKey) -> bool:
@@ -249,7 +250,7 @@ class EventPublisher(Closing):
         stream, InputError when `event` is not a valid envelope of this table or repeats a
         sequence number already published, BusError when the publisher is closed.
         """
-        wire = self._own(to_event(event))
+        wire = self._own(event)
         if streams is None:
             targets: frozenset[StreamName] = _routes(wire)
         else:
@@ -267,11 +268,17 @@ class EventPublisher(Closing):
         overlays and players' screens see a card as soon as it can be sent. Raises as `publish`
         does, before anything is sent for a bad event.
         """
-        wires = [self._own(to_event(event)) for event in events]
+        wires = [self._own(event) for event in events]
         self._dispatch(wires, [_routes(wire) for wire in wires])
 
-    def _own(self, wire: WireEvent) -> WireEvent:
-        """`wire` if it is this table's event; raises InputError otherwise."""
+    def _own(self, event: EnvelopeLike) -> WireEvent:
+        """`event` checked (`to_event`) as this table's; raises InputError otherwise."""
+        if isinstance(event, WireEvent) and event.envelope.table == self.table:
+            # The runtime's own events, on every card's way: this table's id met the topic's
+            # pattern when the publisher was made (`check_table`), so only the type is left.
+            check_type(event.envelope)
+            return event
+        wire = to_event(event)
         if wire.table != self.table:
             raise InputError(f"event of table {wire.table!r} offered to table {self.table!r}")
         return wire
@@ -326,7 +333,7 @@ class EventPublisher(Closing):
             for wire, targets in zip(wires, routes, strict=True):
                 if stream not in targets:
                     continue
-                if stream == "public" and wire.audience != "public":
+                if stream == "public" and wire.envelope.audience != "public":
                     # Second line of defence behind publish(): never reached unless bypassed.
                     log.error("dropped restricted event %d at the public socket", wire.seq)
                     continue
@@ -335,10 +342,11 @@ class EventPublisher(Closing):
 
     def _send_on(self, stream: StreamName, wire: WireEvent, now: float) -> None:
         """Send `wire` on `stream` after the stream's previous event."""
-        topic = f"{wire.table}.{wire.type}".encode()
+        envelope = wire.envelope  # its fields, not the WireEvent's properties: every card's way
+        topic = f"{envelope.table}.{envelope.type}".encode()
         previous = self._positions[stream]
         self._sockets[stream].send_multipart([topic, wire.payload, str(previous).encode()])
-        self._positions[stream] = wire.seq
+        self._positions[stream] = envelope.seq
         self._last_sent[stream] = now
 
     def _check_owner(self) -> None:

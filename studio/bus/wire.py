@@ -127,6 +127,11 @@ def to_event(item: EnvelopeLike) -> WireEvent:
 def _check_topic(envelope: Envelope) -> None:
     if not TABLE_PATTERN.match(envelope.table):
         raise InputError(f"an envelope's table {envelope.table!r} cannot be a topic")
+    check_type(envelope)
+
+
+def check_type(envelope: Envelope) -> None:
+    """Raise InputError when `envelope`'s type is one of the bus's own topics (not an event's)."""
     if envelope.type in (HEARTBEAT, NOTICE):
         raise InputError(f"no event may be called {envelope.type}: that topic is the bus's own")
 

@@ -1,4 +1,7 @@
-"""Publishing: every event the controller emits goes through `emit`, every card through `emit_card`.
+"""Publishing: every event goes through `emit` (or `emit_json`), every card through `announce`.
+
+`emit_json` takes a body made as JSON types already (a card's `card_dealt` pair, on every card's
+way); `emit_card` makes the pair of a corrected card.
 
 The public/restricted split of a card's value is made here, once, so no other code can put a
 face-down card's value on the public stream (the rules: secret until revealed).
@@ -7,9 +10,11 @@ face-down card's value on the public stream (the rules: secret until revealed).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from studio.cards import Card
 from studio.controller.state import Seat, TableState
+from studio.games.model import Face
 from studio.messages import (
     Audience,
     CardCorrected,
@@ -18,10 +23,22 @@ from studio.messages import (
     EventBody,
     body_json,
 )
+from studio.messages.envelope import SCHEMA_VERSION
+from studio.messages.trusted import trusted, trusted_model
+
+trusted_model(Envelope)
+
+FACE_TEXT: dict[Face, str] = {face: face.value for face in Face}
+"""Each face as its events write it (an enum's `.value` is two Python calls a read)."""
 
 
 def emit(st: TableState, body: EventBody, audience: Audience = "public") -> None:
     """Number `body` on from the last event and add it to the input's envelopes."""
+    emit_json(st, body.TYPE, body_json(body, audience), audience)
+
+
+def emit_json(st: TableState, kind: str, body: dict[str, Any], audience: Audience) -> None:
+    """Number the body of type `kind`, JSON types already checked for `audience`, and add it."""
     st.seq += 1
     rnd = st.active
     # Built without revalidation: every field is the controller's own typed value (the
@@ -29,14 +46,18 @@ def emit(st: TableState, body: EventBody, audience: Audience = "public") -> None
     # body already checked for its audience); tests/test_trusted_messages.py holds the
     # envelopes equal to their validated form. Validating cost a card tens of microseconds cold.
     st.out.append(
-        Envelope.model_construct(
-            table=st.settings.table,
-            seq=st.seq,
-            game_number=rnd.game_number if rnd is not None else None,
-            ts=st.ts,
-            audience=audience,
-            type=body.TYPE,
-            body=body_json(body, audience),
+        trusted(
+            Envelope,
+            {
+                "table": st.settings.table,
+                "seq": st.seq,
+                "game_number": rnd.game_number if rnd is not None else None,
+                "ts": st.ts,
+                "audience": audience,
+                "type": kind,
+                "body": body,
+                "schema_version": SCHEMA_VERSION,
+            },
         )
     )
 
@@ -84,16 +105,19 @@ def announce(st: TableState, seat: Seat) -> None:
         )
         emit(st, body, "public")
         return
-    emit_card(
-        st,
-        # The seat's own position, face and number, and a code from a `Card`: built without
-        # revalidation on every card's path (see `emit`); the audience is still checked.
-        lambda code, _: CardDealt.model_construct(
-            position=seat.position, face=seat.face.value, number=seat.number, card=code
-        ),
-        seat.card,
-        seat.public,
-    )
+    # On every card's path: the pair's bodies are built as JSON types from the seat's own
+    # position, face and number and a code from a `Card`, with no model made and dumped (see
+    # `emit_json`); the audience rules are still checked on them.
+    code = seat.card.code
+    shown = code if seat.public and not secret(st, seat.card) else None
+    face = FACE_TEXT[seat.face]
+    pair: tuple[tuple[Audience, str | None], ...] = (("public", shown), ("restricted", code))
+    for audience, card in pair:
+        problem = CardDealt.problem_of(audience, face, card)
+        if problem is not None:
+            raise ValueError(problem)
+        fields = {"position": seat.position, "face": face, "number": seat.number, "card": card}
+        emit_json(st, CardDealt.TYPE, fields, audience)
 
 
 def announce_kept(st: TableState) -> None:

@@ -273,7 +273,9 @@ class TableState:
     @property
     def active(self) -> Round | None:
         """The round in progress, or None."""
-        return self.round if self.round is not None and self.round.in_progress else None
+        rnd = self.round
+        # `Round.in_progress` inline: read several times per input, on every card's way.
+        return rnd if rnd is not None and rnd.phase != "done" else None
 
     @property
     def clock(self) -> Micros:

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, NamedTuple
 
 RecordKind = Literal["input", "event"]
 
@@ -43,20 +42,19 @@ def genesis(settings: str | None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def canonical_json(data: Mapping[str, Any]) -> str:
-    """Return `data` as canonical JSON text: sorted keys, no whitespace, non-ASCII kept as is.
-
-    Raises TypeError when `data` holds a value JSON cannot represent.
-    """
-    return _CANONICAL.encode(data)
-
-
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 """`canonical_json`'s encoder, made once (`json.dumps` with options makes one at every call)."""
 
+canonical_json: Callable[[Mapping[str, Any]], str] = _CANONICAL.encode
+"""Return `data` as canonical JSON text: sorted keys, no whitespace, non-ASCII kept as is.
 
-def _json_int(value: int | None) -> str:
-    return "null" if value is None else str(int(value))
+The encoder's own method, with no function around it: three records per card are encoded.
+Raises TypeError when `data` holds a value JSON cannot represent.
+"""
+
+
+_json_text = json.encoder.encode_basestring
+"""A string as `_CANONICAL` writes it (non-ASCII kept), without the encoder's own call."""
 
 
 def record_hash(
@@ -75,23 +73,27 @@ def record_hash(
     The canonical form is built by concatenation rather than by re-serialising `body`, which is
     the same text (keys in sorted order) at a fraction of the cost on the append path.
     """
-    game = "null" if game_number is None else _CANONICAL.encode(game_number)
+    # Every part inline (an append hashes three records per card): `int()` keeps a bool or an
+    # int subclass written as the number it is.
+    game = "null" if game_number is None else _json_text(game_number)
+    batch_text = "null" if batch is None else str(int(batch))
+    cause_text = "null" if cause is None else str(int(cause))
     text = (
-        f'{{"batch":{_json_int(batch)},"body":{body},"cause":{_json_int(cause)},'
+        f'{{"batch":{batch_text},"body":{body},"cause":{cause_text},'
         f'"game_number":{game},"id":{record_id},"kind":"{kind}","prev":"{prev}","seq":{seq}}}'
     ).encode()
     return hashlib.sha256(text).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(NamedTuple):
     """One stored record of the chain.
 
     `id` numbers every record from 1 without gaps; `seq` numbers inputs (1, 2, ...) and events
     (their envelope's `seq`) separately, each without gaps. `game_number` is the event's game
     number (None for inputs and for events outside a round). For an event, `cause` is the number
     (`seq`) of the input that caused it and `batch` how many events that input caused; both are
-    None for inputs. `body` is canonical JSON.
+    None for inputs. `body` is canonical JSON. A named tuple: an append makes three per card,
+    where a frozen dataclass set each of its nine fields through `object.__setattr__`.
     """
 
     id: int

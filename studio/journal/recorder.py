@@ -177,16 +177,17 @@ class RecordedTable:
                 "it must be rebuilt from the journal first"
             )
         data = input_json(inp)
-        handled = self.controller.handle(inp)
-        events = [StoredEvent(e, event_json(e)) for e in handled]
+        events: list[StoredEvent] = []
+        numbers: list[dict[str, Any]] = []
+        bodies: list[str] = []
+        # One pass over the events (this runs for every card on its way to the streams).
+        for envelope in self.controller.handle(inp):
+            body = event_json(envelope)
+            events.append(StoredEvent(envelope, body))
+            numbers.append({"seq": envelope.seq, "game_number": envelope.game_number})
+            bodies.append(body)
         try:
-            self.journal.append_input(
-                data,
-                events=[
-                    {"seq": e.envelope.seq, "game_number": e.envelope.game_number} for e in events
-                ],
-                bodies=[e.body for e in events],
-            )
+            self.journal.append_input(data, events=numbers, bodies=bodies)
         except JournalError:
             self.ahead = True
             raise

@@ -22,9 +22,9 @@ function of the inputs).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from os import PathLike
+from types import TracebackType
 from typing import Any
 
 from studio.errors import JournalError
@@ -218,24 +218,54 @@ class Journal(JournalReader):
                 ],
             )
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        db = self._db()
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self.path, self._db())
+
+
+class _Transaction:
+    """One write transaction: `BEGIN IMMEDIATE` on entry, `COMMIT` on a clean exit.
+
+    On any exception (in the block or the commit) it rolls back and raises it, an `sqlite3`
+    error as a `JournalError`. A class rather than a generator's context manager: every card's
+    append opens one, and the generator's machinery is several Python calls more on its way.
+    """
+
+    __slots__ = ("_db", "_path")
+
+    def __init__(self, path: object, db: sqlite3.Connection) -> None:
+        self._path = path
+        self._db = db
+
+    def __enter__(self) -> None:
         try:
-            db.execute("BEGIN IMMEDIATE")
+            self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as err:
-            raise JournalError(f"{self.path}: cannot write: {err}") from err
-        try:
-            yield
-            db.execute("COMMIT")
-        except BaseException as err:
-            # SQLite rolls a transaction back by itself on some errors (a full disk, a file-size
-            # limit, an I/O error): a ROLLBACK then fails and would hide the cause.
-            if db.in_transaction:
-                try:
-                    db.execute("ROLLBACK")
-                except sqlite3.Error as failed:
-                    err.add_note(f"and the rollback failed too: {failed}")
-            if isinstance(err, sqlite3.Error):
-                raise JournalError(f"{self.path}: cannot write: {err}") from err
-            raise
+            raise JournalError(f"{self._path}: cannot write: {err}") from err
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        err: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if err is None:
+            try:
+                self._db.execute("COMMIT")
+            except BaseException as failed:
+                self._abandon(failed)
+                raise
+            return
+        self._abandon(err)  # the block's own exception, if not SQLite's, goes on as it is
+
+    def _abandon(self, err: BaseException) -> None:
+        """Roll back after `err`; raise it as a `JournalError` if SQLite's (else the caller)."""
+        db = self._db
+        # SQLite rolls a transaction back by itself on some errors (a full disk, a file-size
+        # limit, an I/O error): a ROLLBACK then fails and would hide the cause.
+        if db.in_transaction:
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.Error as failed:
+                err.add_note(f"and the rollback failed too: {failed}")
+        if isinstance(err, sqlite3.Error):
+            raise JournalError(f"{self._path}: cannot write: {err}") from err

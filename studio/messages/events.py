@@ -130,12 +130,16 @@ class CardDealt(EventBody):
 
     def audience_problem(self, audience: Audience) -> str | None:
         """As `EventBody`'s, and: public face down means no card; restricted always a card."""
-        problem = super().audience_problem(audience)
-        if problem is not None:
-            return problem
-        if audience == "public" and self.face == "down" and self.card is not None:
+        return self.problem_of(audience, self.face, self.card)
+
+    @classmethod
+    def problem_of(cls, audience: Audience, face: str, card: str | None) -> str | None:
+        """`audience_problem` of a body with this `face` and `card` (the controller's pairs)."""
+        if audience not in cls.AUDIENCES:
+            return f"{cls.TYPE} events may not be {audience}"
+        if audience == "public" and face == "down" and card is not None:
             return "a public card_dealt of a face-down card carries no card"
-        if audience == "restricted" and self.card is None:
+        if audience == "restricted" and card is None:
             return "a restricted card_dealt always carries its card"
         return None
 

@@ -32,7 +32,6 @@ import contextlib
 import dataclasses
 import logging
 import os
-import queue
 import signal
 import time
 from collections.abc import Awaitable, Callable
@@ -364,11 +363,11 @@ class TableRuntime:
         parts = self._parts
         if parts is None:
             return
-        while True:
-            try:
-                delivery: Delivery = parts.shoe.reader.deliveries.get_nowait()
-            except queue.Empty:
-                return
+        deliveries = parts.shoe.reader.deliveries
+        # Only this thread takes from the queue: not empty means a get that cannot fail (an
+        # Empty raised and caught after every card cost more than the check).
+        while not deliveries.empty():
+            delivery: Delivery = deliveries.get_nowait()
             receipt = receipt_of(delivery.item)
             self._identity.saw(delivery.item)
             problem = self._identity.problem(receipt)

@@ -1,0 +1,108 @@
+"""Windows at one index are checked on moved cuts once: the surest first, the rest only if needed.
+
+Each face-up card's two index corners are cut from rendered frames at the true outline (moved by
+a pixel of jitter, as a found outline would be) and read by the deck's reader alone and as one
+group (`IndexClassifier.read_all(windows, groups, settled)`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+from camera_support import deck_profile
+
+from calibration.deck import CANON_SIZE
+from drivers.camera.classify import IndexClassifier, IndexRead
+from drivers.camera.synthetic.designs import DESIGNS
+from drivers.camera.synthetic.generator import SceneStyle, random_scene
+from drivers.camera.synthetic.scene import render_scene
+
+APART = SceneStyle(
+    card_px=(140.0, 260.0), blur=(0.0, 1.2), motion=(0.0, 3.0), noise=(0.0, 6.0), jpeg=(70, 95),
+    p_row=0.0, chips=(0, 0), glares=(0, 1), cards=(4, 7),
+)  # fmt: skip
+
+
+def _pairs(frames: int, seed: int) -> tuple[IndexClassifier, list[npt.NDArray[Any]]]:
+    """The classic deck's reader, and both index windows of every face-up card, in pairs."""
+    profile, templates = deck_profile("classic")
+    assert profile.deck is not None
+    cw, ch = CANON_SIZE
+    x0, y0, x1, y1 = profile.deck.index_window
+    box = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
+    canon = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
+    shift = np.array([[1, 0, box[0]], [0, 1, box[1]], [0, 0, 1]], np.float64)
+    rng, jitter = np.random.default_rng(seed), np.random.default_rng(seed + 1)
+    out = []
+    for _ in range(frames):
+        frame = render_scene(random_scene(rng, APART, DESIGNS["classic"]))
+        for truth in (t for t in frame.cards if t.face_up):
+            for turn in (0, 2):
+                quad = np.roll(truth.corners, -turn, axis=0) + jitter.normal(0, 1.0, (4, 2))
+                h = cv2.getPerspectiveTransform(canon, quad.astype(np.float32))
+                out.append(cv2.warpPerspective(
+                    frame.image, h @ shift, (box[2] - box[0], box[3] - box[1]),
+                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+                ))  # fmt: skip
+    return IndexClassifier(profile.deck, templates), out
+
+
+def _counted(classifier: IndexClassifier, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A counter of the windows `classifier` cuts again through moved outlines."""
+    calls = [0]
+    moved = classifier._moved
+
+    def counting(window: npt.NDArray[Any]) -> list[npt.NDArray[Any]]:
+        calls[0] += 1
+        return moved(window)
+
+    monkeypatch.setattr(classifier, "_moved", counting)
+    return calls
+
+
+@pytest.mark.parametrize("guessed", [False, True])
+def test_a_group_whose_surest_window_does_not_settle_reads_as_every_window_alone(
+    guessed: bool,
+) -> None:
+    classifier, windows = _pairs(3, seed=71)
+    pairs = [[k, k + 1] for k in range(0, len(windows), 2)]
+    alone = classifier.read_all([(w, guessed) for w in windows])
+    assert classifier.read_all([(w, guessed) for w in windows], pairs, settled=1.01) == alone
+
+
+@pytest.mark.parametrize("guessed", [False, True])
+def test_a_settled_group_checks_one_window_and_names_no_other_code(
+    guessed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    classifier, windows = _pairs(3, seed=72)
+    pairs = [[k, k + 1] for k in range(0, len(windows), 2)]
+    calls = _counted(classifier, monkeypatch)
+    alone = classifier.read_all([(w, guessed) for w in windows])
+    cut_alone, calls[0] = calls[0], 0
+    grouped = classifier.read_all([(w, guessed) for w in windows], pairs, settled=0.92)
+    sure = 0
+    for a, b in pairs:
+        group = [grouped[a], grouped[b]]
+        # The surest of a pair is read exactly as alone; neither names a code alone did not.
+        assert alone[a] in group or alone[b] in group
+        named = {r.code or r.hint for r in group if r is not None} - {None}
+        assert named <= {r.code or r.hint for r in (alone[a], alone[b]) if r is not None}
+        reads = [alone[a], alone[b]]
+        if _code(alone[a]) == _code(alone[b]) and all(
+            r is not None and r.code and r.confidence >= 0.92 for r in reads
+        ):
+            sure += 1
+            # Settled: a guessed window still reads as a claim of its own, a firm card's
+            # other corner is only a hint.
+            assert [_code(r) for r in group].count(None) == (0 if guessed else 1)
+    # A card read sure on both corners alone has its second corner not cut again.
+    assert sure >= len(pairs) // 2
+    assert cut_alone - calls[0] >= sure
+
+
+def _code(read: IndexRead | None) -> str | None:
+    return None if read is None else read.code
