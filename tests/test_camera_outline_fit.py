@@ -1,4 +1,5 @@
-"""Card outlines moved onto the paper's edge (`drivers.camera.outline_fit`), on rendered frames."""
+"""Card outlines moved onto the paper's edge (`drivers.camera.outline_fit`), on rendered frames:
+firm outlines fitted whole, guessed ones anchored on the paper's corner."""
 
 from __future__ import annotations
 
@@ -7,11 +8,15 @@ import numpy as np
 import pytest
 
 from drivers.camera.detect import card_threshold, detect_cards, long_side
-from drivers.camera.outline_fit import fit_outline
+from drivers.camera.outline_fit import fit_corner, fit_outline
+from drivers.camera.reading import ReadingSource
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import DESIGNS, Design
+from drivers.camera.synthetic.envelopes import HARSH
 from drivers.camera.synthetic.faces import render_face
+from drivers.camera.synthetic.generator import random_scene
+from drivers.camera.synthetic.scene import render_scene
 from studio.cards import Card
 from tests.camera_support import deck_profile
 
@@ -84,3 +89,92 @@ def test_a_large_card_reads_once_with_its_corners_on_the_paper() -> None:
     readings = recognizer.recognize(image)
     assert [r.code for r in readings] == ["QD"]
     assert _off(np.array(readings[0].corners), truth) < 0.01
+
+
+def _window(quad: np.ndarray) -> np.ndarray:
+    """The index window's corners (0.02-0.27 of the width, 0.02-0.33 of the height) of `quad`."""
+    tl, tr, br, bl = quad
+    uv = np.array([[0.02, 0.02], [0.27, 0.02], [0.27, 0.33], [0.02, 0.33]])
+    u, v = uv[:, :1], uv[:, 1:]
+    out: np.ndarray = (1 - u) * (1 - v) * tl + u * (1 - v) * tr + u * v * br + (1 - u) * v * bl
+    return out
+
+
+def _window_off(found: np.ndarray, truth: np.ndarray) -> float:
+    return float(np.linalg.norm(_window(found) - _window(truth), axis=1).max()) / long_side(truth)
+
+
+def _guess(truth: np.ndarray, size: float, turn_deg: float, inset: float) -> np.ndarray:
+    """A guessed outline of the card at `truth`'s first corner, as the finder makes one: its
+    corner `inset` px inside the paper on the rounding, turned by `turn_deg`, `size` times the
+    card's size (the frame's card size, not this card's)."""
+    across = (truth[1] - truth[0]) / np.linalg.norm(truth[1] - truth[0])
+    down = (truth[3] - truth[0]) / np.linalg.norm(truth[3] - truth[0])
+    a = np.radians(turn_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    corner = truth[0] + inset * (across + down)
+    w = size * np.linalg.norm(truth[1] - truth[0])
+    h = size * np.linalg.norm(truth[3] - truth[0])
+    return np.array(
+        [corner, corner + w * rot @ across, corner + w * rot @ across + h * rot @ down,
+         corner + h * rot @ down]
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("seed", "blur", "size"), [(1001, 0.6, 0.82), (1016, 1.5, 1.2), (1002, 1.2, 0.8)]
+)
+def test_a_guessed_outline_is_anchored_on_the_card_corner(
+    seed: int, blur: float, size: float
+) -> None:
+    # A detected index corner's outline sits on the rounding, turned a little, with the
+    # frame's card size: its index window is several per cent of the card off, more than the
+    # reader takes. Anchored, it lies on the paper's corner and its size is the card's.
+    design = deckgen.design(seed)
+    truth = _quad(480, 320, 220, 0.4)
+    image = _frame(design, Card.parse("9C"), truth, blur, seed)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    guess = _guess(truth, size, 3.0, 4.0)
+    assert _window_off(guess, truth) > 0.04
+    anchored = fit_corner(gray, guess, card_threshold(gray))
+    assert _window_off(anchored, truth) < 0.01
+
+
+def test_a_guessed_outline_whose_far_sides_are_covered_keeps_its_size() -> None:
+    # A fan: the card's far sides lie under other cards (white here). Its corner is anchored
+    # and its size stays the guessed one, which the far sides cannot correct.
+    design = deckgen.design(1002)
+    truth = _quad(480, 320, 220, 0.0)
+    image = _frame(design, Card.parse("5D"), truth, 1.0, 4)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    middle = truth.mean(axis=0).astype(int)
+    gray[middle[1] :, :] = 245
+    gray[:, middle[0] :] = 245
+    guess = _guess(truth, 0.95, 1.5, 3.0)
+    anchored = fit_corner(gray, guess, card_threshold(gray))
+    assert np.linalg.norm(anchored[0] - truth[0]) < 1.0
+    sides = np.linalg.norm(anchored[[1, 3]] - anchored[0], axis=1)
+    want = np.linalg.norm(guess[[1, 3]] - guess[0], axis=1)
+    assert np.allclose(sides, want, rtol=1e-6)
+
+
+def test_a_guess_with_no_paper_corner_stays_where_it_was() -> None:
+    # A guess on felt (a bend of a chip's rim, a printed box) has no paper edge to move onto.
+    gray = np.full((640, 960), 70, np.uint8)
+    guess = _quad(480, 320, 220, 0.1)
+    assert np.array_equal(fit_corner(gray, guess, 150.0), guess)
+
+
+def test_a_blurred_card_in_a_pile_is_read_on_its_guess_anchored_on_the_paper() -> None:
+    # A harsh scene (blur, motion, overlap) where the 9H is found only by guessed outlines,
+    # each a few per cent of the card off its index: read on none of them, it is read on a
+    # copy anchored on its paper corner, and nothing else is read that is not there.
+    recognizer = CardRecognizer(*deck_profile("classic"))
+    scene = random_scene(np.random.default_rng(30), HARSH, DESIGNS["classic"])
+    frame = render_scene(scene)
+    readings = recognizer.recognize(frame.image)
+    codes = {r.code for r in readings if r.code is not None}
+    assert "9H" in codes
+    assert codes <= {t.code for t in frame.cards if t.face_up}
+    nine = next(r for r in readings if r.code == "9H")
+    assert nine.source in (ReadingSource.PROPOSAL, ReadingSource.CORNER)

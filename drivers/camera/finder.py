@@ -3,8 +3,9 @@
 `find_candidates` gathers the firm outlines of `detect.detect_cards`, each one moved onto the
 edges nearest it, and the row proposals of every bright region that may hold several cards; with
 `corners=True` it adds the index corners the learned detector (`corner_net`) finds in those
-regions. Nothing here reads a card: a candidate is only where a reader should look, and which of
-its index corners are worth looking at (`CardOutline.support`).
+regions; every guessed outline also gets copies anchored on the paper's corner (`anchored`).
+Nothing here reads a card: a candidate is only where a reader should look, and which of its
+index corners are worth looking at (`CardOutline.support`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from drivers.camera.corners import corner_quads
 from drivers.camera.detect import (
     CardOutline,
     Detection,
+    card_threshold,
     detect_cards,
     inside,
     long_side,
@@ -28,6 +30,8 @@ from drivers.camera.detect import (
 )
 from drivers.camera.edges import local_edges
 from drivers.camera.index_corners import THRESHOLD, IndexCornerDetector, shipped_detector
+from drivers.camera.outline_fit import fit_corners
+from drivers.camera.tuning import ANCHOR_MOVE
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -46,6 +50,57 @@ def readable_turns(outline: CardOutline) -> tuple[int, ...]:
     return tuple(t for t in (0, 2) if outline.support[t] >= MIN_CORNER_SUPPORT)
 
 
+def anchored(gray: Image, outlines: list[CardOutline], paper: float) -> list[CardOutline]:
+    """Copies of `outlines` anchored on the paper's corner at each corner worth reading.
+
+    A guessed outline's corner lies on the rounding or a few pixels inside the paper, and its
+    size is the frame's: on most of the harsh envelope's misplaced cards (tuning designs) that
+    put the index window 4-9% of the card's height off, more than the reader takes. Each copy
+    is read at its first corner only (`support` 1 there), fitted there by
+    `outline_fit.fit_corners`; where the fit finds no paper corner, or moves the index window
+    less than `tuning.ANCHOR_MOVE` of the card's height, no copy is made. The copies
+    are read beside the outlines they come from, not instead: those read many cards slightly
+    off that the one anchored place does not (a tight index whose moved cuts take in felt).
+    `paper` is the frame's paper threshold (`detect.card_threshold`).
+    """
+    todo = [(k, turn) for k, o in enumerate(outlines) for turn in readable_turns(o)]
+    if not todo:
+        return []
+    quads = np.array([np.roll(outlines[k].corners, -turn, axis=0) for k, turn in todo])
+    out: list[CardOutline] = []
+    for (k, _), quad, moved in zip(todo, quads, fit_corners(gray, quads, paper), strict=True):
+        # A guess whose index window the anchoring hardly moves is read as well as its copy,
+        # and so is a copy whose window lies that near one made already (a card's many guesses
+        # mostly anchor on the same paper corner).
+        near = ANCHOR_MOVE * long_side(moved)
+        if _window_shift(quad, moved) <= near or any(
+            _window_shift(c.corners, moved) <= near for c in out
+        ):
+            continue
+        o = outlines[k]
+        # A strip's copy stays partial: its corner is read only where it is in view.
+        out.append(
+            CardOutline(moved, o.contour, o.partial, True, (1.0, 0.0, 0.0, 0.0), corner=o.corner)
+        )
+    return out
+
+
+_WINDOW_SPAN = np.array([[0.0, 0.0], [0.27, 0.33]])
+# The index window's nearest and farthest corner, as shares of the card's width and height.
+
+
+def _window_shift(a: Quad, b: Quad) -> float:
+    """How far (pixels) the index window at the first corner moves from quad `a` to `b`."""
+
+    def points(q: Quad) -> npt.NDArray[Any]:
+        out: npt.NDArray[Any] = (
+            q[0] + _WINDOW_SPAN[:, :1] * (q[1] - q[0]) + _WINDOW_SPAN[:, 1:] * (q[3] - q[0])
+        )
+        return out
+
+    return float(np.linalg.norm(points(a) - points(b), axis=1).max())
+
+
 def find_candidates(
     frame: Image,
     *,
@@ -55,7 +110,8 @@ def find_candidates(
 ) -> list[CardOutline]:
     """Every candidate outline in a BGR frame: firm, snapped, proposed, and detected corners.
 
-    `min_card_px` and `expected` are as for `detect_cards`. Firm outlines come first.
+    `min_card_px` and `expected` are as for `detect_cards`. Firm outlines come first; the
+    guessed ones' anchored copies (`anchored`) come last.
     """
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     found = detect_cards(gray, min_long_px=min_card_px, expected=expected, frame=frame)
@@ -75,6 +131,7 @@ def find_candidates(
     if corners:
         want = expected(*_centre(found)) if expected is not None and found.regions else None
         out.extend(detected_corners(gray, found, card_height(found, want)))
+    out.extend(anchored(gray, [o for o in out if o.speculative or o.partial], card_threshold(gray)))
     return out
 
 

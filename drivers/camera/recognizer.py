@@ -32,7 +32,7 @@ from drivers.camera.detect import (
 )
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
-from drivers.camera.finder import MIN_CORNER_SUPPORT, card_height, detected_corners
+from drivers.camera.finder import MIN_CORNER_SUPPORT, anchored, card_height, detected_corners
 from drivers.camera.guesses import merge_guesses
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline_fit import fit_outline
@@ -125,6 +125,11 @@ class CardRecognizer:
             for o, r in firm
             if r is not None and r.code is None and not r.face_down
         ]
+        # A strip extended to a card is not fitted whole (`_read_many`): its corner in view is.
+        strips = [
+            o for o, r in firm if o.partial and r is not None and r.code is None and not r.face_down
+        ]
+        snapped += anchored(gray, strips, thr)
         retry = _coded(self._read_many(frame, gray, thr, snapped, ReadingSource.SNAPPED))
         readings = [r for _, r in firm if r is not None]
         # Outlines that read (a code, or a back) are cards beyond doubt: they explain their
@@ -149,6 +154,7 @@ class CardRecognizer:
             want = expected(float(cx), float(cy)) if expected is not None else None
             open_regions[k] = want
             proposals += propose(gray, region, want or frame_long, region_edges(k))
+        proposals += anchored(gray, proposals, thr)
         guesses += _coded(self._read_many(frame, gray, thr, proposals, ReadingSource.PROPOSAL))
         # Where outlines fail (fans, merged rows), the learned detector finds index corners on
         # the open regions' rims; each is read at that corner only.
@@ -157,6 +163,7 @@ class CardRecognizer:
             at_corners = detected_corners(
                 gray, found, height, self._corners, regions=set(open_regions)
             )
+            at_corners += anchored(gray, at_corners, thr)
             guesses += _coded(self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER))
         return merge_guesses(readings, guesses)
 

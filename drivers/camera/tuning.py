@@ -119,6 +119,15 @@ REGION_EXPLAINED = 0.85
 """A bright region whose area is this much covered by outlines that read (a code or a back) is
 explained by them: no card outline is guessed (proposed) in it. Its rest is the cards' rounded
 corners and the finder's shrinkage."""
+ANCHOR_MOVE = 0.015
+"""A guessed outline gets a copy anchored on the paper's corner (`finder.anchored`) only when
+the anchoring moves its index window by more than this share of the card's height: the reader
+was trained on outlines about that far off (`corner_render.CameraLook`), so a guess within it
+reads as well as its copy would, and the copy's read costs three network inputs and a guess
+more. Chosen on the tuning split (`bench/camera.py --split tuning --envelope harsh --designs 4
+--frames 240 --seed 20261211`, and studio with 880 frames): harsh recall 88.22% with a copy of
+every guess, 88.12% with this bar (one card), for a fifth less of the copies' added time
+(gen-1001 harsh: 87 -> 80 corners read a frame, against 60 without copies)."""
 WINDOW_IN_VIEW_PX = 3.0
 """A partly covered card's index window is in view when its inner 70% lies inside the hull of
 the card's visible region, or within this many pixels of it (the region's edge is found to a
