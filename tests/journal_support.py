@@ -1,4 +1,9 @@
-"""A journal written the way earlier versions wrote it: two commits per input.
+"""Journals for tests: a journal event of the table's shape, and one written the old way.
+
+`journal_event` is a stored event as the table writes one (a `deck_changed`, with the body
+given), for tests that fill a journal without a controller.
+
+A journal written the way earlier versions wrote it: two commits per input.
 
 Every table now writes an input with its events in one transaction (`RecordedTable.step`).
 Earlier versions committed the input durably, applied it, and stored its events in a second
@@ -10,10 +15,25 @@ writes one (and, with `apply` alone, the crash in the middle) for the tests that
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from studio.journal import Journal
 from studio.journal.recorder import Controller, StoredEvent, event_json
 from studio.messages import Input
+
+
+def journal_event(seq: int, body: dict[str, object] | None = None) -> dict[str, object]:
+    """Table T01's public `deck_changed` event number `seq`, between rounds, carrying `body`."""
+    return {
+        "table": "T01",
+        "seq": seq,
+        "game_number": None,
+        "ts": datetime(2026, 1, 1, tzinfo=UTC).isoformat(),
+        "audience": "public",
+        "type": "deck_changed",
+        "body": body or {},
+        "schema_version": 1,
+    }
 
 
 class TwoCommitTable:

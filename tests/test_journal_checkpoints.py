@@ -10,8 +10,9 @@ import os
 import signal
 import subprocess
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
+
+from journal_support import journal_event
 
 from studio.journal import Journal
 from studio.journal.verify import verify
@@ -20,22 +21,9 @@ ROUND_INPUTS = 15
 """About a Caribbean Stud round's inputs, each its own fsynced commit."""
 
 
-def _event(seq: int) -> dict[str, object]:
-    return {
-        "table": "T01",
-        "seq": seq,
-        "game_number": None,
-        "ts": datetime(2026, 1, 1, tzinfo=UTC).isoformat(),
-        "audience": "public",
-        "type": "deck_changed",
-        "body": {"pad": "x" * 600},
-        "schema_version": 1,
-    }
-
-
 def _play_round(journal: Journal, seq: int) -> int:
     for _ in range(ROUND_INPUTS):
-        events = [_event(s) for s in range(seq, seq + 3)]
+        events = [journal_event(s, {"pad": "x" * 600}) for s in range(seq, seq + 3)]
         journal.append_input({"kind": "tick", "ts": "2026-01-01T00:00:00Z"}, events=events)
         seq += 3
     return seq

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from journal_support import journal_event
 from test_controller_kit import CONFIGS
 
 from drivers.shoe.framed import Frame, FrameType, encode_frame
@@ -31,26 +32,13 @@ from studio.runtime.devices import ShoeDevice, resume_point
 TAG_PAYLOAD = bytes.fromhex("07E0040000000110") + bytes((51,))
 
 
-def _event(seq: int) -> dict[str, object]:
-    return {
-        "table": "T01",
-        "seq": seq,
-        "game_number": None,
-        "ts": datetime(2026, 1, 1, tzinfo=UTC).isoformat(),
-        "audience": "public",
-        "type": "deck_changed",
-        "body": {},
-        "schema_version": 1,
-    }
-
-
 def test_the_replay_source_reads_events_by_sequence_number(tmp_path: Path) -> None:
     path = tmp_path / "j.journal"
     with Journal(path) as journal:
         journal.append_input({"kind": "tick", "ts": "2026-01-01T00:00:00Z"})
-        journal.append_events([_event(s) for s in range(1, 6)])
+        journal.append_events([journal_event(s) for s in range(1, 6)])
         journal.append_input({"kind": "tick", "ts": "2026-01-01T00:00:01Z"})
-        journal.append_events([_event(s) for s in range(6, 9)])
+        journal.append_events([journal_event(s) for s in range(6, 9)])
         journal_bodies = [record.body for record in journal.events_from(1)]
     view = TableController(TableSettings(**CONFIGS[0])).view()
     with JournalSource(path, lambda: view) as source:
