@@ -19,6 +19,8 @@ import numpy.typing as npt
 Quad = npt.NDArray[Any]
 
 CARD_ASPECT = 88.0 / 63.0
+"""A playing card's height over its width (poker size, 88 x 63 mm; bridge cards, 88 x 57 mm, lie
+within every range the finder allows around it). The one statement of it in the package."""
 APPROX = (0.02,)
 """Rim simplification tolerances, shares of the card height: at 2% a rounded card corner (radius
 ~5% of its width) stays one vertex and a pip cut into the rim does not make one. (Adding 1%

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.corners import CARD_ASPECT
 from drivers.camera.edges import corner_supports_all, local_edges, refine_all
 from drivers.camera.merged import row_proposals
 from drivers.camera.tuning import PAPER_SHARE_FACE_UP
@@ -22,8 +23,6 @@ from drivers.camera.tuning import PAPER_SHARE_FACE_UP
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
 
-CARD_ASPECT = 88.0 / 63.0
-"""Height over width of a poker-size card."""
 _ASPECT_RANGE = (1.2, 1.65)
 # Moderate perspective changes the outline's aspect by up to ~15% either way.
 _MIN_FILL = 0.84

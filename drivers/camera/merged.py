@@ -16,10 +16,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.corners import CARD_ASPECT
+
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
 
-CARD_ASPECT = 88.0 / 63.0
 _SAME = 0.06
 _SPAN = (0.75, 1.2)
 # A card seen between two lines across a row may be this much shorter or longer than expected.

@@ -20,6 +20,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.corners import CARD_ASPECT
+
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
 
@@ -252,17 +254,14 @@ SIZE_RANGE = (0.75, 1.33)
 """A guessed outline's far side fitted this far from where its size put it (a share of that
 size) is taken; further, it is another card's edge or print. The size of a guess is the frame's
 card size, and the harsh camera's perspective makes cards differ by up to a quarter."""
-CARD_ASPECT = 63.0 / 88.0
-"""A playing card's width over its height (poker size; bridge cards are 57/88, within
-`ASPECT_RANGE` of it)."""
 ASPECT_RANGE = (0.85, 1.18)
-"""A guessed outline's width over height, once its far sides are measured, stays within this
-share of a card's (`CARD_ASPECT`; the harsh camera's perspective changes it by up to about a
-seventh, where it changes the size by a quarter). Else its far sides were another card's: a
-row's card whose far long side lies under its neighbour measures the neighbour's, a quarter of
-a width or more too wide, and a proposal turned a quarter measures the card's width as its
-height (a 10H read as 5H at 0.996 on its index seen sideways, tuning designs). It keeps the
-guessed size."""
+"""A guessed outline's width over height, once its far sides are measured, stays within this share
+of a card's (1 / `corners.CARD_ASPECT`; the harsh camera's perspective changes it by up to about
+a seventh, where it changes the size by a quarter). Else its far sides were another card's: a
+row's card whose far long side lies under its neighbour measures the neighbour's, a quarter of a
+width or more too wide, and a proposal turned a quarter measures the card's width as its height
+(a 10H read as 5H at 0.996 on its index seen sideways, tuning designs). It keeps the guessed
+size."""
 
 
 def _far_sides(
@@ -313,7 +312,7 @@ def _far_sides(
         sw = sh if sw is None else sw
         sh = sw if sh is None else sh
         got = [given[0] * (sw or 1.0), given[1] * (sh or 1.0)]
-        aspect = got[0] / got[1] / CARD_ASPECT
+        aspect = got[0] / got[1] * CARD_ASPECT
         out.append(
             (got[0], got[1])
             if ASPECT_RANGE[0] <= aspect <= ASPECT_RANGE[1]
