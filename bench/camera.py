@@ -38,7 +38,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from camera_dump import EventDump
+from camera_dump import EventDump, FrameOrigin
 from frame_cache import cached_render
 from miss_causes import CAUSES, MissCauses, MissDiagnosis
 
@@ -241,8 +241,8 @@ def run_split(
             if diagnosis is not None:
                 diagnosis.frame(scene, frame, readings, tags, causes)
             if dump is not None:
-                dump.frame(frame, readings, design=d.name, design_seed=design_seed,
-                           envelope=envelope, scene_seed=seed, index=index)  # fmt: skip
+                origin = FrameOrigin(d.name, design_seed, envelope, seed, index)
+                dump.frame(frame, readings, origin)
         runs.append(DesignRun(d.name, score, failure))
         print(
             f"  {d.name:9s} {d.font.path.stem:24s} {d.size:7s} {d.placement:6s} "

@@ -24,6 +24,7 @@ index is a neighbour's index seen through a misplaced outline.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,6 +52,17 @@ class TruthUnder(BaseModel):
     overlap: float
     """Intersection of the drawn card and the reading's outline over the drawn card's area."""
     visible: float
+
+
+@dataclass(frozen=True, slots=True)
+class FrameOrigin:
+    """Where a bench frame comes from: enough to draw it again (see the module docstring)."""
+
+    design: str
+    design_seed: int
+    envelope: str
+    scene_seed: int
+    frame: int
 
 
 class DumpEvent(BaseModel):
@@ -130,14 +142,9 @@ class EventDump:
         self,
         frame: RenderedFrame,
         readings: list[CardReading],
-        *,
-        design: str,
-        design_seed: int,
-        envelope: str,
-        scene_seed: int,
-        index: int,
+        origin: FrameOrigin,
     ) -> None:
-        """Write out each wrong read and phantom among `readings` of the `index`-th frame."""
+        """Write out each wrong read and phantom among `readings` of the frame from `origin`."""
         image_name: str | None = None
         for r in readings:
             quad = np.array(r.corners)
@@ -157,8 +164,7 @@ class EventDump:
                 image_name = f"{self.count:04d}-frame.png"
                 if self._out is not None:
                     cv2.imwrite(str(self._out / image_name), frame.image)
-            self._write(frame, r, event, kind, image_name, design, design_seed, envelope,
-                        scene_seed, index)  # fmt: skip
+            self._write(frame, r, event, kind, image_name, origin)
 
     def _write(
         self,
@@ -167,11 +173,7 @@ class EventDump:
         event: Literal["wrong", "phantom"],
         kind: WrongKind | PhantomKind,
         image_name: str,
-        design: str,
-        design_seed: int,
-        envelope: str,
-        scene_seed: int,
-        index: int,
+        origin: FrameOrigin,
     ) -> None:
         quad = np.array(r.corners, np.float64)
         under = [
@@ -200,11 +202,11 @@ class EventDump:
             number=self.count,
             event=event,
             kind=kind,
-            design=design,
-            design_seed=design_seed,
-            envelope=envelope,
-            scene_seed=scene_seed,
-            frame=index,
+            design=origin.design,
+            design_seed=origin.design_seed,
+            envelope=origin.envelope,
+            scene_seed=origin.scene_seed,
+            frame=origin.frame,
             code=r.code,
             confidence=r.confidence,
             source=r.source,
