@@ -1,12 +1,16 @@
-"""Shared helpers for the camera tests: decks learned per design, scoring against truth."""
+"""Shared helpers for the camera tests: decks learned per design, index windows cut from
+rendered frames, scoring against truth."""
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
+import cv2
 import numpy as np
+import numpy.typing as npt
 
-from calibration.deck import learn_deck
+from calibration.deck import CANON_SIZE, learn_deck
 from calibration.profile import CalibrationProfile, DeckTemplates
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.designs import DESIGNS
@@ -16,7 +20,7 @@ from drivers.camera.synthetic.scene import render_scene
 from drivers.camera.synthetic.scoring import Score
 from studio.cards import DECK
 
-__all__ = ["Score", "deck_profile", "scored"]
+__all__ = ["Score", "deck_profile", "index_windows", "scored"]
 
 
 @lru_cache(maxsize=4)
@@ -38,3 +42,34 @@ def scored(
         frame = render_scene(random_scene(rng, style, DESIGNS[design]))
         score.add(frame, recognizer.recognize(frame.image))
     return score
+
+
+def index_windows(
+    design: str, style: SceneStyle, frames: int, seed: int
+) -> list[tuple[str, npt.NDArray[Any]]]:
+    """(code, index window) at both index corners of every face-up card of `frames` scenes.
+
+    Each window is cut as the recognizer cuts one, through the card's true outline moved by
+    about a pixel (a found outline's error), at the deck's learned index window.
+    """
+    profile, _ = deck_profile(design)
+    assert profile.deck is not None
+    cw, ch = CANON_SIZE
+    x0, y0, x1, y1 = profile.deck.index_window
+    box = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
+    canon = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
+    shift = np.array([[1, 0, box[0]], [0, 1, box[1]], [0, 0, 1]], np.float64)
+    rng, jitter = np.random.default_rng(seed), np.random.default_rng(seed + 1)
+    out = []
+    for _ in range(frames):
+        frame = render_scene(random_scene(rng, style, DESIGNS[design]))
+        for truth in (t for t in frame.cards if t.face_up):
+            for turn in (0, 2):
+                quad = np.roll(truth.corners, -turn, axis=0) + jitter.normal(0, 1.0, (4, 2))
+                h = cv2.getPerspectiveTransform(canon, quad.astype(np.float32))
+                window = cv2.warpPerspective(
+                    frame.image, h @ shift, (box[2] - box[0], box[3] - box[1]),
+                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+                )  # fmt: skip
+                out.append((truth.code, window))
+    return out

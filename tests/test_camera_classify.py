@@ -9,19 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import cv2
-import numpy as np
 import numpy.typing as npt
 import pytest
-from camera_support import deck_profile
+from camera_support import deck_profile, index_windows
 
-from calibration.deck import CANON_SIZE
 from calibration.profile import DeckTemplates
 from drivers.camera.classify import IndexClassifier
 from drivers.camera.errors import RecognizerConfigurationError
-from drivers.camera.synthetic.designs import DESIGNS
-from drivers.camera.synthetic.generator import SceneStyle, random_scene
-from drivers.camera.synthetic.scene import render_scene
+from drivers.camera.synthetic.generator import SceneStyle
 from studio.cli import main
 from studio.config import build_config
 from studio.errors import ConfigurationError
@@ -36,30 +31,7 @@ SMALL_BLURRED = SceneStyle(
 
 def _corners(design: str, frames: int, seed: int) -> list[tuple[str, npt.NDArray[Any]]]:
     """(code, warped index window) for both index corners of every face-up card."""
-    profile, _ = deck_profile(design)
-    assert profile.deck is not None
-    cw, ch = CANON_SIZE
-    x0, y0, x1, y1 = profile.deck.index_window
-    box = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
-    canon = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
-    shift = np.array([[1, 0, box[0]], [0, 1, box[1]], [0, 0, 1]], np.float64)
-    rng = np.random.default_rng(seed)
-    jitter = np.random.default_rng(seed + 1)
-    out = []
-    for _ in range(frames):
-        frame = render_scene(random_scene(rng, SMALL_BLURRED, DESIGNS[design]))
-        for truth in frame.cards:
-            if not truth.face_up:
-                continue
-            for turn in (0, 2):
-                quad = np.roll(truth.corners, -turn, axis=0) + jitter.normal(0, 1.0, (4, 2))
-                h = cv2.getPerspectiveTransform(canon, quad.astype(np.float32))
-                window = cv2.warpPerspective(
-                    frame.image, h @ shift, (box[2] - box[0], box[3] - box[1]),
-                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
-                )  # fmt: skip
-                out.append((truth.code, window))
-    return out
+    return index_windows(design, SMALL_BLURRED, frames, seed)
 
 
 @pytest.mark.parametrize(("design", "floor"), [("classic", 0.7), ("jumbo", 0.75)])

@@ -9,17 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import cv2
-import numpy as np
 import numpy.typing as npt
 import pytest
-from camera_support import deck_profile
+from camera_support import deck_profile, index_windows
 
-from calibration.deck import CANON_SIZE
 from drivers.camera.classify import IndexClassifier, IndexRead
-from drivers.camera.synthetic.designs import DESIGNS
-from drivers.camera.synthetic.generator import SceneStyle, random_scene
-from drivers.camera.synthetic.scene import render_scene
+from drivers.camera.synthetic.generator import SceneStyle
 
 APART = SceneStyle(
     card_px=(140.0, 260.0), blur=(0.0, 1.2), motion=(0.0, 3.0), noise=(0.0, 6.0), jpeg=(70, 95),
@@ -31,24 +26,8 @@ def _pairs(frames: int, seed: int) -> tuple[IndexClassifier, list[npt.NDArray[An
     """The classic deck's reader, and both index windows of every face-up card, in pairs."""
     profile, templates = deck_profile("classic")
     assert profile.deck is not None
-    cw, ch = CANON_SIZE
-    x0, y0, x1, y1 = profile.deck.index_window
-    box = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
-    canon = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
-    shift = np.array([[1, 0, box[0]], [0, 1, box[1]], [0, 0, 1]], np.float64)
-    rng, jitter = np.random.default_rng(seed), np.random.default_rng(seed + 1)
-    out = []
-    for _ in range(frames):
-        frame = render_scene(random_scene(rng, APART, DESIGNS["classic"]))
-        for truth in (t for t in frame.cards if t.face_up):
-            for turn in (0, 2):
-                quad = np.roll(truth.corners, -turn, axis=0) + jitter.normal(0, 1.0, (4, 2))
-                h = cv2.getPerspectiveTransform(canon, quad.astype(np.float32))
-                out.append(cv2.warpPerspective(
-                    frame.image, h @ shift, (box[2] - box[0], box[3] - box[1]),
-                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
-                ))  # fmt: skip
-    return IndexClassifier(profile.deck, templates), out
+    windows = [w for _, w in index_windows("classic", APART, frames, seed)]
+    return IndexClassifier(profile.deck, templates), windows
 
 
 def _counted(classifier: IndexClassifier, monkeypatch: pytest.MonkeyPatch) -> list[int]:
