@@ -1,11 +1,14 @@
-"""Contradicting claims are found the same way whether every pair is measured or only near ones."""
+"""Contradicting claims are found the same way whether every pair is measured or only near ones;
+guessed corners at an index a firm outline read are left unread, and only those."""
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drivers.camera.guesses import contested, same_index
+from drivers.camera.detect import CardOutline
+from drivers.camera.guesses import contested, off_read_indices, same_index
 from drivers.camera.reading import CardReading, ReadingSource
 
 _CODES = ("AS", "AH", "7C", "QD")
@@ -49,3 +52,55 @@ def test_contested_is_every_pair_measured(claims: list[CardReading]) -> None:
             if a.code != claims[j].code and same_index(a, claims[j]):
                 every |= {i, j}
     assert contested(claims) == every
+
+
+def _outline(reading: CardReading, support: tuple[float, float, float, float]) -> CardOutline:
+    quad = np.array(reading.corners, np.float64)
+    return CardOutline(quad, quad.astype(np.int32).reshape(-1, 1, 2), False, True, support)
+
+
+def _claim_at(outline: CardOutline, turn: int, code: str) -> CardReading:
+    """The reading a guess would give, read at its corner `turn` (its first corner there)."""
+    q = [tuple(map(float, p)) for p in np.roll(outline.corners, -turn, axis=0)]
+    return CardReading(
+        code=code, face_down=False, corners=(q[0], q[1], q[2], q[3]), confidence=0.99,
+        zone=None, source=ReadingSource.PROPOSAL, index_reads=1,
+    )  # fmt: skip
+
+
+@given(_claims(), _claims())
+def test_guessed_corners_left_unread_are_at_read_indices(
+    firm: list[CardReading], guessed: list[CardReading]
+) -> None:
+    outlines = [_outline(g, (1.0, 1.0, 1.0, 1.0)) for g in guessed]
+    kept = off_read_indices(outlines, firm)
+    by_id = {id(o.contour): o for o in kept}
+    for outline in outlines:
+        left = by_id.get(id(outline.contour))
+        for turn in (0, 2):
+            unread = left is None or left.support[turn] == 0.0
+            claim = _claim_at(outline, turn, "2C")
+            # A dropped corner claims an index a firm outline read: `merge_guesses` would drop
+            # its read as a repeat or doubt both.
+            if unread:
+                assert any(same_index(claim, r) for r in firm)
+
+
+def test_a_guess_is_read_only_at_its_corner_off_a_read_index() -> None:
+    firm = CardReading(
+        code="AS", face_down=False, corners=((100.0, 100.0), (163.0, 100.0), (163.0, 188.0),
+        (100.0, 188.0)), confidence=0.99, zone=None, source=ReadingSource.FIRM, index_reads=1,
+    )  # fmt: skip
+    # The same card guessed 3 px off, and a card beside it.
+    on = _outline(firm.model_copy(update={"corners": tuple(
+        (x + 3.0, y - 2.0) for x, y in firm.corners)}), (1.0, 0.0, 1.0, 0.0))  # fmt: skip
+    beside = _outline(firm.model_copy(update={"corners": tuple(
+        (x + 300.0, y) for x, y in firm.corners)}), (1.0, 0.0, 1.0, 0.0))  # fmt: skip
+    kept = off_read_indices([on, beside], [firm])
+    assert [o.support for o in kept] == [(0.0, 0.0, 1.0, 0.0), (1.0, 0.0, 1.0, 0.0)]
+    # An unknown firm reading claims no index: nothing is left unread.
+    unknown = firm.model_copy(update={"code": None})
+    assert [o.support for o in off_read_indices([on, beside], [unknown])] == [
+        (1.0, 0.0, 1.0, 0.0),
+        (1.0, 0.0, 1.0, 0.0),
+    ]

@@ -33,7 +33,7 @@ from drivers.camera.detect import (
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import MIN_CORNER_SUPPORT, anchored, card_height, detected_corners
-from drivers.camera.guesses import merge_guesses
+from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline_fit import fit_outline
 from drivers.camera.reading import CardReading, ReadingSource
@@ -154,6 +154,8 @@ class CardRecognizer:
             want = expected(float(cx), float(cy)) if expected is not None else None
             open_regions[k] = want
             proposals += propose(gray, region, want or frame_long, region_edges(k))
+        # A guess at an index a firm outline read adds nothing but a doubt (`off_read_indices`).
+        proposals = off_read_indices(proposals, readings)
         proposals += anchored(gray, proposals, thr)
         guesses += _coded(self._read_many(frame, gray, thr, proposals, ReadingSource.PROPOSAL))
         # Where outlines fail (fans, merged rows), the learned detector finds index corners on
@@ -163,6 +165,7 @@ class CardRecognizer:
             at_corners = detected_corners(
                 gray, found, height, self._corners, regions=set(open_regions)
             )
+            at_corners = off_read_indices(at_corners, readings)
             at_corners += anchored(gray, at_corners, thr)
             guesses += _coded(self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER))
         return merge_guesses(readings, guesses)
