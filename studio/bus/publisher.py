@@ -100,8 +100,8 @@ class FramedEvents:
     """One input's events checked, routed and framed by `EventPublisher.frame`, not yet sent.
 
     `sends` holds, in sending order (the public stream first), each stream's frames and the
-    event's `seq`, made after the publisher's last event `after`; `sent` says whether they
-    still follow the publisher's streams (nothing else published since they were framed).
+    event's `seq`, made after the publisher's last event `after` (empty on a publisher with its
+    own thread, which frames when it sends); `last` is the last event's `seq`.
     """
 
     wires: tuple[WireEvent, ...]
@@ -297,18 +297,19 @@ class EventPublisher(Closing):
 
         On a publisher on the caller's loop the frames are made now, with each stream's
         positions after its last event, so `send_framed` only sends them; on a publisher with
-        its own thread they are made by that thread when sent. Raises as `publish_all` does
-        (InputError for an event not of this table or one published already, BusError for a
-        loop-owned publisher closed or called from another thread), before anything is sent.
+        its own thread they are numbered and made when sent. Raises as `publish_all` does
+        (InputError for an event not of this table or, loop-owned, one published already;
+        BusError for a loop-owned publisher closed or called from another thread), before
+        anything is sent.
         """
         wires = tuple(self._own(event) for event in events)
         routes = tuple(_routes(wire) for wire in wires)
-        owned = self._thread is None
-        if owned:
-            self._check_owner()  # the positions the frames follow are the loop thread's
+        if self._thread is not None:
+            # Numbered under the lock and framed by the publisher's thread (`send_framed`).
+            return FramedEvents(wires, routes, self._last_seq, self._last_seq, ())
+        self._check_owner()  # the positions the frames follow are the loop thread's
         last = _checked(list(wires), self._last_seq)
-        sends = self._frames(wires, routes) if owned else ()
-        return FramedEvents(wires, routes, self._last_seq, last, sends)
+        return FramedEvents(wires, routes, self._last_seq, last, self._frames(wires, routes))
 
     def send_framed(self, framed: FramedEvents) -> None:
         """Send events framed by `frame`, in their order; the public stream first.
