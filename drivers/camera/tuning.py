@@ -71,9 +71,9 @@ class ReaderTuning:
     such leanings are evidence a lone window's confidence does not carry. Chosen on the tuning
     designs (`bench/unsure_reads.py --envelope studio --designs 4 --frames 120 --seed 20261211`,
     the same with `--frames 200 --seed 20261205`, and `--envelope harsh --designs 2 --frames 60`):
-    23 outlines leaned so, from 0.55 to 0.95, every one to the card drawn there (8 of them from
+    23 outlines leaned so, from 0.5 to 0.95, every one to the card drawn there (8 of them from
     0.8 up, 3 of those cards otherwise missed); one guessed corner leaning alone was right only
-    87-98% of the time in every bin from 0.5 to its bar, so a lower `abstain_guessed` is no
+    95-98% of the time from 0.9 to its bar (367 of 382), so a lower `abstain_guessed` is no
     answer. 0.8 keeps a margin under the lone firm corner's 0.9: the 15 leaning under it are
     too few to vouch for that range."""
     hint: float = 0.5
