@@ -13,7 +13,12 @@ from hypothesis import strategies as st
 from drivers.camera.corners import CARD_ASPECT, corner_quads
 from drivers.camera.detect import detect_cards
 from drivers.camera.errors import RecognizerConfigurationError
-from drivers.camera.finder import card_height, detected_corners, find_candidates
+from drivers.camera.finder import (
+    card_height,
+    confirmed_corners,
+    detected_corners,
+    find_candidates,
+)
 from drivers.camera.index_corners import IndexCornerDetector
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
@@ -99,6 +104,35 @@ def test_chips_boxes_and_backs_give_no_index_corners() -> None:
     found = detect_cards(gray, min_long_px=80.0, frame=frame.image)
     assert card_height(found) is not None  # the backs give the card size: hypotheses are made
     assert detected_corners(gray, found, card_height(found)) == []
+    guessed = [o for o in find_candidates(frame.image) if o.speculative and not o.corner]
+    assert any(o.support[t] < 0.7 for o in guessed for t in (0, 2))  # weak corners were scored
+    assert confirmed_corners(gray, guessed) == []
+
+
+@pytest.mark.parametrize(
+    ("design_seed", "angles"),
+    [(TEST_SEEDS[4], (1.2, -0.8, -1.3)), (TEST_SEEDS[5], (-2.0, 1.0, -1.5))],
+)
+def test_a_row_card_over_its_neighbour_gets_its_index_corner_placed(
+    design_seed: int, angles: tuple[float, float, float]
+) -> None:
+    # Dealt by hand, a row's cards lie a degree or two askew: the middle card's index corner
+    # lies on the paper of the card beneath, where its side shows only as a faint edge.
+    cards = tuple(
+        PlacedCard(Card.parse(code), -30 + 33 * k, 0, angle)
+        for k, (code, angle) in enumerate(zip(("QC", "TD", "TH"), angles, strict=True))
+    )
+    scene = Scene(
+        width=1920, height=1080, table_to_image=_view(3.9),
+        design=deckgen.design(design_seed), cards=cards,
+    )  # fmt: skip
+    frame = render_scene(scene)
+    middle = frame.cards[1]
+    assert middle.readable
+    cands = find_candidates(frame.image)
+    assert _placed(cands, middle.corners, 0.04 * 88 * 3.9)
+    # Placed by a corner the detector vouched for, read at that corner only.
+    assert _placed([c for c in cands if c.corner], middle.corners, 0.04 * 88 * 3.9)
 
 
 @settings(max_examples=60, deadline=None)
