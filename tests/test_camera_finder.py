@@ -18,10 +18,12 @@ from drivers.camera.finder import (
     confirmed_corners,
     detected_corners,
     find_candidates,
+    region_heights,
 )
 from drivers.camera.index_corners import IndexCornerDetector
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
+from drivers.camera.synthetic.scoring import card_height_px
 from drivers.camera.synthetic.splits import TEST_SEEDS
 from studio.cards import Card
 
@@ -86,6 +88,61 @@ def test_the_detector_finds_fanned_index_corners_outlines_miss_on_held_out_desig
     # corners of some upper cards, whose index ink bites into the rim, stay unfound).
     assert placed[True] >= 8, placed
     assert placed[True] > placed[False], placed
+
+
+def _tilted(px_per_mm: float, tilt: float) -> np.ndarray:
+    """A view whose perspective makes cards larger towards one side (as the bench's camera)."""
+    return _view(px_per_mm) @ np.array([[1, 0, 0], [0, 1, 0], [tilt, 0, 1.0]])
+
+
+def test_each_region_gets_the_card_height_the_camera_tilt_gives_it_there() -> None:
+    lone = (("5S", -330, -60, 10), ("9H", -110, 70, -5), ("2C", 110, -60, 20), ("3D", 330, 70, 3))
+    scene = Scene(
+        width=1920, height=1080, table_to_image=_tilted(2.0, 0.00035),
+        design=deckgen.design(TEST_SEEDS[0]),
+        cards=tuple(PlacedCard(Card.parse(c), x, y, a) for c, x, y, a in lone),
+    )  # fmt: skip
+    frame = render_scene(scene)
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    found = detect_cards(gray, min_long_px=80.0, frame=frame.image)
+    median = card_height(found)
+    assert median is not None and len(found.regions) == 4
+    worst = 0.0
+    for region, height in zip(found.regions, region_heights(found), strict=True):
+        (cx, cy), _, _ = cv2.minAreaRect(region.contour)
+        truth = min(
+            frame.cards, key=lambda t: float(np.hypot(*(t.corners.mean(axis=0) - [cx, cy])))
+        )
+        size = card_height_px(truth)
+        assert height is not None and abs(height / size - 1) < 0.03, (truth.code, height, size)
+        worst = max(worst, abs(median / size - 1))
+    assert worst > 0.08  # the frame's one height would be that far off for some card
+    # The table calibration's height, where it has one, is taken as it is.
+    assert region_heights(found, [150.0, None, None, None])[0] == 150.0
+
+
+def test_a_fan_on_the_near_side_of_a_tilted_view_gets_its_index_corners_placed() -> None:
+    placed = 0
+    for design_seed in TEST_SEEDS[:3]:
+        cards = [
+            PlacedCard(Card.parse(c), x, y, a)
+            for c, x, y, a in (("5S", -330, -60, 10), ("9H", -110, 70, -5), ("2C", 110, -60, 20))
+        ]
+        # Cards here are a quarter larger than on the far side: the frame's median is too small.
+        cards += _fan(("7H", "KS", "2D"), 330, 90, 12.0)
+        scene = Scene(
+            width=1920, height=1080, table_to_image=_tilted(2.0, -0.00035),
+            design=deckgen.design(design_seed), cards=tuple(cards),
+        )  # fmt: skip
+        frame = render_scene(scene)
+        detected = [c for c in find_candidates(frame.image) if c.corner]
+        for t in frame.cards[3:]:
+            tol = 0.04 * card_height_px(t)
+            placed += _placed(detected, t.corners, tol) or _placed(
+                detected, np.roll(t.corners, -2, axis=0), tol
+            )
+    # Measured: all 9 with each region's own height, 6 with the frame's median.
+    assert placed == 9, placed
 
 
 def test_chips_boxes_and_backs_give_no_index_corners() -> None:

@@ -12,7 +12,7 @@ index corners are worth looking at (`CardOutline.support`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import cv2
@@ -33,7 +33,7 @@ from drivers.camera.detect import (
 from drivers.camera.edges import local_edges
 from drivers.camera.index_corners import THRESHOLD, IndexCornerDetector, shipped_detector
 from drivers.camera.outline_fit import fit_corners
-from drivers.camera.tuning import ANCHOR_MOVE, CONFIRMED_CORNER
+from drivers.camera.tuning import ANCHOR_MOVE, CONFIRMED_CORNER, PERSPECTIVE_OUTLINES
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -132,8 +132,10 @@ def find_candidates(
         out.extend(propose(gray, region, want or frame_long, maps))
     if corners:
         out.extend(confirmed_corners(gray, [o for o in out if o.speculative and not o.corner]))
-        want = expected(*_centre(found)) if expected is not None and found.regions else None
-        out.extend(detected_corners(gray, found, card_height(found, want)))
+        wanted = (
+            [expected(*_centre(r.contour)) for r in found.regions] if expected is not None else None
+        )
+        out.extend(detected_corners(gray, found, region_heights(found, wanted)))
     out.extend(anchored(gray, [o for o in out if o.speculative or o.partial], card_threshold(gray)))
     return out
 
@@ -153,36 +155,77 @@ def card_height(found: Detection, expected: float | None = None) -> float | None
     return OUTLINE_SCALE * float(np.median(longs)) if longs else None
 
 
+def region_heights(
+    found: Detection, expected: Sequence[float | None] | None = None
+) -> list[float | None]:
+    """The card height at each bright region of `found`, in their order (None: not known).
+
+    `expected` may give the table calibration's height at each region (None where it has
+    none), which is taken there. Elsewhere, with `tuning.PERSPECTIVE_OUTLINES` or more whole
+    firm outlines, it is a plane through their heights (`OUTLINE_SCALE` times their long
+    side) over their centres, at the region's centre, kept within their least and greatest:
+    the camera's tilt makes cards up to a quarter larger on one side of the frame than on the
+    other, and index-corner hypotheses sized by the frame's median put the index window of a
+    pile's cards far from the frame's middle over 4% off (harsh tuning runs). With fewer,
+    `card_height` for every region.
+    """
+    wanted = list(expected) if expected is not None else [None] * len(found.regions)
+    whole = [o.corners for o in found.outlines if not o.partial]
+    plane: npt.NDArray[Any] | None = None
+    low = high = 0.0
+    if len(whole) >= PERSPECTIVE_OUTLINES:
+        heights = OUTLINE_SCALE * np.array([long_side(q) for q in whole])
+        centres = np.array([q.mean(axis=0) for q in whole], np.float64)
+        plane, *_ = np.linalg.lstsq(np.c_[np.ones(len(whole)), centres], heights, rcond=None)
+        low, high = float(heights.min()), float(heights.max())
+    frame = card_height(found)
+    out: list[float | None] = []
+    for region, want in zip(found.regions, wanted, strict=True):
+        if want is not None or plane is None:
+            out.append(want if want is not None else frame)
+            continue
+        out.append(float(np.clip(plane @ [1.0, *_centre(region.contour)], low, high)))
+    return out
+
+
 def corner_hypotheses(found: Detection, card_long: float | None) -> list[tuple[Quad, int]]:
     """Index-corner hypotheses on the rims of the bright regions, with their region's number.
 
     `card_long` is the card height (`card_height`); None gives no hypotheses.
     """
-    if card_long is None:
-        return []
+    return _hypotheses(found, [card_long] * len(found.regions))
+
+
+def _hypotheses(found: Detection, heights: Sequence[float | None]) -> list[tuple[Quad, int]]:
+    """`corner_hypotheses` with a card height per region (None: none there)."""
     return [
         (quad, k)
-        for k, region in enumerate(found.regions)
-        for quad in corner_quads(region.contour, card_long)
+        for k, (region, height) in enumerate(zip(found.regions, heights, strict=True))
+        if height is not None
+        for quad in corner_quads(region.contour, height)
     ]
 
 
 def detected_corners(
     gray: Image,
     found: Detection,
-    card_long: float | None,
+    card_long: float | Sequence[float | None] | None,
     detector: IndexCornerDetector | None = None,
     regions: set[int] | None = None,
 ) -> list[CardOutline]:
     """Speculative outlines on the hypotheses the learned detector takes for index corners.
 
-    Each is read at its first corner only (`support` 1 there, 0 elsewhere); its visible region is
+    `card_long` is the card height, or one per bright region (`region_heights`). Each outline
+    is read at its first corner only (`support` 1 there, 0 elsewhere); its visible region is
     its bright region's. `detector` defaults to the shipped one; `regions` may limit the search
     to those bright regions (by number in `found.regions`).
     """
-    hyps = [
-        (q, k) for q, k in corner_hypotheses(found, card_long) if regions is None or k in regions
-    ]
+    heights = (
+        list(card_long) if isinstance(card_long, Sequence) else [card_long] * len(found.regions)
+    )
+    if regions is not None:
+        heights = [h if k in regions else None for k, h in enumerate(heights)]
+    hyps = _hypotheses(found, heights)
     if not hyps:
         return []
     scores = (detector or shipped_detector()).scores(gray, [q for q, _ in hyps])
@@ -244,8 +287,7 @@ _TURNED = {0: [0, 1, 2, 3], 2: [2, 3, 0, 1]}
 """The corners' order with the first corner at each index corner's turn."""
 
 
-def _centre(found: Detection) -> tuple[float, float]:
-    """The middle of the bright regions (where the card height is looked up)."""
-    pts = np.concatenate([r.contour.reshape(-1, 2) for r in found.regions]).astype(np.float64)
-    x, y = pts.mean(axis=0)
-    return float(x), float(y)
+def _centre(contour: npt.NDArray[Any]) -> tuple[float, float]:
+    """The middle of a bright region (where the card height is looked up)."""
+    (cx, cy), _, _ = cv2.minAreaRect(contour)
+    return float(cx), float(cy)

@@ -35,9 +35,9 @@ from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
     MIN_CORNER_SUPPORT,
     anchored,
-    card_height,
     confirmed_corners,
     detected_corners,
+    region_heights,
 )
 from drivers.camera.guesses import merge_guesses
 from drivers.camera.index_corners import shipped_detector
@@ -168,9 +168,11 @@ class CardRecognizer:
         # Where outlines fail (fans, merged rows), the learned detector finds index corners on
         # the open regions' rims; each is read at that corner only.
         if open_regions and self._corners is not None:
-            height = card_height(found, next(iter(open_regions.values())))
+            heights = region_heights(
+                found, [open_regions.get(k) for k in range(len(found.regions))]
+            )
             at_corners = detected_corners(
-                gray, found, height, self._corners, regions=set(open_regions)
+                gray, found, heights, self._corners, regions=set(open_regions)
             )
             at_corners += anchored(gray, at_corners, thr)
             guesses += _coded(self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER))
