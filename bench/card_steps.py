@@ -57,6 +57,8 @@ STEPS: list[tuple[str, str, str]] = [
     ("studio.runtime.safeguards", "Safeguards.before_input", "clock check"),
     ("studio.runtime.table", "TableRuntime.submit", "submit"),
     ("studio.journal.recorder", "RecordedTable.step", "step"),
+    ("studio.journal.recorder", "RecordedTable.decide", "step"),
+    ("studio.journal.recorder", "RecordedTable.record", "step"),
     ("studio.journal.recorder", "input_json", "input's JSON form"),
     ("studio.runtime.metrics", "_TimedController.handle", "controller"),
     ("studio.controller.table", "TableController.handle", "controller"),
@@ -68,9 +70,13 @@ STEPS: list[tuple[str, str, str]] = [
     ("studio.journal.store", "Journal._write_records", "SQLite (floor's part)"),
     ("studio.runtime.table", "TableRuntime._applied", "applied (routing)"),
     ("studio.runtime.table", "TableRuntime._publish", "applied (routing)"),
+    ("studio.runtime.table", "TableRuntime._frame", "wire events"),
     ("studio.runtime.table", "encode_event", "wire events"),
     ("studio.bus.publisher", "EventPublisher.publish_all", "publisher checks"),
+    ("studio.bus.publisher", "EventPublisher.frame", "publisher checks"),
+    ("studio.bus.publisher", "EventPublisher.send_framed", "publisher checks"),
     ("studio.bus.publisher", "EventPublisher._send", "publisher checks"),
+    ("studio.bus.publisher", "EventPublisher._send_frames", "publisher checks"),
     ("studio.bus.publisher", "EventPublisher._send_on", "send"),
     ("studio.bus.publisher", "EventPublisher._take_subscriptions", "after: subscriptions"),
     ("studio.runtime.safeguards", "Safeguards.stored", "after: safeguards"),
@@ -227,12 +233,14 @@ class CallCounter:
                 self.counting = False
 
         @functools.wraps(sent)
-        def sending(publisher: Any, stream: str, wire: Any, *args: Any) -> Any:
-            if self.counting and stream == "public" and wire.envelope.type == "card_dealt":
+        def sending(publisher: Any, stream: str, what: Any, *args: Any) -> Any:
+            # `what` is the event's frames (its topic first), or in older trees its WireEvent.
+            topic = what[0] if isinstance(what, list) else what.envelope.type.encode()
+            if self.counting and stream == "public" and topic.endswith(b"card_dealt"):
                 sys.setprofile(None)
                 self.counting = False
                 self.cards.append((self.python, self.c))
-            return sent(publisher, stream, wire, *args)
+            return sent(publisher, stream, what, *args)
 
         setattr(*window, counted)
         setattr(*send, sending)

@@ -96,3 +96,29 @@ def test_a_refused_step_records_nothing_and_the_controller_is_rebuilt(tmp_path: 
         again = TableController(SETTINGS)
         replay(journal, again)
     assert again.view() == ended
+
+
+def test_a_decision_is_on_record_only_once_recorded(tmp_path: Path) -> None:
+    # The runtime decides, frames the events for the streams, then records: until the record
+    # the input is nowhere on disk and the controller takes no other input.
+    with Journal(tmp_path / "t.journal") as journal:
+        bind_settings(journal, SETTINGS)
+        controller = TableController(SETTINGS)
+        table = RecordedTable(journal, controller)
+        inputs = _round_inputs()
+        for inp in inputs[:-1]:
+            table.step(inp)
+        written = list(journal.records())
+        decision = table.decide(inputs[-1])
+        assert decision.events
+        assert list(journal.records()) == written and table.ahead
+        with pytest.raises(JournalError, match="rebuilt"):
+            table.decide(Tick(ts=T0 + timedelta(seconds=63)))
+        stored = table.record(decision)
+        assert stored == decision.events and not table.ahead
+        records = list(journal.records())
+        assert [r.body for r in records[len(written) + 1 :]] == [body for _, body in stored]
+        # A decision is recorded once: a second record of it would write the input twice.
+        with pytest.raises(JournalError, match="not the one"):
+            table.record(decision)
+        assert list(journal.records()) == records and verify(journal).ok

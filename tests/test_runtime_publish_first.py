@@ -99,6 +99,68 @@ def test_publish_all_keeps_each_streams_order_and_positions(keys: Keys) -> None:
     asyncio.run(main())
 
 
+def test_events_framed_before_their_commit_go_only_when_sent_in_order(keys: Keys) -> None:
+    # The runtime frames a card's events while its commit is prepared and sends them once it
+    # returns: nothing reaches a subscriber before the send, and a publish in between (which
+    # moves the streams' positions) has the framed events made again after it.
+    async def main() -> None:
+        ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        pub = EventPublisher(
+            "T1",
+            public_endpoint="tcp://127.0.0.1:0",
+            restricted_endpoint="tcp://127.0.0.1:0",
+            security=keys.security,
+            loop=asyncio.get_running_loop(),
+        )
+        public = ctx.socket(zmq.SUB)
+        restricted = ctx.socket(zmq.SUB)
+        try:
+            secure_client(restricted, keys.clients["settlement"], keys.server.public)
+            for sock, name in ((public, "public"), (restricted, "restricted")):
+                sock.setsockopt(zmq.LINGER, 0)
+                sock.setsockopt(zmq.SUBSCRIBE, b"T1.")
+                sock.connect(pub.endpoints[name])  # type: ignore[index]
+            await asyncio.sleep(0.3)  # the subscriptions reach the publisher
+            events = [Envelope.model_validate(e) for e in mixed_events("T1", 6)]
+            wires = [encode_event(e, event_json(e)) for e in events]
+            framed = pub.frame(wires[:3])
+            assert pub.last_seq == 0
+            assert await _frames(public, 1, timeout=0.3) == []  # framed is not sent
+            pub.send_framed(framed)
+            assert pub.last_seq == 3
+            # Framed after seq 3, but seq 4 goes first: seq 5 and 6 follow it, not seq 3.
+            later = pub.frame(wires[4:])
+            pub.publish_all(wires[3:4])
+            pub.send_framed(later)
+            seen = [parse_frames(f) for f in await _frames(public, 4)]
+            assert [(m.event.seq, m.position) for m in seen if m.event] == [
+                (1, 0),
+                (2, 1),
+                (4, 2),
+                (5, 4),
+            ]
+            told = [parse_frames(f) for f in await _frames(restricted, 6)]
+            assert [(m.event.seq, m.position) for m in told if m.event] == [
+                (s, s - 1) for s in range(1, 7)
+            ]
+            # The bytes are the journal's text, as `publish_all` sends them.
+            assert [m.event.payload for m in told if m.event] == [w.payload for w in wires]
+            # Framing refuses what publishing refuses, before anything is sent; and events
+            # framed twice go once.
+            with pytest.raises(InputError, match="published already"):
+                pub.frame(wires[:1])
+            with pytest.raises(InputError, match="published already"):
+                pub.send_framed(later)
+            assert pub.last_seq == 6
+        finally:
+            public.close()
+            restricted.close()
+            pub.close()
+            ctx.term()
+
+    asyncio.run(main())
+
+
 def test_events_applied_but_not_stored_are_what_recovery_stores(tmp_path: Path) -> None:
     settings = TableSettings(game="caribbean-stud")
     path = tmp_path / "t.journal"

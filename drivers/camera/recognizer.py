@@ -316,6 +316,9 @@ class CardRecognizer:
             read, quad = max(((r, q) for r, q in reads if r.code), key=lambda rq: rq[0].confidence)
             agreeing = sum(r.code == read.code for r, _ in reads)
             return _reading(read.code, False, quad, read.confidence, zone, source, agreeing)
+        both = _both_ends(reads, self._tuning)
+        if both is not None:
+            return _reading(both[0].hint, False, both[1], both[0].confidence, zone, source, 2)
         if outline.speculative:
             return None
         confidence = 0.0 if len(codes) > 1 else max((r.confidence for r, _ in reads), default=0.0)
@@ -389,6 +392,24 @@ class CardRecognizer:
             return None
         cx, cy = corners.mean(axis=0)
         return self._geometry.zone_at(float(cx), float(cy))
+
+
+def _both_ends(
+    reads: list[tuple[IndexRead, npt.NDArray[Any]]], tuning: ReaderTuning
+) -> tuple[IndexRead, npt.NDArray[Any]] | None:
+    """The weaker of an outline's two index corners when both lean to one code under the bar.
+
+    Both corners name no code, both lean to the same code (`IndexRead.hint`: every cut of each
+    naming it) and the weaker is at least `ReaderTuning.both_ends` sure; else None. The quad
+    returned is the surer corner's (the reading's first corner is where it was read).
+    """
+    if len(reads) != 2 or any(r.code is not None or r.hint is None for r, _ in reads):
+        return None
+    (a, qa), (b, qb) = reads
+    if a.hint != b.hint or min(a.confidence, b.confidence) < tuning.both_ends:
+        return None
+    weaker = a if a.confidence <= b.confidence else b
+    return weaker, qa if a.confidence >= b.confidence else qb
 
 
 def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:

@@ -15,6 +15,11 @@ touches them, and it is always an asyncio loop's: one implementation, hosted eit
 
 In both, the loop watches the sockets for subscriptions and keeps the heartbeat timer.
 
+A publisher on the caller's loop can also frame an input's events before they may go
+(`frame()`: checked, routed and made into each stream's frames, nothing sent) and send them
+later with no other work (`send_framed()`): the runtime frames a card's events while its
+journal transaction is being prepared, so once the commit returns only the sends are left.
+
 Routing: every event goes to the restricted stream; only `audience == "public"` events go to the
 public stream. Offering a restricted event to the public stream raises `AudienceError` and logs it.
 """
@@ -26,6 +31,7 @@ import logging
 import threading
 import time
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import zmq
@@ -87,6 +93,22 @@ def _routes(wire: WireEvent) -> frozenset[StreamName]:
 
 def _restricted_reader(entry: AllowedKey) -> bool:
     return entry.role in RESTRICTED_READERS
+
+
+@dataclass(frozen=True, slots=True)
+class FramedEvents:
+    """One input's events checked, routed and framed by `EventPublisher.frame`, not yet sent.
+
+    `sends` holds, in sending order (the public stream first), each stream's frames and the
+    event's `seq`, made after the publisher's last event `after` (empty on a publisher with its
+    own thread, which frames when it sends); `last` is the last event's `seq`.
+    """
+
+    wires: tuple[WireEvent, ...]
+    routes: tuple[frozenset[StreamName], ...]
+    after: int
+    last: int
+    sends: tuple[tuple[StreamName, list[bytes], int], ...]
 
 
 class EventPublisher(Closing):
@@ -268,8 +290,44 @@ class EventPublisher(Closing):
         overlays and players' screens see a card as soon as it can be sent. Raises as `publish`
         does, before anything is sent for a bad event.
         """
-        wires = [self._own(event) for event in events]
-        self._dispatch(wires, [_routes(wire) for wire in wires])
+        self.send_framed(self.frame(events))
+
+    def frame(self, events: Sequence[EnvelopeLike]) -> FramedEvents:
+        """Check, route and frame one input's events as `publish_all` would; send nothing.
+
+        On a publisher on the caller's loop the frames are made now, with each stream's
+        positions after its last event, so `send_framed` only sends them; on a publisher with
+        its own thread they are numbered and made when sent. Raises as `publish_all` does
+        (InputError for an event not of this table or, loop-owned, one published already;
+        BusError for a loop-owned publisher closed or called from another thread), before
+        anything is sent.
+        """
+        wires = tuple(self._own(event) for event in events)
+        routes = tuple(_routes(wire) for wire in wires)
+        if self._thread is not None:
+            # Numbered under the lock and framed by the publisher's thread (`send_framed`).
+            return FramedEvents(wires, routes, self._last_seq, self._last_seq, ())
+        self._check_owner()  # the positions the frames follow are the loop thread's
+        last = _checked(list(wires), self._last_seq)
+        return FramedEvents(wires, routes, self._last_seq, last, self._frames(wires, routes))
+
+    def send_framed(self, framed: FramedEvents) -> None:
+        """Send events framed by `frame`, in their order; the public stream first.
+
+        Frames made before another publish are made again (their positions would be stale).
+        Raises InputError when an event was published since, BusError when the publisher is
+        closed or, on a loop-owned publisher, called from another thread.
+        """
+        if self._thread is not None:
+            self._dispatch(list(framed.wires), list(framed.routes))
+            return
+        self._check_owner()
+        if framed.after != self._last_seq:
+            self._last_seq = _checked(list(framed.wires), self._last_seq)
+            self._send_frames(self._frames(framed.wires, framed.routes))
+            return
+        self._last_seq = framed.last
+        self._send_frames(framed.sends)
 
     def _own(self, event: EnvelopeLike) -> WireEvent:
         """`event` checked (`to_event`) as this table's; raises InputError otherwise."""
@@ -326,27 +384,45 @@ class EventPublisher(Closing):
 
     def _send(self, wires: list[WireEvent], routes: list[frozenset[StreamName]]) -> None:
         """Send `wires` on their streams, the public stream first (in the sockets' thread)."""
-        now = time.monotonic()
+        self._send_frames(self._frames(wires, routes))
+
+    def _frames(
+        self, wires: Sequence[WireEvent], routes: Sequence[frozenset[StreamName]]
+    ) -> tuple[tuple[StreamName, list[bytes], int], ...]:
+        """Each stream's frames of `wires`, the public stream first, after its last event.
+
+        Read in the sockets' thread only (the positions are that thread's).
+        """
+        positions = dict(self._positions)
+        sends: list[tuple[StreamName, list[bytes], int]] = []
         for stream in ("public", "restricted"):
             if stream not in self._sockets:
                 continue
             for wire, targets in zip(wires, routes, strict=True):
                 if stream not in targets:
                     continue
-                if stream == "public" and wire.envelope.audience != "public":
+                envelope = wire.envelope  # its fields, not the WireEvent's properties
+                if stream == "public" and envelope.audience != "public":
                     # Second line of defence behind publish(): never reached unless bypassed.
-                    log.error("dropped restricted event %d at the public socket", wire.seq)
+                    log.error("dropped restricted event %d at the public socket", envelope.seq)
                     continue
-                self._send_on(stream, wire, now)
+                topic = f"{envelope.table}.{envelope.type}".encode()
+                previous = str(positions[stream]).encode()
+                sends.append((stream, [topic, wire.payload, previous], envelope.seq))
+                positions[stream] = envelope.seq
+        return tuple(sends)
+
+    def _send_frames(self, sends: Sequence[tuple[StreamName, list[bytes], int]]) -> None:
+        """Send framed events in their order (in the sockets' thread)."""
+        now = time.monotonic()
+        for stream, frames, seq in sends:
+            self._send_on(stream, frames, seq, now)
         self._take_subscriptions()
 
-    def _send_on(self, stream: StreamName, wire: WireEvent, now: float) -> None:
-        """Send `wire` on `stream` after the stream's previous event."""
-        envelope = wire.envelope  # its fields, not the WireEvent's properties: every card's way
-        topic = f"{envelope.table}.{envelope.type}".encode()
-        previous = self._positions[stream]
-        self._sockets[stream].send_multipart([topic, wire.payload, str(previous).encode()])
-        self._positions[stream] = envelope.seq
+    def _send_on(self, stream: StreamName, frames: list[bytes], seq: int, now: float) -> None:
+        """Send one event's `frames` on `stream`; it is the stream's last event from now on."""
+        self._sockets[stream].send_multipart(frames)
+        self._positions[stream] = seq
         self._last_sent[stream] = now
 
     def _check_owner(self) -> None:

@@ -144,6 +144,18 @@ class StoredEvent(NamedTuple):
     body: str
 
 
+class Decision(NamedTuple):
+    """What the controller decided for one input (`RecordedTable.decide`), not yet on record.
+
+    `events` are the envelopes it caused with their canonical JSON; `data` is the input's JSON
+    form and `numbers` each event's `seq` and `game_number`, as the journal takes them.
+    """
+
+    data: dict[str, Any]
+    events: list[StoredEvent]
+    numbers: list[dict[str, Any]]
+
+
 class RecordedTable:
     """A controller whose every input is journalled with the events it causes, in one write.
 
@@ -152,14 +164,18 @@ class RecordedTable:
     writes never leave an input without its events. Earlier versions wrote in two commits (the
     input durably, then its events); a journal written so may end in an input whose events a
     crash kept from being stored, and `recover` still restores exactly the same history from it.
+    `step` is `decide` then `record`: a caller may prepare what it will do with the events in
+    between (the runtime frames them for the streams), while none of them may act yet.
     """
 
     def __init__(self, journal: Journal, controller: Controller) -> None:
         self.journal = journal
         self.controller = controller
         self.ahead = False
-        """True after a `step` whose write failed: the controller has applied an input the
-        journal does not hold, and takes no other until it is rebuilt (`rebuild`)."""
+        """True while the controller has applied an input the journal does not hold: from a
+        `decide` until its `record` is on disk, and for good after a write that failed. It
+        then takes no other until it is rebuilt (`rebuild`) and this is set False again."""
+        self._pending: Decision | None = None
 
     def step(self, inp: Input) -> list[StoredEvent]:
         """Apply `inp`, then journal it with its events in one durable transaction; return them.
@@ -171,6 +187,14 @@ class RecordedTable:
         is set and every later `step` is refused until the owner rebuilds the controller from
         the journal (`rebuild`, into a fresh controller it then adopts).
         """
+        return self.record(self.decide(inp))
+
+    def decide(self, inp: Input) -> Decision:
+        """Apply `inp` to the controller; return its events, to be put on record by `record`.
+
+        Nothing may act on the events before `record` returns; until then `ahead` is set.
+        Raises `JournalError` while `ahead` is set (an earlier input is not on record).
+        """
         if self.ahead:
             raise JournalError(
                 f"{self.journal.path}: the controller holds an input the journal refused; "
@@ -179,18 +203,29 @@ class RecordedTable:
         data = input_json(inp)
         events: list[StoredEvent] = []
         numbers: list[dict[str, Any]] = []
-        bodies: list[str] = []
         # One pass over the events (this runs for every card on its way to the streams).
         for envelope in self.controller.handle(inp):
-            body = event_json(envelope)
-            events.append(StoredEvent(envelope, body))
+            events.append(StoredEvent(envelope, event_json(envelope)))
             numbers.append({"seq": envelope.seq, "game_number": envelope.game_number})
-            bodies.append(body)
-        try:
-            self.journal.append_input(data, events=numbers, bodies=bodies)
-        except JournalError:
-            self.ahead = True
-            raise
+        self.ahead = True
+        decision = self._pending = Decision(data, events, numbers)
+        return decision
+
+    def record(self, decision: Decision) -> list[StoredEvent]:
+        """Journal the input of `decision` with its events in one durable transaction.
+
+        `decision` must be the last `decide`'s. Returns its events, on disk when this returns.
+        Raises `JournalError` when the write fails (nothing is on record and `ahead` stays
+        set) or when `decision` is not the one awaiting its record.
+        """
+        if decision is not self._pending:
+            raise JournalError(f"{self.journal.path}: that decision is not the one to record")
+        events = decision.events
+        self.journal.append_input(
+            decision.data, events=decision.numbers, bodies=[body for _, body in events]
+        )
+        self._pending = None
+        self.ahead = False
         return events
 
 

@@ -41,6 +41,7 @@ from drivers.shoe.adapter import to_input
 from drivers.shoe.host import receipt_of
 from drivers.shoe.readings import Delivery, ShoeReset
 from studio.bus.commands import CommandDecision, CommandRequest
+from studio.bus.publisher import FramedEvents
 from studio.bus.wire import encode_event
 from studio.config import RuntimeConfig
 from studio.controller import TableController
@@ -209,20 +210,45 @@ class TableRuntime:
             inp = inp.model_copy(update={"mono": self.clock.monotonic()})
         started = time.perf_counter()
         try:
-            stored = parts.table.step(inp)
+            decision = parts.table.decide(inp)
+            # Framed while nothing is on record yet, sent only once it is: after the commit's
+            # fsync the caches are cold, and what is left for them is the sends alone.
+            framed = self._frame(parts, decision.events)
+            stored = parts.table.record(decision)
         except JournalError as err:
             self._journal_failed(err)
             raise
-        return self._applied(parts, inp, stored, time.perf_counter() - started)
+        return self._applied(parts, inp, stored, time.perf_counter() - started, framed)
+
+    def _frame(self, parts: TableParts, events: list[StoredEvent]) -> FramedEvents | None:
+        """`events` checked and framed for the streams, not sent; None if there are none.
+
+        Also None when the publisher refuses them: `_publish` then offers them the way it
+        always has, after the commit, and logs why they were not published.
+        """
+        if not events:
+            return None
+        try:
+            return parts.publisher.frame([encode_event(event, body) for event, body in events])
+        except StudioError:
+            return None
 
     def _applied(
-        self, parts: TableParts, inp: Input, stored: list[StoredEvent], seconds: float
+        self,
+        parts: TableParts,
+        inp: Input,
+        stored: list[StoredEvent],
+        seconds: float,
+        framed: FramedEvents | None = None,
     ) -> list[Envelope]:
-        """Publish the events of `inp`, on record with it after `seconds`; return them."""
+        """Publish the events of `inp`, on record with it after `seconds`; return them.
+
+        `framed`, if given, is what `_frame` made of them before the commit.
+        """
         # The input and its events are on disk (one transaction): a subscriber only ever sees
         # what recovery finds, and the replay service has every event it may be asked for.
         try:
-            self._publish(parts, stored)
+            self._publish(parts, stored, framed)
         finally:
             self.safeguards.stored(stored)
         # Book-keeping waits until the card is on its way: each step of it costs several
@@ -257,22 +283,28 @@ class TableRuntime:
         except JournalError as err:
             log.warning("journal checkpoint between rounds failed: %s", err)
 
-    def _publish(self, parts: TableParts, events: list[StoredEvent]) -> None:
-        for event, _ in events:
-            if event.type in ("round_result", "round_voided") and event.audience == "public":
-                self._rounds_ended += 1
+    def _publish(
+        self, parts: TableParts, events: list[StoredEvent], framed: FramedEvents | None = None
+    ) -> None:
         if events:
             # The events are on record already; a stream that misses one is repaired by replay.
             # Sent from this thread, as the journal stores them: no hand-off, no re-encoding.
             started = time.perf_counter()
             try:
-                parts.publisher.publish_all([encode_event(event, body) for event, body in events])
+                if framed is not None:
+                    parts.publisher.send_framed(framed)
+                else:
+                    wires = [encode_event(event, body) for event, body in events]
+                    parts.publisher.publish_all(wires)
                 self.events_published += len(events)
             except StudioError:
                 log.exception("events %d..%d not published", events[0][0].seq, events[-1][0].seq)
             if any(event.type == "card_dealt" for event, _ in events):
                 self.metrics.stage("publish", time.perf_counter() - started)
             self.metrics.subscribers(parts.publisher.subscriptions)
+        for event, _ in events:
+            if event.type in ("round_result", "round_voided") and event.audience == "public":
+                self._rounds_ended += 1
         # The listeners follow once the streams have the events: a card's event never waits
         # for the simulated hands that react to it.
         for event, _ in events:
