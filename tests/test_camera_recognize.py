@@ -106,6 +106,26 @@ def test_index_read_from_either_corner_of_an_overlapped_row() -> None:
         assert codes == set(row), (angle, codes)
 
 
+@pytest.mark.parametrize("px_per_mm", [3.5, 3.6, 3.9])
+def test_a_row_card_whose_index_corner_lies_on_its_neighbour_is_read(px_per_mm: float) -> None:
+    # A row dealt a little askew, the middle card a few mm higher and turned the other way: its
+    # index corner lies on the paper of the card beneath, its side there a faint edge, so no
+    # outline's corner there had the edge support to be read.
+    recognizer = CardRecognizer(*deck_profile("classic"))
+    row = ("QC", "TD", "TH")
+    cards = tuple(
+        PlacedCard(Card.parse(c), -30 + 33 * k, dy, angle)
+        for k, (c, angle, dy) in enumerate(
+            zip(row, (1.0, -1.0, 2.0), (1.0, -3.0, 3.0), strict=True)
+        )
+    )
+    scene = Scene(
+        width=1920, height=1080, table_to_image=_view(px_per_mm), design=CLASSIC, cards=cards
+    )
+    codes = {r.code for r in recognizer.recognize(render_scene(scene).image)}
+    assert codes == set(row), codes
+
+
 def test_recognize_cli_prints_the_json_contract(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -32,7 +32,13 @@ from drivers.camera.detect import (
 )
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
-from drivers.camera.finder import MIN_CORNER_SUPPORT, anchored, card_height, detected_corners
+from drivers.camera.finder import (
+    MIN_CORNER_SUPPORT,
+    anchored,
+    confirmed_corners,
+    detected_corners,
+    region_heights,
+)
 from drivers.camera.guesses import merge_guesses
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline_fit import fit_outline
@@ -154,14 +160,19 @@ class CardRecognizer:
             want = expected(float(cx), float(cy)) if expected is not None else None
             open_regions[k] = want
             proposals += propose(gray, region, want or frame_long, region_edges(k))
+        # A proposal's corner over another card has weak edges: the detector may vouch for it.
+        if self._corners is not None:
+            proposals += confirmed_corners(gray, proposals, self._corners)
         proposals += anchored(gray, proposals, thr)
         guesses += _coded(self._read_many(frame, gray, thr, proposals, ReadingSource.PROPOSAL))
         # Where outlines fail (fans, merged rows), the learned detector finds index corners on
         # the open regions' rims; each is read at that corner only.
         if open_regions and self._corners is not None:
-            height = card_height(found, next(iter(open_regions.values())))
+            heights = region_heights(
+                found, [open_regions.get(k) for k in range(len(found.regions))]
+            )
             at_corners = detected_corners(
-                gray, found, height, self._corners, regions=set(open_regions)
+                gray, found, heights, self._corners, regions=set(open_regions)
             )
             at_corners += anchored(gray, at_corners, thr)
             guesses += _coded(self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER))

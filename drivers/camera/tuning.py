@@ -140,6 +140,21 @@ more. Chosen on the tuning split (`bench/camera.py --split tuning --envelope har
 --frames 240 --seed 20261211`, and studio with 880 frames): harsh recall 88.22% with a copy of
 every guess, 88.12% with this bar (one card), for a fifth less of the copies' added time
 (gen-1001 harsh: 87 -> 80 corners read a frame, against 60 without copies)."""
+CONFIRMED_CORNER = 0.9
+"""A guessed outline's corner with too little edge support (`finder.MIN_CORNER_SUPPORT`) is
+read all the same when the learned index-corner detector scores it an index corner in place at
+least this sure (`finder.confirmed_corners`). Chosen on the tuning split
+(`bench/camera.py --split tuning --envelope studio --designs 4 --frames 120 --seed 20261211`,
+and `--envelope harsh --designs 2 --frames 60`): at the detector's own bar
+(`index_corners.THRESHOLD`, 0.44) studio recall gained the same six cards and harsh lost one
+card more to a contested claim (a copy read a neighbour's index, its outline reaching over the
+card's read index), for about a third more copies read; no wrong read at either bar."""
+PERSPECTIVE_OUTLINES = 3
+"""Whole firm outlines from which a frame's card height is a plane over the frame, not their
+median (`finder.region_heights`). On the tuning runs (studio `--designs 4 --frames 120 --seed
+20261211`, 456 readable cards; harsh `--designs 2 --frames 60`, 265), the height the
+frame's outlines give a readable card was more than 8% off for 23 and 58 cards as their
+median, 7 and 20 as a plane from three outlines, 12 and 25 from four."""
 WINDOW_IN_VIEW_PX = 3.0
 """A partly covered card's index window is in view when its inner 70% lies inside the hull of
 the card's visible region, or within this many pixels of it (the region's edge is found to a
