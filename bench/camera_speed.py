@@ -64,7 +64,10 @@ STAGES: dict[str, tuple[tuple[str, str, str | None], ...]] = {
     "proposals": (("detect.py", "propose", "recognize"),),
     "snapping": (("detect.py", "snap_outline", "<listcomp>"),),
     "region edges": (("edges.py", "local_edges", "region_edges"),),
-    "corner detector": (("finder.py", "detected_corners", "recognize"),),
+    "corner detector": (
+        ("finder.py", "detected_corners", "recognize"),
+        ("finder.py", "confirmed_corners", "recognize"),
+    ),
     "corner cuts": (
         ("recognizer.py", "_corner", None),
         ("recognizer.py", "_window_visible", None),

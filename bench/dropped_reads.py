@@ -10,7 +10,8 @@ This bench reads each frame with a recognizer that keeps every card-level decisi
 miss down to the first rule that dropped a read of its code:
 
 - `contested`: a reading of the code reached the merge of guesses, and another coded claim at
-  the same printed index contradicted it (`guesses.contested`: neither stands);
+  the same printed index contradicted it (`guesses.contested`: neither stands, unless a
+  firm reading read at both indices outranks a guess);
 - `merge`: a reading of the code reached the merge and was dropped there otherwise;
 - `two_codes`: one outline's corners read the code and another code (`_decide`);
 - `hint`: one corner read the code and another, under the bar, leaned to another (`_decide`);
@@ -54,6 +55,8 @@ from drivers.camera.synthetic.generator import random_scene
 from drivers.camera.synthetic.splits import SPLITS
 from drivers.camera.tuning import LEARNED_TUNING
 
+_FIRM = (ReadingSource.FIRM, ReadingSource.EXTENDED)
+"""The sources of the readings the merge takes as firm (the rest are guesses)."""
 RULES = ("contested", "merge", "two_codes", "hint", "scaled", "under_bar", "not_read")
 """Every rule a dropped read is put down to, in the order they are tried."""
 
@@ -107,9 +110,13 @@ class LoggingRecognizer(CardRecognizer):
 
 def dropping_rule(log: DecisionLog, code: str) -> str:
     """The first rule (`RULES`) that dropped a read of `code` in the frame `log` was kept for."""
-    claims = [out for _, out in log.decided if out is not None and out.code is not None]
+    coded = [out for _, out in log.decided if out is not None and out.code is not None]
+    # Firm readings first, as the merge orders them (`contested`: a firm reading read at both
+    # indices outranks a guess read at one).
+    firm = [c for c in coded if c.source in _FIRM]
+    claims = firm + [c for c in coded if c.source not in _FIRM]
     if any(c.code == code for c in claims):
-        doubted = {claims[n].code for n in contested(claims)}
+        doubted = {claims[n].code for n in contested(claims, len(firm))}
         return "contested" if code in doubted else "merge"
     for reads, _ in log.decided:
         codes = {r.code for r in reads if r.code is not None}

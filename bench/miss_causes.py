@@ -3,7 +3,8 @@
 A missed card (readable, face up, its code not read) is looked at again, apart from the
 recognizer: the finder's candidates (`finder.find_candidates`: firm outlines, moved onto the
 paper's edge as the recognizer reads them (`outline_fit`), snapped copies,
-row proposals, detected index corners, the guesses' copies anchored on the paper's corner
+row proposals, detected index corners, proposals' weakly edged corners the detector vouches for
+(`finder.confirmed_corners`), the guesses' copies anchored on the paper's corner
 (`finder.anchored`); a superset of what the recognizer tries) are checked
 against the drawn card, and each candidate that puts a visible index window in place is read by
 the deck's learned reader exactly as the recognizer cuts it. The card's cause is the first of:

@@ -189,8 +189,12 @@ def test_a_card_lying_over_another_cards_unread_index_does_not_contest_it() -> N
         "AS",
         "KD",
     ]
-    # Had AS read its code at that index too, two codes were read at one printed index.
-    assert {r.code for r in merge_guesses([_at("AS", 0.0, 0.0, reads=2)], [over])} == {None}
+    # Had AS read its code at that index too, two codes were read at one printed index: a
+    # firm outline read at both ends outranks a guess read at one (`guesses.outranks`).
+    assert [r.code for r in merge_guesses([_at("AS", 0.0, 0.0, reads=2)], [over])] == ["AS"]
+    # A guess read at both of its own indices stands against it: neither is believed.
+    both = _at("KD", 63.0 - 2 * 9.135, 88.0 - 2 * 15.4, reads=2)
+    assert {r.code for r in merge_guesses([_at("AS", 0.0, 0.0, reads=2)], [both])} == {None}
 
 
 def test_a_guess_reading_a_cards_unread_other_index_turned_contests_it() -> None:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.camera.detect import CardOutline
-from drivers.camera.guesses import contested, off_read_indices, same_index
+from drivers.camera.guesses import contested, merge_guesses, off_read_indices, same_index
 from drivers.camera.reading import CardReading, ReadingSource
 
 _CODES = ("AS", "AH", "7C", "QD")
@@ -104,3 +104,46 @@ def test_a_guess_is_read_only_at_its_corner_off_a_read_index() -> None:
         (1.0, 0.0, 1.0, 0.0),
         (1.0, 0.0, 1.0, 0.0),
     ]
+
+
+@given(_claims(), st.integers(0, 14))
+def test_a_firm_two_corner_claim_is_contradicted_only_by_claims_that_outrank_guesses(
+    claims: list[CardReading], firm: int
+) -> None:
+    # The first `firm` claims are firm readings: one read at both of its indices stands against
+    # guesses read at one, which alone are contradicted; every other clash doubts both sides.
+    firm = min(firm, len(claims))
+    every = set()
+    for i, a in enumerate(claims):
+        for j in range(i + 1, len(claims)):
+            b = claims[j]
+            if a.code == b.code or not same_index(a, b):
+                continue
+            if i < firm <= j and a.index_reads == 2 and b.index_reads == 1:
+                every.add(j)
+            else:
+                every |= {i, j}
+    assert contested(claims, firm) == every
+
+
+def test_guesses_misreading_a_firm_cards_index_do_not_take_the_card_away() -> None:
+    # Seen on the tuning designs (studio): a firm 8H read at both ends at 1.0, and proposals
+    # a little too small for it reading the same index as QH at 0.98-0.998. Both were doubted
+    # and the 8H was lost; the firm two-corner read now stands and the QH guesses are dropped.
+    pts = ((0.0, 0.0), (63.0, 0.0), (63.0, 88.0), (0.0, 88.0))
+    firm = CardReading(
+        code="8H", face_down=False, corners=pts, confidence=1.0, zone=None, index_reads=2
+    )
+    small = ((1.0, 1.0), (58.0, 1.0), (58.0, 81.0), (1.0, 81.0))
+    guesses = [
+        CardReading(
+            code=code, face_down=False, corners=small, confidence=conf, zone=None,
+            source=ReadingSource.PROPOSAL, index_reads=1,
+        )
+        for code, conf in (("QH", 0.9978), ("8H", 1.0), ("QH", 0.9826))
+    ]  # fmt: skip
+    assert [r.code for r in merge_guesses([firm], guesses)] == ["8H"]
+    # Read at one index only, the firm reading is no stronger than a guess: neither stands.
+    once = firm.model_copy(update={"index_reads": 1})
+    assert "QH" not in {r.code for r in merge_guesses([once], guesses)}
+    assert [r.code for r in merge_guesses([once], guesses[:1])] == [None]

@@ -106,6 +106,26 @@ def test_index_read_from_either_corner_of_an_overlapped_row() -> None:
         assert codes == set(row), (angle, codes)
 
 
+@pytest.mark.parametrize("px_per_mm", [3.5, 3.6, 3.9])
+def test_a_row_card_whose_index_corner_lies_on_its_neighbour_is_read(px_per_mm: float) -> None:
+    # A row dealt a little askew, the middle card a few mm higher and turned the other way: its
+    # index corner lies on the paper of the card beneath, its side there a faint edge, so no
+    # outline's corner there had the edge support to be read.
+    recognizer = CardRecognizer(*deck_profile("classic"))
+    row = ("QC", "TD", "TH")
+    cards = tuple(
+        PlacedCard(Card.parse(c), -30 + 33 * k, dy, angle)
+        for k, (c, angle, dy) in enumerate(
+            zip(row, (1.0, -1.0, 2.0), (1.0, -3.0, 3.0), strict=True)
+        )
+    )
+    scene = Scene(
+        width=1920, height=1080, table_to_image=_view(px_per_mm), design=CLASSIC, cards=cards
+    )
+    codes = {r.code for r in recognizer.recognize(render_scene(scene).image)}
+    assert codes == set(row), codes
+
+
 def test_recognize_cli_prints_the_json_contract(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,6 +189,56 @@ def test_a_card_whose_other_visible_corner_reads_nothing_reads_on_the_readers_ba
         )
         reading = rec._read(frame, gray, card_threshold(gray), outline)
         assert reading is not None and reading.code == seen and not reading.face_down
+
+
+def test_a_card_whose_two_index_corners_lean_to_its_code_under_the_bar_reads() -> None:
+    # A small classic 3C blurred until each of its index corners leans to 3C under the
+    # reader's bar (0.9) on every cut: it was unknown. Its two windows, at opposite ends of the
+    # card, are evidence a lone window is not (`ReaderTuning.both_ends`).
+    angle = 20.45866726448173
+    scene = Scene(
+        width=1920, height=1080, table_to_image=_view(1.5), design=CLASSIC,
+        cards=(PlacedCard(Card.parse("3C"), 0.0, 0.0, angle),), noise=3.0, jpeg_quality=85,
+        blur_sigma=1.6,
+    )  # fmt: skip
+    (reading,) = CardRecognizer(*deck_profile("classic")).recognize(render_scene(scene).image)
+    tuning = ReaderTuning()
+    assert reading.code == "3C" and reading.index_reads == 2
+    assert tuning.both_ends <= reading.confidence < tuning.abstain
+
+
+def test_two_corners_under_the_bar_read_only_leaning_to_one_code_from_its_bar(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Both corners leaning to 8S (the weaker at 0.82, over `both_ends`) read 8S at 0.82; leaning
+    # to two codes, or the weaker under the bar, or one corner alone under the reader's bar,
+    # the card stays unknown.
+    profile, templates = deck_profile("jumbo")
+    scene = Scene(
+        width=1920, height=1080, table_to_image=_view(), design=JUMBO,
+        cards=[PlacedCard(Card.parse("8S"), 0, 0, 10)],
+    )  # fmt: skip
+    rendered = render_scene(scene)
+    frame = rendered.image
+    corners = rendered.cards[0].corners.astype(np.float32)
+    outline = CardOutline(corners, corners.reshape(-1, 1, 2).astype(np.int32), partial=False)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    rec = CardRecognizer(profile, templates)
+    cases = (
+        ((IndexRead(None, 0.85, "8S"), IndexRead(None, 0.82, "8S")), "8S"),
+        ((IndexRead(None, 0.85, "8S"), IndexRead(None, 0.82, "8C")), None),
+        ((IndexRead(None, 0.85, "8S"), IndexRead(None, 0.75, "8S")), None),
+        ((IndexRead(None, 0.89, "8S"), IndexRead(None, 0.0)), None),
+    )
+    for answers, seen in cases:
+        queue = list(answers)
+        monkeypatch.setattr(
+            rec._classifier, "read_all", lambda w, groups=(), a=queue: [a.pop(0) for _ in w]
+        )
+        reading = rec._read(frame, gray, card_threshold(gray), outline)
+        assert reading is not None and reading.code == seen, answers
+        if seen is not None:
+            assert reading.confidence == 0.82 and reading.index_reads == 2
 
 
 def test_a_blurred_card_with_its_other_index_under_a_chip_reads_at_the_readers_bar() -> None:

@@ -3,14 +3,16 @@
 `find_candidates` gathers the firm outlines of `detect.detect_cards`, each one moved onto the
 edges nearest it, and the row proposals of every bright region that may hold several cards; with
 `corners=True` it adds the index corners the learned detector (`corner_net`) finds in those
-regions; every guessed outline also gets copies anchored on the paper's corner (`anchored`).
+regions, and the proposals' corners too faintly edged to be read that the detector vouches for
+(`confirmed_corners`); every guessed outline also gets copies anchored on the paper's corner
+(`anchored`).
 Nothing here reads a card: a candidate is only where a reader should look, and which of its
 index corners are worth looking at (`CardOutline.support`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import cv2
@@ -31,7 +33,7 @@ from drivers.camera.detect import (
 from drivers.camera.edges import local_edges
 from drivers.camera.index_corners import THRESHOLD, IndexCornerDetector, shipped_detector
 from drivers.camera.outline_fit import fit_corners
-from drivers.camera.tuning import ANCHOR_MOVE
+from drivers.camera.tuning import ANCHOR_MOVE, CONFIRMED_CORNER, PERSPECTIVE_OUTLINES
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -129,8 +131,11 @@ def find_candidates(
         want = expected(float(cx), float(cy)) if expected is not None else None
         out.extend(propose(gray, region, want or frame_long, maps))
     if corners:
-        want = expected(*_centre(found)) if expected is not None and found.regions else None
-        out.extend(detected_corners(gray, found, card_height(found, want)))
+        out.extend(confirmed_corners(gray, [o for o in out if o.speculative and not o.corner]))
+        wanted = (
+            [expected(*_centre(r.contour)) for r in found.regions] if expected is not None else None
+        )
+        out.extend(detected_corners(gray, found, region_heights(found, wanted)))
     out.extend(anchored(gray, [o for o in out if o.speculative or o.partial], card_threshold(gray)))
     return out
 
@@ -150,36 +155,77 @@ def card_height(found: Detection, expected: float | None = None) -> float | None
     return OUTLINE_SCALE * float(np.median(longs)) if longs else None
 
 
+def region_heights(
+    found: Detection, expected: Sequence[float | None] | None = None
+) -> list[float | None]:
+    """The card height at each bright region of `found`, in their order (None: not known).
+
+    `expected` may give the table calibration's height at each region (None where it has
+    none), which is taken there. Elsewhere, with `tuning.PERSPECTIVE_OUTLINES` or more whole
+    firm outlines, it is a plane through their heights (`OUTLINE_SCALE` times their long
+    side) over their centres, at the region's centre, kept within their least and greatest:
+    the camera's tilt makes cards up to a quarter larger on one side of the frame than on the
+    other, and index-corner hypotheses sized by the frame's median put the index window of a
+    pile's cards far from the frame's middle over 4% off (harsh tuning runs). With fewer,
+    `card_height` for every region.
+    """
+    wanted = list(expected) if expected is not None else [None] * len(found.regions)
+    whole = [o.corners for o in found.outlines if not o.partial]
+    plane: npt.NDArray[Any] | None = None
+    low = high = 0.0
+    if len(whole) >= PERSPECTIVE_OUTLINES:
+        heights = OUTLINE_SCALE * np.array([long_side(q) for q in whole])
+        centres = np.array([q.mean(axis=0) for q in whole], np.float64)
+        plane, *_ = np.linalg.lstsq(np.c_[np.ones(len(whole)), centres], heights, rcond=None)
+        low, high = float(heights.min()), float(heights.max())
+    frame = card_height(found)
+    out: list[float | None] = []
+    for region, want in zip(found.regions, wanted, strict=True):
+        if want is not None or plane is None:
+            out.append(want if want is not None else frame)
+            continue
+        out.append(float(np.clip(plane @ [1.0, *_centre(region.contour)], low, high)))
+    return out
+
+
 def corner_hypotheses(found: Detection, card_long: float | None) -> list[tuple[Quad, int]]:
     """Index-corner hypotheses on the rims of the bright regions, with their region's number.
 
     `card_long` is the card height (`card_height`); None gives no hypotheses.
     """
-    if card_long is None:
-        return []
+    return _hypotheses(found, [card_long] * len(found.regions))
+
+
+def _hypotheses(found: Detection, heights: Sequence[float | None]) -> list[tuple[Quad, int]]:
+    """`corner_hypotheses` with a card height per region (None: none there)."""
     return [
         (quad, k)
-        for k, region in enumerate(found.regions)
-        for quad in corner_quads(region.contour, card_long)
+        for k, (region, height) in enumerate(zip(found.regions, heights, strict=True))
+        if height is not None
+        for quad in corner_quads(region.contour, height)
     ]
 
 
 def detected_corners(
     gray: Image,
     found: Detection,
-    card_long: float | None,
+    card_long: float | Sequence[float | None] | None,
     detector: IndexCornerDetector | None = None,
     regions: set[int] | None = None,
 ) -> list[CardOutline]:
     """Speculative outlines on the hypotheses the learned detector takes for index corners.
 
-    Each is read at its first corner only (`support` 1 there, 0 elsewhere); its visible region is
+    `card_long` is the card height, or one per bright region (`region_heights`). Each outline
+    is read at its first corner only (`support` 1 there, 0 elsewhere); its visible region is
     its bright region's. `detector` defaults to the shipped one; `regions` may limit the search
     to those bright regions (by number in `found.regions`).
     """
-    hyps = [
-        (q, k) for q, k in corner_hypotheses(found, card_long) if regions is None or k in regions
-    ]
+    heights = (
+        list(card_long) if isinstance(card_long, Sequence) else [card_long] * len(found.regions)
+    )
+    if regions is not None:
+        heights = [h if k in regions else None for k, h in enumerate(heights)]
+    hyps = _hypotheses(found, heights)
     if not hyps:
         return []
     scores = (detector or shipped_detector()).scores(gray, [q for q, _ in hyps])
@@ -199,8 +245,49 @@ def detected_corners(
     return out
 
 
-def _centre(found: Detection) -> tuple[float, float]:
-    """The middle of the bright regions (where the card height is looked up)."""
-    pts = np.concatenate([r.contour.reshape(-1, 2) for r in found.regions]).astype(np.float64)
-    x, y = pts.mean(axis=0)
-    return float(x), float(y)
+def confirmed_corners(
+    gray: Image, outlines: list[CardOutline], detector: IndexCornerDetector | None = None
+) -> list[CardOutline]:
+    """Copies of guessed `outlines` at weakly supported corners the detector calls index corners.
+
+    A guessed corner under `MIN_CORNER_SUPPORT` is not read on its own outline. A card lying
+    over another shows the side of its index corner that crosses the card beneath as a faint
+    paper-on-paper edge, and that corner lies inside the bright region, where the rim makes no
+    corner hypothesis (`corner_hypotheses`): the edge support is low there however well a
+    proposal sits. Four of the nine misplaced overlapped cards of the tuning studio run had a
+    proposal within 4% of their index held back by that bar alone. The detector, trained on
+    index corners in place over other cards as well as on the felt, decides there instead, at
+    `tuning.CONFIRMED_CORNER`. Each copy is read at its first corner only (`support` 1 there)
+    and is a `corner` outline; of copies placing one window (`SAME_CORNER`), the surest is
+    kept. Only corners 0 and 2 (a card's index corners) are looked at. `detector` defaults to
+    the shipped one.
+    """
+    todo = [
+        (o, o.corners[_TURNED[turn]])
+        for o in outlines
+        for turn in (0, 2)
+        if o.support[turn] < MIN_CORNER_SUPPORT
+    ]
+    if not todo:
+        return []
+    scores = (detector or shipped_detector()).scores(gray, [q for _, q in todo])
+    out: list[CardOutline] = []
+    for i in np.argsort(-scores):
+        if scores[i] < CONFIRMED_CORNER:
+            break
+        o, quad = todo[i]
+        near = SAME_CORNER * long_side(quad)
+        if any(_window_shift(c.corners, quad) <= near for c in out):
+            continue
+        out.append(CardOutline(quad, o.contour, o.partial, True, (1.0, 0.0, 0.0, 0.0), corner=True))
+    return out
+
+
+_TURNED = {0: [0, 1, 2, 3], 2: [2, 3, 0, 1]}
+"""The corners' order with the first corner at each index corner's turn."""
+
+
+def _centre(contour: npt.NDArray[Any]) -> tuple[float, float]:
+    """The middle of a bright region (where the card height is looked up)."""
+    (cx, cy), _, _ = cv2.minAreaRect(contour)
+    return float(cx), float(cy)

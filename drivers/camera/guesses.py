@@ -80,18 +80,44 @@ def same_index(a: CardReading, b: CardReading) -> bool:
     return _turned(a, b) or _turned(b, a)
 
 
-def contested(claims: list[CardReading]) -> set[int]:
+def contested(claims: list[CardReading], firm: int = 0) -> set[int]:
     """The positions in `claims` (coded readings) that another claim contradicts.
 
     A claim is contradicted by one naming another code at the same printed index
-    (`same_index`), whichever of the two was made first.
+    (`same_index`), whichever of the two was made first. The first `firm` claims are firm
+    readings: one whose two index corners both named its code outranks a guess read at one
+    index (`outranks`), which alone is then contradicted.
     """
-    out: set[int] = set()
+    mutual, outranked = _disputes(claims, firm)
+    return mutual | outranked
+
+
+def _disputes(claims: list[CardReading], firm: int) -> tuple[set[int], set[int]]:
+    """`contested`'s positions, split: those in a clash of equals, and those only outranked."""
+    mutual: set[int] = set()
+    outranked: set[int] = set()
     for i, j in _near_pairs(claims):
         a, b = claims[i], claims[j]
-        if a.code != b.code and same_index(a, b):
-            out |= {i, j}
-    return out
+        if a.code == b.code or not same_index(a, b):
+            continue
+        if i < firm <= j and outranks(a, b):
+            outranked.add(j)
+        else:
+            mutual |= {i, j}
+    return mutual, outranked - mutual
+
+
+def outranks(firm: CardReading, guess: CardReading) -> bool:
+    """Whether the firm reading `firm` stands against `guess`, naming another code at its index.
+
+    True when both of `firm`'s index corners named its code and `guess` was read at one index
+    only. The firm outline was found on the card's own edges and its two windows, at opposite
+    ends of the card, each read the code on every moved cut; a guessed outline takes the
+    frame's card size and may cut a window a little too small or too large (the tuning
+    designs' studio frames: proposals read a firm 8H, read at both ends at 1.0, as QH at
+    0.98-0.998, and the 8H was lost twice; no firm two-corner reading was wrong there).
+    """
+    return firm.index_reads >= 2 and guess.index_reads < 2
 
 
 def _near_pairs(claims: list[CardReading]) -> list[tuple[int, int]]:
@@ -130,8 +156,10 @@ def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> li
     Every coded claim (firm coded readings and guesses) is first checked against all the
     others at once: two naming different codes at the same printed index (`same_index`)
     contradict each other, and neither is believed: the firm reading is left unknown and the
-    guess adds nothing (a wrong card is worse than none). This does not depend on the order
-    the guesses come in: merged one by one, a clash left the firm reading unknown and a later
+    guess adds nothing (a wrong card is worse than none), unless the firm reading read its
+    code at both indices and the guess at one (`outranks`): the guess alone is then dropped,
+    and stands as no card. This does not depend on the order the guesses come in: merged one
+    by one, a clash left the firm reading unknown and a later
     guess repeating the contradicting code then replaced it (on the tuning designs a proposal
     too small for its card read an 8S's index as QS twice: the first read cleared the 8S, the
     second took its place). Then each uncontradicted guess, surest first: one repeating a
@@ -142,7 +170,8 @@ def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> li
     """
     firm = [i for i, r in enumerate(readings) if r.code is not None]
     claims = [readings[i] for i in firm] + list(guesses)
-    doubted = contested(claims)
+    mutual, outranked = _disputes(claims, len(firm))
+    doubted = mutual | outranked
     out = [
         r.model_copy(update={"code": None, "confidence": 0.0, "index_reads": 0})
         if k in firm and firm.index(k) in doubted
@@ -157,8 +186,9 @@ def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> li
         out = [r for i, r in enumerate(out) if i not in same]
         out.append(g)
     # Contradicting guesses still say a face-up card lies there: the surest of them stands as
-    # an unknown card where no reading does.
-    for n in sorted(doubted - set(range(len(firm))), key=lambda n: -claims[n].confidence):
+    # an unknown card where no reading does. An outranked guess misread the firm card's own
+    # index: it says nothing of another card.
+    for n in sorted(mutual - set(range(len(firm))), key=lambda n: -claims[n].confidence):
         g = claims[n]
         if not any(_overlap(r, g) >= SAME_SPOT for r in out):
             out.append(g.model_copy(update={"code": None, "confidence": 0.0, "index_reads": 0}))

@@ -32,7 +32,13 @@ from drivers.camera.detect import (
 )
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
-from drivers.camera.finder import MIN_CORNER_SUPPORT, anchored, card_height, detected_corners
+from drivers.camera.finder import (
+    MIN_CORNER_SUPPORT,
+    anchored,
+    confirmed_corners,
+    detected_corners,
+    region_heights,
+)
 from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline_fit import fit_outline
@@ -154,16 +160,22 @@ class CardRecognizer:
             want = expected(float(cx), float(cy)) if expected is not None else None
             open_regions[k] = want
             proposals += propose(gray, region, want or frame_long, region_edges(k))
-        # A guess at an index a firm outline read adds nothing but a doubt (`off_read_indices`).
+        # A proposal's corner over another card has weak edges: the detector may vouch for it.
+        if self._corners is not None:
+            proposals += confirmed_corners(gray, proposals, self._corners)
+        # A guess at an index a firm outline read adds nothing but a doubt (`off_read_indices`);
+        # after the vouching, which takes a corner left unread there for a weak one.
         proposals = off_read_indices(proposals, readings)
         proposals += anchored(gray, proposals, thr)
         guesses += _coded(self._read_many(frame, gray, thr, proposals, ReadingSource.PROPOSAL))
         # Where outlines fail (fans, merged rows), the learned detector finds index corners on
         # the open regions' rims; each is read at that corner only.
         if open_regions and self._corners is not None:
-            height = card_height(found, next(iter(open_regions.values())))
+            heights = region_heights(
+                found, [open_regions.get(k) for k in range(len(found.regions))]
+            )
             at_corners = detected_corners(
-                gray, found, height, self._corners, regions=set(open_regions)
+                gray, found, heights, self._corners, regions=set(open_regions)
             )
             at_corners = off_read_indices(at_corners, readings)
             at_corners += anchored(gray, at_corners, thr)
@@ -308,6 +320,9 @@ class CardRecognizer:
             read, quad = max(((r, q) for r, q in reads if r.code), key=lambda rq: rq[0].confidence)
             agreeing = sum(r.code == read.code for r, _ in reads)
             return _reading(read.code, False, quad, read.confidence, zone, source, agreeing)
+        both = _both_ends(reads, self._tuning)
+        if both is not None:
+            return _reading(both[0].hint, False, both[1], both[0].confidence, zone, source, 2)
         if outline.speculative:
             return None
         confidence = 0.0 if len(codes) > 1 else max((r.confidence for r, _ in reads), default=0.0)
@@ -381,6 +396,24 @@ class CardRecognizer:
             return None
         cx, cy = corners.mean(axis=0)
         return self._geometry.zone_at(float(cx), float(cy))
+
+
+def _both_ends(
+    reads: list[tuple[IndexRead, npt.NDArray[Any]]], tuning: ReaderTuning
+) -> tuple[IndexRead, npt.NDArray[Any]] | None:
+    """The weaker of an outline's two index corners when both lean to one code under the bar.
+
+    Both corners name no code, both lean to the same code (`IndexRead.hint`: every cut of each
+    naming it) and the weaker is at least `ReaderTuning.both_ends` sure; else None. The quad
+    returned is the surer corner's (the reading's first corner is where it was read).
+    """
+    if len(reads) != 2 or any(r.code is not None or r.hint is None for r, _ in reads):
+        return None
+    (a, qa), (b, qb) = reads
+    if a.hint != b.hint or min(a.confidence, b.confidence) < tuning.both_ends:
+        return None
+    weaker = a if a.confidence <= b.confidence else b
+    return weaker, qa if a.confidence >= b.confidence else qb
 
 
 def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:

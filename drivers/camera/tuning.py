@@ -64,6 +64,18 @@ class ReaderTuning:
     as AS at 0.9991, 8S as QS at 0.9935); 10% either way refused both, while right proposals
     of the same frames kept their code from 0.9 to 1.1 of their size. Firm outlines are
     measured on their own card and are not scaled."""
+    both_ends: float = 0.8
+    """An outline whose two index corners both lean to one code under their bar, every cut of
+    each naming it, reads that code when the weaker of the two is at least this sure (its
+    confidence). The two windows lie at opposite ends of the card and share no pixel: two
+    such leanings are evidence a lone window's confidence does not carry. Chosen on the tuning
+    designs (`bench/unsure_reads.py --envelope studio --designs 4 --frames 120 --seed 20261211`,
+    the same with `--frames 200 --seed 20261205`, and `--envelope harsh --designs 2 --frames 60`):
+    23 outlines leaned so, from 0.5 to 0.95, every one to the card drawn there (8 of them from
+    0.8 up, 3 of those cards otherwise missed); one guessed corner leaning alone was right only
+    95-98% of the time from 0.9 to its bar (367 of 382), so a lower `abstain_guessed` is no
+    answer. 0.8 keeps a margin under the lone firm corner's 0.9: the 15 leaning under it are
+    too few to vouch for that range."""
     hint: float = 0.5
     """A corner under the abstain bar whose best code is this sure still contradicts another
     corner of the card naming another code: the card is then unknown."""
@@ -128,6 +140,21 @@ more. Chosen on the tuning split (`bench/camera.py --split tuning --envelope har
 --frames 240 --seed 20261211`, and studio with 880 frames): harsh recall 88.22% with a copy of
 every guess, 88.12% with this bar (one card), for a fifth less of the copies' added time
 (gen-1001 harsh: 87 -> 80 corners read a frame, against 60 without copies)."""
+CONFIRMED_CORNER = 0.9
+"""A guessed outline's corner with too little edge support (`finder.MIN_CORNER_SUPPORT`) is
+read all the same when the learned index-corner detector scores it an index corner in place at
+least this sure (`finder.confirmed_corners`). Chosen on the tuning split
+(`bench/camera.py --split tuning --envelope studio --designs 4 --frames 120 --seed 20261211`,
+and `--envelope harsh --designs 2 --frames 60`): at the detector's own bar
+(`index_corners.THRESHOLD`, 0.44) studio recall gained the same six cards and harsh lost one
+card more to a contested claim (a copy read a neighbour's index, its outline reaching over the
+card's read index), for about a third more copies read; no wrong read at either bar."""
+PERSPECTIVE_OUTLINES = 3
+"""Whole firm outlines from which a frame's card height is a plane over the frame, not their
+median (`finder.region_heights`). On the tuning runs (studio `--designs 4 --frames 120 --seed
+20261211`, 456 readable cards; harsh `--designs 2 --frames 60`, 265), the height the
+frame's outlines give a readable card was more than 8% off for 23 and 58 cards as their
+median, 7 and 20 as a plane from three outlines, 12 and 25 from four."""
 WINDOW_IN_VIEW_PX = 3.0
 """A partly covered card's index window is in view when its inner 70% lies inside the hull of
 the card's visible region, or within this many pixels of it (the region's edge is found to a
