@@ -1,5 +1,5 @@
 """Contradicting claims are found the same way whether every pair is measured or only near ones;
-guessed corners at an index a firm outline read are left unread, and only those."""
+guessed corners at an index a firm outline read at both ends are left unread, and only those."""
 
 from __future__ import annotations
 
@@ -86,24 +86,27 @@ def test_guessed_corners_left_unread_are_at_read_indices(
                 assert any(same_index(claim, r) for r in firm)
 
 
-def test_a_guess_is_read_only_at_its_corner_off_a_read_index() -> None:
+def test_a_guess_is_left_unread_only_at_indices_a_firm_card_read_at_both_ends() -> None:
     firm = CardReading(
         code="AS", face_down=False, corners=((100.0, 100.0), (163.0, 100.0), (163.0, 188.0),
-        (100.0, 188.0)), confidence=0.99, zone=None, source=ReadingSource.FIRM, index_reads=1,
+        (100.0, 188.0)), confidence=0.99, zone=None, source=ReadingSource.FIRM, index_reads=2,
     )  # fmt: skip
     # The same card guessed 3 px off, and a card beside it.
     on = _outline(firm.model_copy(update={"corners": tuple(
         (x + 3.0, y - 2.0) for x, y in firm.corners)}), (1.0, 0.0, 1.0, 0.0))  # fmt: skip
     beside = _outline(firm.model_copy(update={"corners": tuple(
         (x + 300.0, y) for x, y in firm.corners)}), (1.0, 0.0, 1.0, 0.0))  # fmt: skip
-    kept = off_read_indices([on, beside], [firm])
-    assert [o.support for o in kept] == [(0.0, 0.0, 1.0, 0.0), (1.0, 0.0, 1.0, 0.0)]
-    # An unknown firm reading claims no index: nothing is left unread.
-    unknown = firm.model_copy(update={"code": None})
-    assert [o.support for o in off_read_indices([on, beside], [unknown])] == [
-        (1.0, 0.0, 1.0, 0.0),
-        (1.0, 0.0, 1.0, 0.0),
-    ]
+    assert [o.support for o in off_read_indices([on, beside], [firm])] == [(1.0, 0.0, 1.0, 0.0)]
+    # Read at one end, or not read, a firm card is doubted by a guess naming another code at
+    # its index: every guess is read.
+    for other in (
+        firm.model_copy(update={"index_reads": 1}),
+        firm.model_copy(update={"code": None}),
+    ):
+        assert [o.support for o in off_read_indices([on, beside], [other])] == [
+            (1.0, 0.0, 1.0, 0.0),
+            (1.0, 0.0, 1.0, 0.0),
+        ]
 
 
 @given(_claims(), st.integers(0, 14))

@@ -196,18 +196,23 @@ def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> li
 
 
 def off_read_indices(outlines: list[CardOutline], readings: list[CardReading]) -> list[CardOutline]:
-    """`outlines` (guesses) without their index corners lying on an index `readings` read.
+    """`outlines` (guesses) without their index corners on an index a reading read at both ends.
 
     A guessed corner whose index window's centre lies within `SAME_INDEX` of the card's height
-    of one a coded reading was read at claims that printed index (`same_index`): read, it can
-    only repeat that code, which `merge_guesses` drops, or contradict it. Such a corner's
-    support is set to 0 (it is neither read nor anchored, `finder.readable_turns`); an outline
-    with no corner left is dropped. On the tuning designs most reads of guesses were such
-    repeats (a region that holds an unread card is proposed over whole, the cards it read
-    included): ~9 coded proposal reads a frame for ~0.7 cards they added, and reading and
-    anchoring the proposals was half a frame's time.
+    of one a coded reading read at both its indices was read at claims that printed index
+    (`same_index`): read, it can only repeat that code, which `merge_guesses` drops, or name
+    another, which that reading outranks (`outranks`): either way the merge drops it. Such a
+    corner's support is set to 0 (it is neither read nor anchored, `finder.readable_turns`);
+    an outline with no corner left is dropped. On the tuning designs most reads of guesses
+    were such repeats (a region that holds an unread card is proposed over whole, the cards
+    it read included): ~9 coded proposal reads a frame for ~0.7 cards they added, and reading
+    and anchoring the proposals was half a frame's time.
     """
-    coded = [r for r in readings if r.code is not None]
+    # Only readings read at both ends: a guess read at one index cannot stand against them
+    # (`outranks`). A firm reading read at one end (a strip extended to a card especially)
+    # is doubted by a guess naming another code there, and that doubt is kept: on the harsh
+    # tuning frames it alone kept a 6H read as 9H at 0.98 on an extended strip unknown.
+    coded = [r for r in readings if r.code is not None and r.index_reads >= 2]
     if not coded or not outlines:
         return list(outlines)
     read = [(p, h) for r in coded for ps, _, h in [_indices(r)] for p in ps]
