@@ -34,6 +34,7 @@ from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
     MIN_CORNER_SUPPORT,
+    TURNED,
     anchored,
     confirmed_corners,
     detected_corners,
@@ -242,7 +243,7 @@ class CardRecognizer:
                     continue
                 # The quad rolled to start at this corner (np.roll's numpy overhead, ~50 proposal
                 # outlines a frame, cost ~2 ms).
-                quad = outline.corners[_TURNED[turn]]
+                quad = outline.corners[TURNED[turn]]
                 if outline.partial and not self._window_visible(quad, outline):
                     continue
                 corners.append((n, quad))
@@ -422,10 +423,6 @@ def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:
     # A read with no probability of "none" cannot show a back: keeping the card face up
     # (unknown) is the side that cannot hide a face.
     return read.not_index is None or read.not_index < tuning.index_like
-
-
-_TURNED = {0: [0, 1, 2, 3], 2: [2, 3, 0, 1]}
-"""The corners' order with the first corner at each readable turn."""
 
 
 def _index_groups(
