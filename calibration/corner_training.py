@@ -1,6 +1,6 @@
 """Train the learned index reader from a deck's 52 flat reference cards, in under two minutes.
 
-Each card's index window is rendered many times through a random camera
+Each card's index window, at both its index corners, is rendered many times through a random camera
 (`calibration.corner_render.camera_corner`); windows that hold no index of this deck (other parts
 of a face, an index upside down, patterned backs, chip-like discs) teach the "none" class. A
 small convolutional network with a rank head and a suit head (`calibration.corner_net`) is
@@ -59,7 +59,7 @@ SHIPPED_DIR = Path(__file__).parent / "models"
 """Models of the built-in synthetic designs, shipped in the package (made by
 `python -m drivers.camera.synthetic.shipped_models`): the embedded table starts without
 training. Looked up by the same key as the cache, so a stale one is never used."""
-TRAINING_VERSION = 3
+TRAINING_VERSION = 4
 """Bumped whenever rendering or training changes, so a cached model is never stale."""
 
 DEFAULT_LOOK = CameraLook()
@@ -254,7 +254,8 @@ def training_windows(
     """Index windows of the deck `flats` through random cameras, and their class indices.
 
     `size.positives_per_card` renders of each card (each cut `size.cuts` times through its own
-    slightly wrong outline) are labelled with the card's rank and suit; `size.negatives`
+    slightly wrong outline), half of them at its far index corner (the card turned half
+    round), are labelled with the card's rank and suit; `size.negatives`
     windows holding no index of this deck (other parts of a face, backs, chips) are labelled
     `NONE` for both heads. Windows with no print at all (`window_tensor` None) are left out.
     `report(stage, done, total)` is told of the renders ("render") as they progress.
@@ -276,8 +277,15 @@ def training_windows(
                 suit_y.append(suit_names.index(suit))
 
     for n, code in enumerate(sorted(flats)):
-        for _ in range(size.positives_per_card):
-            add(camera_corners(flats[code], window, rng, look, cuts=size.cuts), code[0], code[1])
+        near = flats[code]
+        far = cv2.rotate(near, cv2.ROTATE_180)
+        for k in range(size.positives_per_card):
+            # The recognizer reads a card at both index corners (the far one turned upright),
+            # and a face need not look the same turned: pips printed upright all over it stand
+            # on their heads beside the far index. Taught the near corner only, the reader read
+            # an upturned heart pip there as a diamond, sure (docs/camera.md, "Wrong reads").
+            flat = near if k % 2 == 0 else far
+            add(camera_corners(flat, window, rng, look, cuts=size.cuts), code[0], code[1])
         report("render", (n + 1) * size.positives_per_card, renders)
     codes = sorted(flats)
     some = flats[codes[0]]

@@ -1,0 +1,94 @@
+"""A card is read at either index corner, and the far one need not look like the near one turned.
+
+The generated designs print their pips upright all over the face: beside the far index (the
+card seen the other way up) the nearest pip stands on its head. The learned reader, taught the
+near corner only, read an upturned heart pip there as a diamond, sure of it (7D on a 7H, TD on
+a TH on the tuning designs). It now learns both corners at calibration.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.deck import CANON_SIZE, learn_deck
+from calibration.profile import CalibrationProfile, DeckTemplates
+from drivers.camera.classify import IndexClassifier
+from drivers.camera.synthetic import deckgen
+from drivers.camera.synthetic.reference import render_reference
+from drivers.camera.synthetic.scene import PlacedCard, Scene, render_scene
+from studio.cards import DECK, Card
+
+UPRIGHT_PIPS = 1003
+"""A tuning design (four indices, a large index inset far enough for a pip to reach its
+window) on which the far corner's upturned pip was read as another suit."""
+PIP_CARDS = [f"{r}{s}" for s in "HDSC" for r in "3456789T"]
+
+
+@lru_cache(maxsize=1)
+def _deck() -> tuple[CalibrationProfile, DeckTemplates]:
+    design = deckgen.design(UPRIGHT_PIPS)
+    refs = {c.code: render_reference(c, design, "scan", i) for i, c in enumerate(DECK)}
+    deck, templates = learn_deck(refs)
+    return CalibrationProfile(deck=deck), templates
+
+
+def _frame(codes: list[str], turn: float) -> tuple[Any, list[tuple[str, Any]]]:
+    """A sharp 1080p frame of `codes` in two rows, turned about `turn` degrees, and each card's
+    true outline (its first corner the card's own top left)."""
+    view = np.array([[2.4, 0, 960], [0, 2.4, 540], [0, 0, 1.0]])
+    cards = [
+        PlacedCard(
+            Card.parse(code), -330 + 82 * (k % 8), -60 + 120 * (k // 8), turn + 5 * (k % 5) - 10
+        )
+        for k, code in enumerate(codes)
+    ]
+    scene = Scene(
+        width=1920, height=1080, table_to_image=view, design=deckgen.design(UPRIGHT_PIPS),
+        cards=cards,
+    )  # fmt: skip
+    frame = render_scene(scene)
+    return frame.image, [(t.code, t.corners) for t in frame.cards]
+
+
+def _window(profile: CalibrationProfile, image: Any, quad: Any) -> Any:
+    """The deck's index window at `quad`'s first corner, cut as the recognizer cuts it."""
+    assert profile.deck is not None
+    cw, ch = CANON_SIZE
+    x0, y0, x1, y1 = profile.deck.index_window
+    box = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
+    canon = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
+    shift = np.array([[1, 0, box[0]], [0, 1, box[1]], [0, 0, 1]], np.float64)
+    h = cv2.getPerspectiveTransform(canon, np.asarray(quad, np.float32))
+    out = cv2.warpPerspective(
+        image, h @ shift, (box[2] - box[0], box[3] - box[1]),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+    )  # fmt: skip
+    return out
+
+
+def test_pip_cards_read_right_at_their_far_index_with_pips_upturned_beside_it() -> None:
+    # Read at the corner where its pips stand on their heads (the far index, turned upright),
+    # each pip card names its own code or nothing, and leans to no other card.
+    profile, templates = _deck()
+    assert profile.deck is not None
+    reader = IndexClassifier(profile.deck, templates)
+    wrong, right, reads = [], 0, 0
+    for codes, turn in ((PIP_CARDS[:16], 180.0), (PIP_CARDS[16:], 0.0)):
+        image, truths = _frame(codes, turn)
+        for code, corners in truths:
+            # The far corner: the card's own bottom right, whichever way up it lies.
+            read = reader.read(_window(profile, image, np.roll(corners, -2, axis=0)))
+            reads += 1
+            if read is None:
+                continue
+            right += read.code == code
+            # Too unsure to read, the reader still must not lean to another card.
+            named = read.code or read.hint
+            if named is not None and named != code:
+                wrong.append((code, named, read.confidence))
+    assert wrong == []
+    assert right >= 0.8 * reads
