@@ -3,13 +3,18 @@ guessed corners at an index a firm outline read at both ends are left unread, an
 
 from __future__ import annotations
 
+from typing import Any
+
+import cv2
 import numpy as np
+import numpy.typing as npt
 from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.camera.detect import CardOutline
 from drivers.camera.guesses import contested, merge_guesses, off_read_indices, same_index
 from drivers.camera.reading import CardReading, ReadingSource
+from drivers.camera.tuning import INDEX_CENTRE, SAME_INDEX
 
 _CODES = ("AS", "AH", "7C", "QD")
 
@@ -42,6 +47,30 @@ def _claims(draw: st.DrawFn) -> list[CardReading]:
             )
         )
     return out
+
+
+def _read_at(reading: CardReading) -> list[npt.NDArray[Any]]:
+    """The centres of the index windows `reading`'s code was read at (both when read at two)."""
+    q = np.array(reading.corners, np.float64)
+    u, v = INDEX_CENTRE
+    first = q[0] + u * (q[1] - q[0]) + v * (q[3] - q[0])
+    third = q[2] + u * (q[3] - q[2]) + v * (q[1] - q[2])
+    return [first, third] if reading.index_reads >= 2 else [first]
+
+
+def _height(reading: CardReading) -> float:
+    q = np.array(reading.corners, np.float64)
+    return float(np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+
+
+def _on_firm_card(claims: list[CardReading], firm: int, n: int) -> bool:
+    """Whether guess `n`'s read index lies inside a firm claim's outline of the same code."""
+    x, y = _read_at(claims[n])[0]
+    return any(
+        claims[k].code == claims[n].code
+        and cv2.pointPolygonTest(np.array(claims[k].corners, np.float32), (x, y), False) >= 0
+        for k in range(firm)
+    )
 
 
 @given(_claims())
@@ -115,12 +144,22 @@ def test_a_firm_two_corner_claim_is_contradicted_only_by_claims_that_outrank_gue
 ) -> None:
     # The first `firm` claims are firm readings: one read at both of its indices stands against
     # guesses read at one, which alone are contradicted; every other clash doubts both sides.
+    # A guess read inside a firm outline of its own code is judged by its read index alone.
     firm = min(firm, len(claims))
+    explained = {n for n in range(firm, len(claims)) if _on_firm_card(claims, firm, n)}
     every = set()
     for i, a in enumerate(claims):
         for j in range(i + 1, len(claims)):
             b = claims[j]
-            if a.code == b.code or not same_index(a, b):
+            if a.code == b.code:
+                continue
+            if {i, j} & explained:
+                tol = SAME_INDEX * min(_height(a), _height(b))
+                if all(
+                    float(np.linalg.norm(p - q)) > tol for p in _read_at(a) for q in _read_at(b)
+                ):
+                    continue
+            elif not same_index(a, b):
                 continue
             if i < firm <= j and a.index_reads == 2 and b.index_reads == 1:
                 every.add(j)
@@ -150,3 +189,54 @@ def test_guesses_misreading_a_firm_cards_index_do_not_take_the_card_away() -> No
     once = firm.model_copy(update={"index_reads": 1})
     assert "QH" not in {r.code for r in merge_guesses([once], guesses)}
     assert [r.code for r in merge_guesses([once], guesses[:1])] == [None]
+
+
+def _reading(
+    code: str, quad: list[tuple[float, float]], reads: int, source: ReadingSource
+) -> CardReading:
+    return CardReading(
+        code=code, face_down=False, corners=(quad[0], quad[1], quad[2], quad[3]),
+        confidence=0.99, zone=None, source=source, index_reads=reads,
+    )  # fmt: skip
+
+
+def test_a_guess_reading_a_cards_other_corner_index_does_not_take_the_card_beneath_away() -> None:
+    # Seen on the tuning designs (studio, gen-1003, a four-index deck): a QS lying over a QH's
+    # upper end. A proposal fitted to the QH's outline read the QS's upper-right index where the
+    # QH's hidden index lies, and its outline, the QH's, covers the QH's read index: it was
+    # taken for the QH read at its other end as QS, and the QH was lost.
+    qs = _reading("QS", [(1055, 574), (944, 576), (942, 422), (1053, 419)], 1, ReadingSource.FIRM)
+    qh = [(1102, 573), (1000, 567), (1008, 425), (1110, 431)]
+    qh_firm = _reading("QH", qh, 1, ReadingSource.EXTENDED)
+    over = [(1021, 420), (1116, 426), (1116, 580), (1022, 573)]
+    guess = _reading("QS", over, 1, ReadingSource.PROPOSAL)
+    assert [r.code for r in merge_guesses([qs, qh_firm], [guess])] == ["QS", "QH"]
+    # Read as a guess too, the QH stands beside the firm QS.
+    qh_guess = _reading("QH", qh, 1, ReadingSource.PROPOSAL)
+    assert {r.code for r in merge_guesses([qs], [guess, qh_guess])} == {"QS", "QH"}
+
+
+def test_a_guess_repeating_a_firm_card_does_not_doubt_the_card_beneath() -> None:
+    # Seen on the tuning designs (studio, gen-1003): a firm 7S over a 6D showing a quarter,
+    # its index in view. A proposal repeating the 7S at its index had an outline turned
+    # against the card's, whose other end lay on the 6D's index: the 6D was lost.
+    s7 = [(1746, 544), (1700, 775), (1384, 706), (1430, 476)]
+    firm = _reading("7S", s7, 2, ReadingSource.FIRM)
+    repeat = _reading(
+        "7S", [(1736, 532), (1712, 789), (1417, 792), (1392, 532)], 1, ReadingSource.PROPOSAL
+    )
+    d6 = _reading(
+        "6D", [(1402, 804), (1397, 576), (1716, 566), (1722, 794)], 1, ReadingSource.CORNER
+    )
+    assert [r.code for r in merge_guesses([firm], [repeat, d6])] == ["7S", "6D"]
+
+
+def test_a_guess_on_a_firm_card_of_its_code_still_contests_an_index_read_as_another_code() -> None:
+    # One printed index read twice as two codes is a contest wherever the guess lies: a QS
+    # guess inside a firm QS outline, read at the firm QH's read index, doubts the QH.
+    qs = _reading("QS", [(0, 0), (300, 0), (300, 400), (0, 400)], 2, ReadingSource.FIRM)
+    qh = _reading("QH", [(100, 100), (190, 100), (190, 230), (100, 230)], 1, ReadingSource.FIRM)
+    guess = _reading(
+        "QS", [(104, 102), (194, 102), (194, 232), (104, 232)], 1, ReadingSource.PROPOSAL
+    )
+    assert [r.code for r in merge_guesses([qs, qh], [guess])] == ["QS", None]

@@ -263,7 +263,7 @@ def confirmed_corners(
     the shipped one.
     """
     todo = [
-        (o, o.corners[_TURNED[turn]])
+        (o, o.corners[TURNED[turn]])
         for o in outlines
         for turn in (0, 2)
         if o.support[turn] < MIN_CORNER_SUPPORT
@@ -283,8 +283,9 @@ def confirmed_corners(
     return out
 
 
-_TURNED = {0: [0, 1, 2, 3], 2: [2, 3, 0, 1]}
-"""The corners' order with the first corner at each index corner's turn."""
+TURNED = {0: [0, 1, 2, 3], 2: [2, 3, 0, 1]}
+"""The corners' order with the first corner at each index corner's turn (0 and 2: a card's
+index corners), for the finder and the recognizer alike."""
 
 
 def _centre(contour: npt.NDArray[Any]) -> tuple[float, float]:

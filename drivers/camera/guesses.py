@@ -72,12 +72,37 @@ def same_index(a: CardReading, b: CardReading) -> bool:
     (`_turned`). An index a reading left unread is no claim by itself: on a row or a fan the
     card lying over it hides it, and what shows there is that card's own index.
     """
+    return _read_together(a, b) or _turned(a, b) or _turned(b, a)
+
+
+def _read_together(a: CardReading, b: CardReading) -> bool:
+    """Whether an index `a`'s code was read at lies within `SAME_INDEX` of one `b`'s was."""
     a_read, _, ha = _indices(a)
     b_read, _, hb = _indices(b)
     tol = SAME_INDEX * min(ha, hb)
-    if any(float(np.linalg.norm(p - q)) <= tol for p in a_read for q in b_read):
-        return True
-    return _turned(a, b) or _turned(b, a)
+    return any(float(np.linalg.norm(p - q)) <= tol for p in a_read for q in b_read)
+
+
+def _explained(claims: list[CardReading], firm: int) -> set[int]:
+    """The guesses in `claims` (positions from `firm` on) read on a firm card of their own code.
+
+    A guess whose read index lies inside the outline of a firm reading (one of the first `firm`
+    claims) naming the same code read that card's print: its claim is that card's, and its
+    guessed outline beyond the index says nothing of where its card lies. On the tuning
+    designs (studio) such outlines, a proposal fitted to the card beneath, reached over that
+    card's own read index, so `_turned` took the two for one card read two ways: a QS guess read
+    at the upper-right index of a four-index deck over a QH's hidden end, and a 7S guess
+    repeating a firm 7S over a 6D lying beneath it; each lost the card beneath.
+    """
+    quads = [(c.code, np.array(c.corners, np.float32)) for c in claims[:firm]]
+    out: set[int] = set()
+    for n in range(firm, len(claims)):
+        g = claims[n]
+        read = _indices(g)[0][0]
+        point = (float(read[0]), float(read[1]))
+        if any(code == g.code and cv2.pointPolygonTest(q, point, False) >= 0 for code, q in quads):
+            out.add(n)
+    return out
 
 
 def contested(claims: list[CardReading], firm: int = 0) -> set[int]:
@@ -96,9 +121,16 @@ def _disputes(claims: list[CardReading], firm: int) -> tuple[set[int], set[int]]
     """`contested`'s positions, split: those in a clash of equals, and those only outranked."""
     mutual: set[int] = set()
     outranked: set[int] = set()
+    explained = _explained(claims, firm)
     for i, j in _near_pairs(claims):
         a, b = claims[i], claims[j]
-        if a.code == b.code or not same_index(a, b):
+        if a.code == b.code:
+            continue
+        # A guess read on a firm card of its own code is judged by its read index alone.
+        if i in explained or j in explained:
+            if not _read_together(a, b):
+                continue
+        elif not same_index(a, b):
             continue
         if i < firm <= j and outranks(a, b):
             outranked.add(j)

@@ -34,6 +34,7 @@ from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
     MIN_CORNER_SUPPORT,
+    TURNED,
     anchored,
     confirmed_corners,
     detected_corners,
@@ -163,8 +164,8 @@ class CardRecognizer:
         # A proposal's corner over another card has weak edges: the detector may vouch for it.
         if self._corners is not None:
             proposals += confirmed_corners(gray, proposals, self._corners)
-        # A guess at an index a firm outline read adds nothing but a doubt (`off_read_indices`);
-        # after the vouching, which takes a corner left unread there for a weak one.
+        # A guess at an index a firm card read at both ends changes nothing (`off_read_indices`);
+        # left unread after the vouching, which would take a corner set to 0 for a weak one.
         proposals = off_read_indices(proposals, readings)
         proposals += anchored(gray, proposals, thr)
         guesses += _coded(self._read_many(frame, gray, thr, proposals, ReadingSource.PROPOSAL))
@@ -246,7 +247,7 @@ class CardRecognizer:
                     continue
                 # The quad rolled to start at this corner (np.roll's numpy overhead, ~50 proposal
                 # outlines a frame, cost ~2 ms).
-                quad = outline.corners[_TURNED[turn]]
+                quad = outline.corners[TURNED[turn]]
                 if outline.partial and not self._window_visible(quad, outline):
                     continue
                 corners.append((n, quad))
@@ -426,10 +427,6 @@ def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:
     # A read with no probability of "none" cannot show a back: keeping the card face up
     # (unknown) is the side that cannot hide a face.
     return read.not_index is None or read.not_index < tuning.index_like
-
-
-_TURNED = {0: [0, 1, 2, 3], 2: [2, 3, 0, 1]}
-"""The corners' order with the first corner at each readable turn."""
 
 
 def _index_groups(
