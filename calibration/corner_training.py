@@ -47,7 +47,7 @@ class TrainingSize:
 
 
 FULL = TrainingSize()
-QUICK = TrainingSize(positives_per_card=8, cuts=2, negatives=200, epochs=20, fine_epochs=8)
+QUICK = TrainingSize(positives_per_card=12, cuts=2, negatives=200, epochs=20, fine_epochs=8)
 """The quick setting tests train with (`STUDIO_QUICK_TRAINING=1`): the same recipe on fewer
 windows, enough to read crisp corners of a test's own deck; the bench uses `FULL`."""
 BATCH = 128
