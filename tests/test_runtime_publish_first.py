@@ -11,8 +11,10 @@ replay service answers from the journal at once: every event a subscriber sees i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,8 @@ from studio.runtime.source import JournalSource
 from studio.simulation import FaultRates, SimulatedClock, SimulatedTable
 from studio.simulation.table import card_faces
 
+Sub = zmq.Socket[bytes]
+
 
 async def _frames(sock: zmq.Socket[bytes], count: int, timeout: float = 5.0) -> list[list[bytes]]:
     # The loop keeps running while the test waits: it serves the publisher's sockets.
@@ -49,39 +53,51 @@ async def _frames(sock: zmq.Socket[bytes], count: int, timeout: float = 5.0) -> 
     return got
 
 
+@contextlib.asynccontextmanager
+async def _streams(keys: Keys) -> AsyncIterator[tuple[EventPublisher, Sub, Sub]]:
+    """A publisher of table T1 on this loop, and a subscriber to each of its streams."""
+    ctx: zmq.Context[Sub] = zmq.Context()
+    pub = EventPublisher(
+        "T1",
+        public_endpoint="tcp://127.0.0.1:0",
+        restricted_endpoint="tcp://127.0.0.1:0",
+        security=keys.security,
+        loop=asyncio.get_running_loop(),
+    )
+    public = ctx.socket(zmq.SUB)
+    restricted = ctx.socket(zmq.SUB)
+    try:
+        secure_client(restricted, keys.clients["settlement"], keys.server.public)
+        for sock, name in ((public, "public"), (restricted, "restricted")):
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.setsockopt(zmq.SUBSCRIBE, b"T1.")
+            sock.connect(pub.endpoints[name])  # type: ignore[index]
+        await asyncio.sleep(0.3)  # the subscriptions reach the publisher
+        yield pub, public, restricted
+    finally:
+        public.close()
+        restricted.close()
+        pub.close()
+        ctx.term()
+
+
+async def _told_in_order(public: Sub, restricted: Sub) -> list[bytes]:
+    """Assert `mixed_events`' six events arrived on each stream in order after its previous
+    event (seq 3 and 6 are restricted); return the restricted stream's payloads."""
+    seen = [parse_frames(f) for f in await _frames(public, 4)]
+    assert [(m.event.seq, m.position) for m in seen if m.event] == [(1, 0), (2, 1), (4, 2), (5, 4)]
+    told = [parse_frames(f) for f in await _frames(restricted, 6)]
+    assert [(m.event.seq, m.position) for m in told if m.event] == [(s, s - 1) for s in range(1, 7)]
+    return [m.event.payload for m in told if m.event]
+
+
 def test_publish_all_keeps_each_streams_order_and_positions(keys: Keys) -> None:
     async def main() -> None:
-        ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-        pub = EventPublisher(
-            "T1",
-            public_endpoint="tcp://127.0.0.1:0",
-            restricted_endpoint="tcp://127.0.0.1:0",
-            security=keys.security,
-            loop=asyncio.get_running_loop(),
-        )
-        public = ctx.socket(zmq.SUB)
-        restricted = ctx.socket(zmq.SUB)
-        try:
-            secure_client(restricted, keys.clients["settlement"], keys.server.public)
-            for sock, name in ((public, "public"), (restricted, "restricted")):
-                sock.setsockopt(zmq.LINGER, 0)
-                sock.setsockopt(zmq.SUBSCRIBE, b"T1.")
-                sock.connect(pub.endpoints[name])  # type: ignore[index]
-            await asyncio.sleep(0.3)  # the subscriptions reach the publisher
+        async with _streams(keys) as (pub, public, restricted):
             batch = [Envelope.model_validate(e) for e in mixed_events("T1", 6)]
             pub.publish_all([encode_event(e, event_json(e)) for e in batch])
             assert pub.last_seq == 6
-            seen = [parse_frames(f) for f in await _frames(public, 4)]
-            assert [(m.event.seq, m.position) for m in seen if m.event] == [
-                (1, 0),
-                (2, 1),
-                (4, 2),
-                (5, 4),
-            ]
-            told = [parse_frames(f) for f in await _frames(restricted, 6)]
-            assert [(m.event.seq, m.position) for m in told if m.event] == [
-                (s, s - 1) for s in range(1, 7)
-            ]
+            await _told_in_order(public, restricted)
             # One bad event refuses the whole batch before anything is sent.
             good = Envelope.model_validate(mixed_events("T1", 7)[-1])
             stranger = Envelope.model_validate(mixed_events("T2", 8)[-1])
@@ -90,11 +106,6 @@ def test_publish_all_keeps_each_streams_order_and_positions(keys: Keys) -> None:
             assert pub.last_seq == 6
             with pytest.raises(InputError, match="published already"):
                 pub.publish_all([encode_event(batch[0], event_json(batch[0]))])
-        finally:
-            public.close()
-            restricted.close()
-            pub.close()
-            ctx.term()
 
     asyncio.run(main())
 
@@ -104,23 +115,7 @@ def test_events_framed_before_their_commit_go_only_when_sent_in_order(keys: Keys
     # returns: nothing reaches a subscriber before the send, and a publish in between (which
     # moves the streams' positions) has the framed events made again after it.
     async def main() -> None:
-        ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-        pub = EventPublisher(
-            "T1",
-            public_endpoint="tcp://127.0.0.1:0",
-            restricted_endpoint="tcp://127.0.0.1:0",
-            security=keys.security,
-            loop=asyncio.get_running_loop(),
-        )
-        public = ctx.socket(zmq.SUB)
-        restricted = ctx.socket(zmq.SUB)
-        try:
-            secure_client(restricted, keys.clients["settlement"], keys.server.public)
-            for sock, name in ((public, "public"), (restricted, "restricted")):
-                sock.setsockopt(zmq.LINGER, 0)
-                sock.setsockopt(zmq.SUBSCRIBE, b"T1.")
-                sock.connect(pub.endpoints[name])  # type: ignore[index]
-            await asyncio.sleep(0.3)  # the subscriptions reach the publisher
+        async with _streams(keys) as (pub, public, restricted):
             events = [Envelope.model_validate(e) for e in mixed_events("T1", 6)]
             wires = [encode_event(e, event_json(e)) for e in events]
             framed = pub.frame(wires[:3])
@@ -132,19 +127,8 @@ def test_events_framed_before_their_commit_go_only_when_sent_in_order(keys: Keys
             later = pub.frame(wires[4:])
             pub.publish_all(wires[3:4])
             pub.send_framed(later)
-            seen = [parse_frames(f) for f in await _frames(public, 4)]
-            assert [(m.event.seq, m.position) for m in seen if m.event] == [
-                (1, 0),
-                (2, 1),
-                (4, 2),
-                (5, 4),
-            ]
-            told = [parse_frames(f) for f in await _frames(restricted, 6)]
-            assert [(m.event.seq, m.position) for m in told if m.event] == [
-                (s, s - 1) for s in range(1, 7)
-            ]
             # The bytes are the journal's text, as `publish_all` sends them.
-            assert [m.event.payload for m in told if m.event] == [w.payload for w in wires]
+            assert await _told_in_order(public, restricted) == [w.payload for w in wires]
             # Framing refuses what publishing refuses, before anything is sent; and events
             # framed twice go once.
             with pytest.raises(InputError, match="published already"):
@@ -152,11 +136,6 @@ def test_events_framed_before_their_commit_go_only_when_sent_in_order(keys: Keys
             with pytest.raises(InputError, match="published already"):
                 pub.send_framed(later)
             assert pub.last_seq == 6
-        finally:
-            public.close()
-            restricted.close()
-            pub.close()
-            ctx.term()
 
     asyncio.run(main())
 
