@@ -44,6 +44,22 @@ def scored(
     return score
 
 
+def cut_window(profile: CalibrationProfile, image: Any, quad: Any) -> npt.NDArray[Any]:
+    """The deck's learned index window at `quad`'s first corner, cut as the recognizer cuts it."""
+    assert profile.deck is not None
+    cw, ch = CANON_SIZE
+    x0, y0, x1, y1 = profile.deck.index_window
+    box = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
+    canon = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
+    shift = np.array([[1, 0, box[0]], [0, 1, box[1]], [0, 0, 1]], np.float64)
+    h = cv2.getPerspectiveTransform(canon, np.asarray(quad, np.float32))
+    window: npt.NDArray[Any] = cv2.warpPerspective(
+        image, h @ shift, (box[2] - box[0], box[3] - box[1]),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+    )  # fmt: skip
+    return window
+
+
 def index_windows(
     design: str, style: SceneStyle, frames: int, seed: int
 ) -> list[tuple[str, npt.NDArray[Any]]]:
@@ -53,12 +69,6 @@ def index_windows(
     about a pixel (a found outline's error), at the deck's learned index window.
     """
     profile, _ = deck_profile(design)
-    assert profile.deck is not None
-    cw, ch = CANON_SIZE
-    x0, y0, x1, y1 = profile.deck.index_window
-    box = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
-    canon = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
-    shift = np.array([[1, 0, box[0]], [0, 1, box[1]], [0, 0, 1]], np.float64)
     rng, jitter = np.random.default_rng(seed), np.random.default_rng(seed + 1)
     out = []
     for _ in range(frames):
@@ -66,10 +76,5 @@ def index_windows(
         for truth in (t for t in frame.cards if t.face_up):
             for turn in (0, 2):
                 quad = np.roll(truth.corners, -turn, axis=0) + jitter.normal(0, 1.0, (4, 2))
-                h = cv2.getPerspectiveTransform(canon, quad.astype(np.float32))
-                window = cv2.warpPerspective(
-                    frame.image, h @ shift, (box[2] - box[0], box[3] - box[1]),
-                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
-                )  # fmt: skip
-                out.append((truth.code, window))
+                out.append((truth.code, cut_window(profile, frame.image, quad)))
     return out

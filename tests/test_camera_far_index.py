@@ -11,10 +11,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-import cv2
 import numpy as np
+from camera_support import cut_window
 
-from calibration.deck import CANON_SIZE, learn_deck
+from calibration.deck import learn_deck
 from calibration.profile import CalibrationProfile, DeckTemplates
 from drivers.camera.classify import IndexClassifier
 from drivers.camera.synthetic import deckgen
@@ -54,22 +54,6 @@ def _frame(codes: list[str], turn: float) -> tuple[Any, list[tuple[str, Any]]]:
     return frame.image, [(t.code, t.corners) for t in frame.cards]
 
 
-def _window(profile: CalibrationProfile, image: Any, quad: Any) -> Any:
-    """The deck's index window at `quad`'s first corner, cut as the recognizer cuts it."""
-    assert profile.deck is not None
-    cw, ch = CANON_SIZE
-    x0, y0, x1, y1 = profile.deck.index_window
-    box = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
-    canon = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
-    shift = np.array([[1, 0, box[0]], [0, 1, box[1]], [0, 0, 1]], np.float64)
-    h = cv2.getPerspectiveTransform(canon, np.asarray(quad, np.float32))
-    out = cv2.warpPerspective(
-        image, h @ shift, (box[2] - box[0], box[3] - box[1]),
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
-    )  # fmt: skip
-    return out
-
-
 def test_pip_cards_read_right_at_their_far_index_with_pips_upturned_beside_it() -> None:
     # Read at the corner where its pips stand on their heads (the far index, turned upright),
     # each pip card names its own code or nothing, and leans to no other card.
@@ -81,7 +65,7 @@ def test_pip_cards_read_right_at_their_far_index_with_pips_upturned_beside_it() 
         image, truths = _frame(codes, turn)
         for code, corners in truths:
             # The far corner: the card's own bottom right, whichever way up it lies.
-            read = reader.read(_window(profile, image, np.roll(corners, -2, axis=0)))
+            read = reader.read(cut_window(profile, image, np.roll(corners, -2, axis=0)))
             reads += 1
             if read is None:
                 continue
