@@ -5,8 +5,9 @@
 
 `bench/miss_causes.py` calls a missed card `read_dropped` when an outline puts an index window in
 place and the deck's reader reads the right code there, yet the frame's readings lack the card.
-This bench reads each frame with a recognizer that keeps every card-level decision it makes
-(`CardRecognizer._decide` per outline, `_confirm_scaled` per guessed corner) and puts each such
+This bench reads each frame with a recognizer that tells it every card-level decision it makes
+(a `DecisionListener`: each outline's corner reads and reading, each guessed corner's read on its
+scaled outline) and puts each such
 miss down to the first rule that dropped a read of its code:
 
 - `contested`: a reading of the code reached the merge of guesses, and another coded claim at
@@ -34,18 +35,16 @@ import argparse
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 from camera import design_deck, tags_for
 from frame_cache import cached_render
 from miss_causes import MissDiagnosis
 
 from calibration.profile import CalibrationProfile
 from drivers.camera.classify import IndexRead
-from drivers.camera.detect import CardOutline, Image
+from drivers.camera.detect import CardOutline
 from drivers.camera.guesses import contested
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.recognizer import CardRecognizer
@@ -63,54 +62,37 @@ RULES = ("contested", "merge", "two_codes", "hint", "scaled", "under_bar", "not_
 
 @dataclass
 class DecisionLog:
-    """One frame's card-level decisions: each outline's corner reads and what it gave."""
+    """One frame's card-level decisions: each outline's corner reads and what it gave.
 
-    decided: list[tuple[list[IndexRead], CardReading | None]] = field(default_factory=list)
+    A `DecisionListener` of the recognizer; `clear` it before each frame.
+    """
+
+    cards: list[tuple[list[IndexRead], CardReading | None]] = field(default_factory=list)
     unscaled: set[str] = field(default_factory=set)
     """Codes a guessed corner read that its scaled outline refused."""
 
+    def clear(self) -> None:
+        """Forget the frame before."""
+        self.cards.clear()
+        self.unscaled.clear()
 
-class LoggingRecognizer(CardRecognizer):
-    """The recognizer, keeping each decision of the frame last read in `log`."""
+    def decided(
+        self, outline: CardOutline, reads: list[IndexRead], reading: CardReading | None
+    ) -> None:
+        self.cards.append((reads, reading))
 
-    log: DecisionLog
-
-    def recognize(self, frame: Image) -> list[CardReading]:
-        self.log = DecisionLog()
-        return super().recognize(frame)
-
-    def _decide(
-        self,
-        frame: Image,
-        gray: Image,
-        thr: float,
-        outline: CardOutline,
-        reads: list[tuple[IndexRead, npt.NDArray[Any]]],
-        source: ReadingSource,
-    ) -> CardReading | None:
-        out = super()._decide(frame, gray, thr, outline, reads, source)
-        self.log.decided.append(([r for r, _ in reads], out))
-        return out
-
-    def _confirm_scaled(
-        self,
-        frame: Image,
-        cut: list[tuple[CardOutline, npt.NDArray[Any]]],
-        found: list[IndexRead | None],
-    ) -> list[IndexRead | None]:
-        out = super()._confirm_scaled(frame, cut, found)
+    def scaled(self, found: list[IndexRead | None], checked: list[IndexRead | None]) -> None:
         # A code read on the guess's own cut (at the bar) that the scaled cut refused.
-        self.log.unscaled |= {
+        self.unscaled |= {
             before.code
-            for before, after in zip(found, out, strict=True)
+            for before, after in zip(found, checked, strict=True)
             if before is not None and before.code and after is not None and after.code is None
         }
-        return out
 
 
 def dropping_rule(log: DecisionLog, code: str) -> str:
     """The first rule (`RULES`) that dropped a read of `code` in the frame `log` was kept for."""
-    coded = [out for _, out in log.decided if out is not None and out.code is not None]
+    coded = [out for _, out in log.cards if out is not None and out.code is not None]
     # Firm readings first, as the merge orders them (`contested`: a firm reading read at both
     # indices outranks a guess read at one).
     firm = [c for c in coded if c.source in _FIRM]
@@ -118,13 +100,13 @@ def dropping_rule(log: DecisionLog, code: str) -> str:
     if any(c.code == code for c in claims):
         doubted = {claims[n].code for n in contested(claims, len(firm))}
         return "contested" if code in doubted else "merge"
-    for reads, _ in log.decided:
+    for reads, _ in log.cards:
         codes = {r.code for r in reads if r.code is not None}
         if code in codes:
             return "two_codes" if len(codes) > 1 else "hint"
     if code in log.unscaled:
         return "scaled"
-    if any(r.hint == code for reads, _ in log.decided for r in reads):
+    if any(r.hint == code for reads, _ in log.cards for r in reads):
         return "under_bar"
     return "not_read"
 
@@ -159,20 +141,22 @@ def main() -> None:
                 print(f"  {design.name}: calibration failed: {learned}")
                 continue
             deck, templates = learned
-            recognizer = LoggingRecognizer(CalibrationProfile(deck=deck), templates)
+            log = DecisionLog()
+            recognizer = CardRecognizer(CalibrationProfile(deck=deck), templates, listeners=[log])
             diagnosis = MissDiagnosis(deck, templates, LEARNED_TUNING)
             rng = np.random.default_rng([args.seed, design_seed])
             for index in range(max(1, args.frames // len(seeds))):
                 scene = random_scene(rng, style, design)
                 key = f"{design.name}-{args.seed}-{index}"
                 frame = cached_render(scene, args.frame_cache, key)
+                log.clear()
                 readings = recognizer.recognize(frame.image)
                 tags = tags_for(scene, frame, style.height)
                 for k, cause, _ in diagnosis.causes(scene, frame, readings):
                     if cause != "read_dropped":
                         continue
                     truth = frame.cards[k]
-                    rule = dropping_rule(recognizer.log, truth.code)
+                    rule = dropping_rule(log, truth.code)
                     counts[rule] += 1
                     print(
                         f"  {design.name} frame {index:3d} {truth.code:3s} in view "

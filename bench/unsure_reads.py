@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +39,8 @@ from frame_cache import cached_render
 
 from calibration.profile import CalibrationProfile
 from drivers.camera.classify import IndexRead
-from drivers.camera.detect import CardOutline, Image
-from drivers.camera.reading import CardReading, ReadingSource
+from drivers.camera.detect import CardOutline
+from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
@@ -78,28 +78,25 @@ def leaning(outline: CardOutline, reads: list[IndexRead]) -> Leaning | None:
     return Leaning(kind, hints[0].hint, weaker, outline.corners.copy())
 
 
-class LeaningRecognizer(CardRecognizer):
-    """The recognizer, keeping the leanings of the frame last read in `seen`."""
+@dataclass
+class Leanings:
+    """The leanings of one frame's decided outlines (a `DecisionListener`; `clear` per frame)."""
 
-    seen: list[Leaning]
+    seen: list[Leaning] = field(default_factory=list)
 
-    def recognize(self, frame: Image) -> list[CardReading]:
-        self.seen = []
-        return super().recognize(frame)
+    def clear(self) -> None:
+        """Forget the frame before."""
+        self.seen.clear()
 
-    def _decide(
-        self,
-        frame: Image,
-        gray: Image,
-        thr: float,
-        outline: CardOutline,
-        reads: list[tuple[IndexRead, npt.NDArray[Any]]],
-        source: ReadingSource,
-    ) -> CardReading | None:
-        found = leaning(outline, [r for r, _ in reads])
+    def decided(
+        self, outline: CardOutline, reads: list[IndexRead], reading: CardReading | None
+    ) -> None:
+        found = leaning(outline, reads)
         if found is not None:
             self.seen.append(found)
-        return super()._decide(frame, gray, thr, outline, reads, source)
+
+    def scaled(self, found: list[IndexRead | None], checked: list[IndexRead | None]) -> None:
+        pass  # the leanings are taken from the decisions alone
 
 
 def main() -> None:
@@ -122,16 +119,21 @@ def main() -> None:
         if isinstance(learned, str):
             print(f"  {design.name}: calibration failed: {learned}")
             continue
-        recognizer = LeaningRecognizer(
-            CalibrationProfile(deck=learned[0]), learned[1], tuning=_WITHOUT_BOTH_ENDS
+        leanings = Leanings()
+        recognizer = CardRecognizer(
+            CalibrationProfile(deck=learned[0]),
+            learned[1],
+            tuning=_WITHOUT_BOTH_ENDS,
+            listeners=[leanings],
         )
         rng = np.random.default_rng([args.seed, design_seed])
         for index in range(max(1, args.frames // len(seeds))):
             scene = random_scene(rng, style, design)
             frame = cached_render(scene, args.frame_cache, f"{design.name}-{args.seed}-{index}")
+            leanings.clear()
             read = {r.code for r in recognizer.recognize(frame.image) if r.code is not None}
             drawn = {t.code: t for t in frame.cards if t.face_up}
-            for lean in recognizer.seen:
+            for lean in leanings.seen:
                 truth = drawn.get(lean.code)
                 right = (
                     truth is not None

@@ -13,6 +13,7 @@ from camera_support import deck_profile, scored
 
 from drivers.camera.classify import IndexRead
 from drivers.camera.detect import CardOutline, card_threshold
+from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.designs import CLASSIC, JUMBO
 from drivers.camera.synthetic.generator import SceneStyle
@@ -279,3 +280,43 @@ def test_classic_backs_on_the_simulated_table_are_face_down() -> None:
         readings = recognizer.recognize(FeltSource(felt, layout).read().image)
         assert len(readings) == len(rules.positions), seed
         assert all(r.face_down and r.code is None for r in readings), (seed, readings)
+
+
+class _Told:
+    """A decision listener keeping what it is told."""
+
+    def __init__(self) -> None:
+        self.cards: list[tuple[list[IndexRead], CardReading | None]] = []
+        self.scaled_reads = 0
+
+    def decided(
+        self, outline: CardOutline, reads: list[IndexRead], reading: CardReading | None
+    ) -> None:
+        self.cards.append((reads, reading))
+
+    def scaled(self, found: list[IndexRead | None], checked: list[IndexRead | None]) -> None:
+        assert len(found) == len(checked)
+        self.scaled_reads += len(found)
+
+
+def test_a_listener_is_told_every_decision_and_changes_no_reading() -> None:
+    # The benches that explain misses listen to the card-level decisions: a card read is one
+    # some outline's decision gave, and listening reads the same frame the same way.
+    profile, templates = deck_profile("jumbo")
+    row = ("9D", "4H", "QD", "7C")
+    cards = tuple(PlacedCard(Card.parse(c), -60 + k * 36.0, 0, 5.0 * k) for k, c in enumerate(row))
+    scene = Scene(width=1920, height=1080, table_to_image=_view(), design=JUMBO, cards=cards)
+    image = render_scene(scene).image
+    told = _Told()
+    heard = CardRecognizer(profile, templates, listeners=[told]).recognize(image)
+    plain = CardRecognizer(profile, templates).recognize(image)
+    assert [(r.code, r.confidence) for r in heard] == [(r.code, r.confidence) for r in plain]
+    assert {r.code for r in heard} == set(row)
+    decided = {reading.code for _, reading in told.cards if reading is not None}
+    assert {r.code for r in heard} <= decided
+    # Each code decided is one its corners read or leaned to (two corners under the bar).
+    assert all(
+        r.code in {x.code for x in reads} | {x.hint for x in reads}
+        for reads, r in told.cards
+        if r is not None and r.code is not None
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -58,14 +58,31 @@ from drivers.camera.tuning import (
 from drivers.camera.visible import same_card, visible_part
 
 
+class DecisionListener(Protocol):
+    """Told of a recognizer's card-level decisions, as it makes them (benches explaining misses).
+
+    A listener only looks: what it is given is the recognizer's own, not a copy, and the
+    readings do not depend on whether anybody listens.
+    """
+
+    def decided(
+        self, outline: CardOutline, reads: list[IndexRead], reading: CardReading | None
+    ) -> None:
+        """`outline`'s index corners read `reads`, and the card-level decision gave `reading`."""
+
+    def scaled(self, found: list[IndexRead | None], checked: list[IndexRead | None]) -> None:
+        """Corner reads `found` on guessed outlines became `checked` on their scaled outlines."""
+
+
 class CardRecognizer:
     """Recognises cards in BGR frames with a calibration profile that has a deck.
 
     `min_card_px` is the smallest card height (pixels) looked for: 80 covers a 120 px card at
     1080p seen at 720p. `corners=False` leaves out the learned index-corner detector. `reader`
     names what decides a corner's code (`tuning.INDEX_READERS`), `tuning` the learned reader's
-    thresholds. Raises `RecognizerConfigurationError` when the profile has no deck, the reader
-    is unknown, or the deck has no learned index reader (calibrated before it existed).
+    thresholds. `listeners` are told of every card-level decision (`DecisionListener`).
+    Raises `RecognizerConfigurationError` when the profile has no deck, the reader is unknown,
+    or the deck has no learned index reader (calibrated before it existed).
     """
 
     def __init__(
@@ -77,6 +94,7 @@ class CardRecognizer:
         corners: bool = True,
         reader: str = "learned",
         tuning: ReaderTuning = LEARNED_TUNING,
+        listeners: Sequence[DecisionListener] = (),
     ) -> None:
         if profile.deck is None or templates is None:
             raise RecognizerConfigurationError(
@@ -85,6 +103,7 @@ class CardRecognizer:
         self._deck = profile.deck
         self._classifier = IndexClassifier(profile.deck, templates, reader=reader, tuning=tuning)
         self._tuning = tuning
+        self._listeners = tuple(listeners)
         self._geometry = TableGeometry.from_profile(profile)
         self._min_card_px = min_card_px
         # Loaded (and its digest checked) now, so a bad model stops the start, not a frame.
@@ -262,10 +281,14 @@ class CardRecognizer:
         for (n, quad), read in zip(corners, found, strict=True):
             if read is not None:
                 reads[n].append((read, quad))
-        return [
+        decided = [
             self._decide(frame, gray, thr, outline, got, source)
             for outline, got in zip(outlines, reads, strict=True)
         ]
+        for listener in self._listeners:
+            for outline, got, reading in zip(outlines, reads, decided, strict=True):
+                listener.decided(outline, [r for r, _ in got], reading)
+        return decided
 
     def _confirm_scaled(
         self,
@@ -295,6 +318,8 @@ class CardRecognizer:
         out = list(found)
         for n, read in zip(todo, checked, strict=True):
             out[n] = read
+        for listener in self._listeners:
+            listener.scaled(found, out)
         return out
 
     def _decide(
