@@ -33,6 +33,7 @@ import functools
 import json
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -175,6 +176,20 @@ def design_deck(design: Design) -> tuple[DeckCalibration, DeckTemplates] | str:
             return calibrate_deck(Path(tmp), model_cache=cache_dir())
         except DeckCalibrationError as exc:
             return str(exc)
+
+
+def calibrated_designs(
+    seeds: Sequence[int],
+) -> Iterator[tuple[int, Design, DeckCalibration, DeckTemplates]]:
+    """Each design of `seeds` (its seed, the design, its learned deck), for the benches that
+    explain misses; a design whose calibration refused is printed and left out."""
+    for seed in seeds:
+        design = deckgen.design(seed)
+        learned = design_deck(design)
+        if isinstance(learned, str):
+            print(f"  {design.name}: calibration failed: {learned}")
+            continue
+        yield seed, design, *learned
 
 
 @functools.cache

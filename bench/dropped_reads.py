@@ -38,7 +38,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from camera import design_deck, tags_for
+from camera import calibrated_designs, tags_for
 from frame_cache import cached_render
 from miss_causes import MissDiagnosis
 
@@ -48,7 +48,6 @@ from drivers.camera.detect import CardOutline
 from drivers.camera.guesses import contested
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.recognizer import CardRecognizer
-from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import random_scene
 from drivers.camera.synthetic.splits import SPLITS
@@ -134,13 +133,7 @@ def main() -> None:
         style = ENVELOPES[env]
         counts: Counter[str] = Counter()
         print(f"tuning/{env}: {len(seeds)} designs, {args.frames} frames", flush=True)
-        for design_seed in seeds:
-            design = deckgen.design(design_seed)
-            learned = design_deck(design)
-            if isinstance(learned, str):
-                print(f"  {design.name}: calibration failed: {learned}")
-                continue
-            deck, templates = learned
+        for design_seed, design, deck, templates in calibrated_designs(seeds):
             log = DecisionLog()
             recognizer = CardRecognizer(CalibrationProfile(deck=deck), templates, listeners=[log])
             diagnosis = MissDiagnosis(deck, templates, LEARNED_TUNING)

@@ -26,26 +26,23 @@ the same arguments (and may be read back from its `--frame-cache DIR`).
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
-from camera import design_deck
+from camera import calibrated_designs
 from camera_finder import bilinear, visible_turns
 from frame_cache import cached_render
-from miss_causes import WINDOW_TOL, MissDiagnosis
+from miss_causes import WINDOW_TOL, MissDiagnosis, read_candidates
 
 from calibration.profile import CalibrationProfile
 from drivers.camera.corners import corner_quads
-from drivers.camera.detect import CardOutline, card_threshold, detect_cards
-from drivers.camera.finder import MIN_CORNER_SUPPORT, find_candidates, region_heights
+from drivers.camera.detect import CardOutline, detect_cards
+from drivers.camera.finder import MIN_CORNER_SUPPORT, region_heights
 from drivers.camera.index_corners import shipped_detector
-from drivers.camera.outline_fit import fit_outline
 from drivers.camera.recognizer import CardRecognizer
-from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import random_scene
 from drivers.camera.synthetic.scoring import card_height_px, overlap
@@ -89,14 +86,9 @@ def main() -> None:
     detector = shipped_detector()
     seeds = SPLITS["tuning"][: args.designs]
     total = 0
-    for design_seed in seeds:
-        design = deckgen.design(design_seed)
-        learned = design_deck(design)
-        if isinstance(learned, str):
-            print(f"  {design.name}: calibration failed: {learned}")
-            continue
-        recognizer = CardRecognizer(CalibrationProfile(deck=learned[0]), learned[1])
-        diagnosis = MissDiagnosis(*learned, LEARNED_TUNING)
+    for design_seed, design, deck, templates in calibrated_designs(seeds):
+        recognizer = CardRecognizer(CalibrationProfile(deck=deck), templates)
+        diagnosis = MissDiagnosis(deck, templates, LEARNED_TUNING)
         rng = np.random.default_rng([args.seed, design_seed])
         for index in range(max(1, args.frames // len(seeds))):
             scene = random_scene(rng, ENVELOPES[args.envelope], design)
@@ -107,13 +99,7 @@ def main() -> None:
             if not missed:
                 continue
             gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
-            thr = card_threshold(gray)
-            cands = [
-                c
-                if c.speculative or c.partial
-                else replace(c, corners=fit_outline(gray, c.corners, thr))
-                for c in find_candidates(frame.image)
-            ]
+            cands = read_candidates(frame.image, gray)
             found = detect_cards(gray, min_long_px=80.0, frame=frame.image)
             hyps = [
                 (q, k)

@@ -63,6 +63,16 @@ bench counts it)."""
 _WINDOW = np.array([[0.02, 0.02], [0.27, 0.02], [0.27, 0.33], [0.02, 0.33]])
 
 
+def read_candidates(image: npt.NDArray[Any], gray: npt.NDArray[Any]) -> list[CardOutline]:
+    """The finder's candidates in `image` (BGR; `gray` its grey), placed as the recognizer reads
+    them: firm outlines moved onto the paper's edge (`outline_fit`), guesses as found."""
+    thr = card_threshold(gray)
+    return [
+        c if c.speculative or c.partial else replace(c, corners=fit_outline(gray, c.corners, thr))
+        for c in find_candidates(image)
+    ]
+
+
 @dataclass
 class MissCauses:
     """Missed readable cards counted by cause, and by cause within each difficulty tag."""
@@ -130,15 +140,8 @@ class MissDiagnosis:
         ]
         if not missed:
             return []
-        # Firm outlines are read moved onto the paper's edge, as the recognizer reads them.
         gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
-        thr = card_threshold(gray)
-        cands = [
-            c
-            if c.speculative or c.partial
-            else replace(c, corners=fit_outline(gray, c.corners, thr))
-            for c in find_candidates(frame.image)
-        ]
+        cands = read_candidates(frame.image, gray)
         return [(k, *self._cause(k, scene, frame, cands)) for k in missed]
 
     def _cause(

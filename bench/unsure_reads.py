@@ -34,7 +34,7 @@ from typing import Any
 import cv2
 import numpy as np
 import numpy.typing as npt
-from camera import design_deck
+from camera import calibrated_designs
 from frame_cache import cached_render
 
 from calibration.profile import CalibrationProfile
@@ -42,7 +42,6 @@ from drivers.camera.classify import IndexRead
 from drivers.camera.detect import CardOutline
 from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer
-from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import random_scene
 from drivers.camera.synthetic.scoring import overlap
@@ -113,16 +112,11 @@ def main() -> None:
     # (kind, bin) -> [outlines, right, missing from the readings]
     table: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0, 0])
     print(f"tuning/{args.envelope}: {len(seeds)} designs, {args.frames} frames", flush=True)
-    for design_seed in seeds:
-        design = deckgen.design(design_seed)
-        learned = design_deck(design)
-        if isinstance(learned, str):
-            print(f"  {design.name}: calibration failed: {learned}")
-            continue
+    for design_seed, design, deck, templates in calibrated_designs(seeds):
         leanings = Leanings()
         recognizer = CardRecognizer(
-            CalibrationProfile(deck=learned[0]),
-            learned[1],
+            CalibrationProfile(deck=deck),
+            templates,
             tuning=_WITHOUT_BOTH_ENDS,
             listeners=[leanings],
         )
