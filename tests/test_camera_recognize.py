@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -164,6 +165,20 @@ def test_recognize_cli_prints_the_json_contract(
     assert captured.err.splitlines()[-1].startswith("recognize: 3/3 images (100%)")
 
 
+def _lone_8s() -> tuple[CardRecognizer, Any, Any, CardOutline]:
+    """A jumbo recognizer, a frame of one 8S (and its grey), and the card's true outline: for
+    tests that feed the card-level decision chosen corner reads."""
+    scene = Scene(
+        width=1920, height=1080, table_to_image=_view(), design=JUMBO,
+        cards=[PlacedCard(Card.parse("8S"), 0, 0, 10)],
+    )  # fmt: skip
+    rendered = render_scene(scene)
+    corners = rendered.cards[0].corners.astype(np.float32)
+    outline = CardOutline(corners, corners.reshape(-1, 1, 2).astype(np.int32), partial=False)
+    gray = cv2.cvtColor(rendered.image, cv2.COLOR_BGR2GRAY)
+    return CardRecognizer(*deck_profile("jumbo")), rendered.image, gray, outline
+
+
 def test_a_card_whose_other_visible_corner_reads_nothing_reads_on_the_readers_bar(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -171,20 +186,7 @@ def test_a_card_whose_other_visible_corner_reads_nothing_reads_on_the_readers_ba
     # card is read (it was unknown under 0.92 before: a second bar over the reader's own, set
     # when the templates read a spade as a club at 0.895, under today's bar of 0.9). A corner
     # leaning to another code still makes the card unknown.
-    profile, templates = deck_profile("jumbo")
-    scene = Scene(
-        width=1920,
-        height=1080,
-        table_to_image=_view(),
-        design=JUMBO,
-        cards=[PlacedCard(Card.parse("8S"), 0, 0, 10)],
-    )
-    rendered = render_scene(scene)
-    frame = rendered.image
-    corners = rendered.cards[0].corners.astype(np.float32)
-    outline = CardOutline(corners, corners.reshape(-1, 1, 2).astype(np.int32), partial=False)
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    rec = CardRecognizer(profile, templates)
+    rec, frame, gray, outline = _lone_8s()
     for other, seen in ((IndexRead(None, 0.0), "8S"), (IndexRead(None, 0.86, "8C"), None)):
         answers = [IndexRead("8S", 0.905, "8S"), other]
         monkeypatch.setattr(
@@ -218,17 +220,7 @@ def test_two_corners_under_the_bar_read_only_leaning_to_one_code_from_its_bar(
     # Both corners leaning to 8S (the weaker at 0.82, over `both_ends`) read 8S at 0.82; leaning
     # to two codes, or the weaker under the bar, or one corner alone under the reader's bar,
     # the card stays unknown.
-    profile, templates = deck_profile("jumbo")
-    scene = Scene(
-        width=1920, height=1080, table_to_image=_view(), design=JUMBO,
-        cards=[PlacedCard(Card.parse("8S"), 0, 0, 10)],
-    )  # fmt: skip
-    rendered = render_scene(scene)
-    frame = rendered.image
-    corners = rendered.cards[0].corners.astype(np.float32)
-    outline = CardOutline(corners, corners.reshape(-1, 1, 2).astype(np.int32), partial=False)
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    rec = CardRecognizer(profile, templates)
+    rec, frame, gray, outline = _lone_8s()
     cases = (
         ((IndexRead(None, 0.85, "8S"), IndexRead(None, 0.82, "8S")), "8S"),
         ((IndexRead(None, 0.85, "8S"), IndexRead(None, 0.82, "8C")), None),
