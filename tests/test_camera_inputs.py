@@ -1,12 +1,14 @@
-"""The network's inputs made for many windows at once are the same, to the bit, as one by one."""
+"""The networks' inputs made for many windows at once are the same, to the bit, as one by one."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.camera.classify import window_tensors
+from drivers.camera.index_corners import PATCH_SIZE, patch_transform, patches
 from drivers.camera.index_model import window_tensor
 
 
@@ -42,3 +44,40 @@ def test_window_tensors_equal_window_tensor_to_the_bit(windows: list[np.ndarray]
             assert made is not None
             assert made.dtype == alone.dtype and made.shape == alone.shape
             assert np.array_equal(made, alone)
+
+
+def _patch_alone(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """One index-corner patch warped on its own, normalised as the detector was trained."""
+    w, h = PATCH_SIZE
+    flat = cv2.warpPerspective(
+        gray,
+        patch_transform(quad),
+        (w, h),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    ).astype(np.float32)
+    out: np.ndarray = (flat - flat.mean()) / (flat.std() + 8.0)
+    return out
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40))
+def test_patches_equal_one_warp_each_to_the_bit(seed: int, count: int) -> None:
+    """Corner hypotheses of any size, turn and tilt, some reaching off the frame's edge."""
+    rng = np.random.default_rng(seed)
+    gray = cv2.GaussianBlur(rng.integers(0, 256, (300, 400), dtype=np.uint8), (5, 5), 1.5)
+    quads = []
+    for _ in range(count):
+        corner = rng.uniform([-40, -40], [440, 340])
+        turn = rng.uniform(0, 2 * np.pi)
+        height = rng.uniform(60, 400)
+        along = np.array([np.cos(turn), np.sin(turn)])
+        down = np.array([-along[1], along[0]])
+        quad = np.array(
+            [corner, corner + 0.7 * height * along, corner + 0.7 * height * along + height * down,
+             corner + height * down]
+        )  # fmt: skip
+        quads.append(quad + rng.normal(0, 0.02 * height, (4, 2)))
+    made = patches(gray, quads)
+    assert made.shape == (count, 1, PATCH_SIZE[1], PATCH_SIZE[0]) and made.dtype == np.float32
+    for quad, patch in zip(quads, made, strict=True):
+        assert np.array_equal(patch[0], _patch_alone(gray, quad))
