@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 from camera_support import index_windows
 from hypothesis import given
 from hypothesis import strategies as st
 
+from drivers.camera import index_corners
 from drivers.camera.classify import MOVES, moved_inputs, window_tensors
 from drivers.camera.index_corners import PATCH_SIZE, patch_transform, patches
 from drivers.camera.index_model import window_tensor
@@ -64,9 +66,12 @@ def _patch_alone(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return out
 
 
-@given(st.integers(0, 2**32 - 1), st.integers(1, 40))
-def test_patches_equal_one_warp_each_to_the_bit(seed: int, count: int) -> None:
-    """Corner hypotheses of any size, turn and tilt, some reaching off the frame's edge."""
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.booleans())
+def test_patches_equal_one_warp_each_to_the_bit(seed: int, count: int, remap: bool) -> None:
+    """Corner hypotheses of any size, turn and tilt, some reaching off the frame's edge; made
+    by one remap where this OpenCV's warp allows it, and by the warp itself otherwise."""
+    if remap and not index_corners.remap_is_warp():
+        return
     rng = np.random.default_rng(seed)
     gray = cv2.GaussianBlur(rng.integers(0, 256, (300, 400), dtype=np.uint8), (5, 5), 1.5)
     quads = []
@@ -81,7 +86,9 @@ def test_patches_equal_one_warp_each_to_the_bit(seed: int, count: int) -> None:
              corner + height * down]
         )  # fmt: skip
         quads.append(quad + rng.normal(0, 0.02 * height, (4, 2)))
-    made = patches(gray, quads)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(index_corners, "remap_is_warp", lambda: remap)
+        made = patches(gray, quads)
     assert made.shape == (count, 1, PATCH_SIZE[1], PATCH_SIZE[0]) and made.dtype == np.float32
     for quad, patch in zip(quads, made, strict=True):
         assert np.array_equal(patch[0], _patch_alone(gray, quad))

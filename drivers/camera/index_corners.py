@@ -59,14 +59,28 @@ def patches(gray: Image, quads: list[Quad]) -> npt.NDArray[np.float32]:
     All patches are sampled by one `cv2.remap` of `gray` (`patch_maps`), equal to the bit to
     warping each alone with `cv2.warpPerspective` (bilinear, border replicated): one call for
     a frame's ~90 hypotheses instead of one each, and the normalising is one numpy step on all.
+    Where this OpenCV's warp computes otherwise (`remap_is_warp` False), each is warped alone.
     """
     w, h = PATCH_SIZE
     if not quads:
         return np.empty((0, 1, h, w), np.float32)
-    xs, ys = patch_maps(np.stack([patch_transform(q) for q in quads]))
+    transforms = np.stack([patch_transform(q) for q in quads])
+    flat = _sampled(gray, transforms) if remap_is_warp() else _warped(gray, transforms)
+    p = flat.reshape(len(quads), h * w).astype(np.float32)
+    # Lighting and paper tint vary by table and deck: only the patch's own contrast counts.
+    out: npt.NDArray[np.float32] = (p - p.mean(axis=1, keepdims=True)) / (
+        p.std(axis=1, keepdims=True) + 8.0
+    )
+    return out.reshape(len(quads), 1, h, w)
+
+
+def _sampled(gray: Image, transforms: npt.NDArray[np.float64]) -> Image:
+    """The patches of `transforms` (N x 3 x 3) sampled by `cv2.remap`, stacked (N*H x W)."""
+    w, h = PATCH_SIZE
+    xs, ys = patch_maps(transforms)
     # OpenCV's remap takes fewer than 2^15 rows: patches go in chunks of that many at most.
     chunk = (2**15 - 1) // h
-    flat = np.concatenate(
+    out: Image = np.concatenate(
         [
             cv2.remap(
                 gray,
@@ -75,15 +89,54 @@ def patches(gray: Image, quads: list[Quad]) -> npt.NDArray[np.float32]:
                 cv2.INTER_LINEAR,
                 borderMode=cv2.BORDER_REPLICATE,
             )
-            for k in range(0, len(quads), chunk)
+            for k in range(0, len(transforms), chunk)
         ]
     )
-    p = flat.reshape(len(quads), h * w).astype(np.float32)
-    # Lighting and paper tint vary by table and deck: only the patch's own contrast counts.
-    out: npt.NDArray[np.float32] = (p - p.mean(axis=1, keepdims=True)) / (
-        p.std(axis=1, keepdims=True) + 8.0
+    return out
+
+
+def _warped(gray: Image, transforms: npt.NDArray[np.float64]) -> Image:
+    """The patches of `transforms` (N x 3 x 3), each warped alone, stacked (N*H x W)."""
+    w, h = PATCH_SIZE
+    out: Image = np.concatenate(
+        [
+            cv2.warpPerspective(
+                gray,
+                m,
+                (w, h),
+                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                borderMode=cv2.BORDER_REPLICATE,
+            )
+            for m in transforms
+        ]
     )
-    return out.reshape(len(quads), 1, h, w)
+    return out
+
+
+@cache
+def remap_is_warp() -> bool:
+    """Whether `patch_maps` reproduces this OpenCV's `cv2.warpPerspective` (checked once).
+
+    The maps follow OpenCV 5's warp kernels, which a build without fused multiply-add, or an
+    OpenCV before 4.11 (fixed-point warps), does not compute; the detector's inputs must be
+    the ones it was trained on, so such a build warps each patch alone.
+    """
+    rng = np.random.default_rng(2026)
+    gray = cv2.GaussianBlur(rng.integers(0, 256, (240, 320), dtype=np.uint8), (5, 5), 1.5)
+    transforms = []
+    for _ in range(24):
+        corner = rng.uniform([-20, -20], [340, 260])
+        turn = rng.uniform(0, 2 * np.pi)
+        height = rng.uniform(60, 300)
+        along = np.array([np.cos(turn), np.sin(turn)])
+        down = np.array([-along[1], along[0]])
+        quad = np.array(
+            [corner, corner + 0.7 * height * along,
+             corner + 0.7 * height * along + height * down, corner + height * down]
+        )  # fmt: skip
+        transforms.append(patch_transform(quad + rng.normal(0, 0.02 * height, (4, 2))))
+    stacked = np.stack(transforms)
+    return bool(np.array_equal(_sampled(gray, stacked), _warped(gray, stacked)))
 
 
 _PATCH_X = np.arange(PATCH_SIZE[0], dtype=np.float64)[None, None, :]
@@ -102,8 +155,8 @@ def patch_maps(
     product is vanishingly small beside the row term, then rounded once), then x and y divided
     by w in float32. A patch's 32 columns are all computed by the warp's vector code (OpenCV's
     scalar code, for the columns left over past the last full vector, rounds otherwise).
-    `tests/test_camera_inputs.py` checks the equality on random hypotheses, so an OpenCV that
-    computes otherwise is caught there.
+    `remap_is_warp` checks it once per process; `tests/test_camera_inputs.py` on random
+    hypotheses.
     """
     m = transforms.reshape(-1, 9).astype(np.float32).astype(np.float64)
 
