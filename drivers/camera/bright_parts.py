@@ -184,9 +184,11 @@ def _crops(raw: Image, min_area: float) -> list[tuple[int, int, Image]]:
             continue
         x0, y0 = max(0, px * POOL - PAD), max(0, py * POOL - PAD)
         x1, y1 = min(w, (px + pw_k) * POOL + PAD), min(h, (py + ph_k) * POOL + PAD)
-        mine = labels[y0 // POOL : -(-y1 // POOL), x0 // POOL : -(-x1 // POOL)] == k
-        block = np.repeat(np.repeat(mine, POOL, axis=0), POOL, axis=1)
+        mine = (labels[y0 // POOL : -(-y1 // POOL), x0 // POOL : -(-x1 // POOL)] == k).view(
+            np.uint8
+        )
+        block = cv2.resize(mine, None, fx=POOL, fy=POOL, interpolation=cv2.INTER_NEAREST)
         block = block[y0 % POOL : y0 % POOL + y1 - y0, x0 % POOL : x0 % POOL + x1 - x0]
-        own = raw[y0:y1, x0:x1] * block.astype(np.uint8)
+        own = cv2.bitwise_and(raw[y0:y1, x0:x1], block)
         out.append((x0, y0, own))
     return out
