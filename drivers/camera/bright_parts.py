@@ -24,7 +24,8 @@ Image = npt.NDArray[Any]
 Contour = npt.NDArray[Any]
 
 POOL = 4
-"""The pooled mask's scale: parts are found on a mask a quarter of the frame's width and height."""
+"""The pooled mask's scale: parts are found on a mask a quarter of the frame's width and height
+(a pooled pixel is bright when any pixel of its block is)."""
 PAD = 8
 """Felt kept around each part's crop (pixels): more than the morphology below reaches (5 x 5
 closing then opening reach 4), so a crop's border never changes a contour inside it."""
@@ -34,6 +35,7 @@ _THIN = cv2.getStructuringElement(cv2.MORPH_RECT, (2, 2))
 _SPLIT = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
 _CLOSE = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
 _JOIN = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+_BLOCK = cv2.getStructuringElement(cv2.MORPH_RECT, (POOL, POOL))
 # Opening with 3 px removes hairlines and noise but keeps a small card back's 5 px white border.
 
 
@@ -166,15 +168,13 @@ def _crops(raw: Image, min_area: float) -> list[tuple[int, int, Image]]:
     part's pixels kept.
     """
     h, w = raw.shape
-    ph, pw = -(-h // POOL), -(-w // POOL)
-    scaled = cv2.threshold(raw, 0, 255, cv2.THRESH_BINARY)[1]
-    if (ph * POOL, pw * POOL) != (h, w):
-        scaled = cv2.copyMakeBorder(scaled, 0, ph * POOL - h, 0, pw * POOL - w, cv2.BORDER_CONSTANT)
-    # An area mean of 255s: any bright pixel of a block leaves its pooled pixel above zero.
-    pooled = cv2.resize(scaled, (pw, ph), interpolation=cv2.INTER_AREA)
+    # A block's maximum: dilated with the block as kernel, anchored at its top-left, each
+    # pixel holds the maximum of the block starting there; every POOL-th is a block's.
+    maxima = cv2.dilate(raw, _BLOCK, anchor=(0, 0))
+    pooled = np.ascontiguousarray(maxima[::POOL, ::POOL])
     # Pooled parts one pooled pixel apart are joined: their full-size pixels may be as near as
     # a pixel, and the closing bridges gaps up to 4 px.
-    joined = cv2.dilate(cv2.threshold(pooled, 0, 1, cv2.THRESH_BINARY)[1], _JOIN)
+    joined = cv2.dilate(pooled, _JOIN)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     out = []
     for k in range(1, count):
