@@ -49,8 +49,11 @@ def edge_map(gray: Image) -> Image:
     """
     smooth = cv2.GaussianBlur(gray, (5, 5), 1.0)
     edges = cv2.Canny(smooth, 20, 50)
-    valleys = cv2.morphologyEx(smooth, cv2.MORPH_BLACKHAT, _VALLEY_KERNEL) > VALLEY
-    edges[valleys] = 255
+    # Deeper than VALLEY: 255 (a threshold and an or, where a boolean index cost 5 us a 1,000 px).
+    valleys = cv2.threshold(
+        cv2.morphologyEx(smooth, cv2.MORPH_BLACKHAT, _VALLEY_KERNEL), VALLEY, 255, cv2.THRESH_BINARY
+    )[1]
+    edges = cv2.bitwise_or(edges, valleys)
     out: Image = cv2.dilate(edges, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3)))
     return out
 
