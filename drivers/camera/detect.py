@@ -3,6 +3,8 @@
 A card is a bright, low-ink rectangle with the poker aspect (88/63). A region that is a clean
 strip of a card (its neighbour lies on the rest) is extended to the full card toward the side
 where the occluding card is; anything else (chips, printed boxes, text, glare) is dropped here.
+Whole cards' outlines are moved out past a printed border line (`paper_edge`); the bright
+regions big enough to hold cards are handed on with them, for proposals (`proposals.propose`).
 """
 
 from __future__ import annotations
@@ -15,29 +17,24 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.bright_parts import bright_parts
 from drivers.camera.corners import CARD_ASPECT
-from drivers.camera.edges import corner_supports_all, local_edges, refine_all
-from drivers.camera.merged import row_proposals
+from drivers.camera.outline import OUTLINE_ASPECT, CardOutline, portrait
+from drivers.camera.paper_edge import out_to_paper_edges
 from drivers.camera.tuning import PAPER_SHARE_FACE_UP
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
 
-_ASPECT_RANGE = (1.2, 1.65)
-# Moderate perspective changes the outline's aspect by up to ~15% either way.
 _MIN_FILL = 0.84
 _MIN_AREA_FILL = 0.5
 # A card's convex hull (even with a corner bitten off by a neighbour) fills >84% of its bounding
 # rectangle while a chip's fills pi/4 = 78.5%; the region itself may lose ink and pips cut out by
 # the edge cut, but a printed box outline keeps only a few percent and falls below one half.
-_OPEN = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
-_THIN = cv2.getStructuringElement(cv2.MORPH_RECT, (2, 2))
-_SPLIT = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
-_CLOSE = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
 _RING_IN = cv2.getStructuringElement(cv2.MORPH_RECT, (13, 13))
 _RING_OUT = cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25))
-# Opening with 3 px removes hairlines and noise but keeps a small card back's 5 px white border;
-# printed boxes that survive are hollow with felt inside, and are dropped by `_felt_inside`.
+# Printed boxes that survive the opening (`bright_parts`) are hollow with felt inside, and are
+# dropped by `_felt_inside`.
 _HOLLOW = 0.55
 _FELT_MATCH = 30.0
 # A face-up card's region is mostly bright even after its ink is cut out; a back or a printed
@@ -45,16 +42,6 @@ _FELT_MATCH = 30.0
 _HOLLOW_REGION = 0.4
 # A region of several cards is looked into for more cards unless it is mostly dark inside (a
 # printed box, a row of backs): face-up cards are mostly paper even where a back lies among them.
-
-
-def _hollow(mask: Image, contour: npt.NDArray[Any], share: float = _HOLLOW) -> bool:
-    """True when the bright pixels inside `contour` cover less than `share` of its area."""
-    x, y, w, h = cv2.boundingRect(contour)
-    solid = np.zeros((h, w), np.uint8)
-    cv2.drawContours(solid, [contour - np.array([x, y])], -1, 1, -1)
-    inside = cv2.countNonZero(solid)
-    bright = cv2.countNonZero(cv2.bitwise_and(mask[y : y + h, x : x + w], solid))
-    return inside == 0 or float(bright) / inside < share
 
 
 def _felt_inside(frame: Image, contour: npt.NDArray[Any]) -> bool:
@@ -66,13 +53,15 @@ def _felt_inside(frame: Image, contour: npt.NDArray[Any]) -> bool:
     solid = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.drawContours(solid, [contour - np.array([x0, y0])], -1, 1, -1)
     k = max(3, (min(w, h) // 3) | 1)
-    core = cv2.erode(solid, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))) > 0
-    ring = cv2.dilate(solid, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))) == 0
-    roi = frame[y0:y1, x0:x1].reshape(-1, 3).astype(np.float32)
-    if not core.any() or not ring.any():
+    core = cv2.erode(solid, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    ring = 1 - cv2.dilate(solid, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
+    if not cv2.countNonZero(core) or not cv2.countNonZero(ring):
         return True
-    inner = roi[core.ravel()].mean(axis=0)
-    outer = roi[ring.ravel()].mean(axis=0)
+    # Means over masks by OpenCV: indexing the crop by a boolean mask cost a large hollow
+    # outline (a back) 5 ms.
+    roi = frame[y0:y1, x0:x1]
+    inner = np.array(cv2.mean(roi, mask=core)[:3])
+    outer = np.array(cv2.mean(roi, mask=ring)[:3])
     # Felt seen through a printed box differs from the felt outside only by lighting (<~20
     # levels); a back's print is a different, saturated colour or pattern.
     return float(np.abs(inner - outer).max()) < _FELT_MATCH
@@ -94,14 +83,14 @@ def _felt_holes(
     solid = np.zeros(shape, np.uint8)
     cv2.drawContours(solid, [region - np.array([x0, y0])], -1, 1, -1)
     # The felt 6-12 px out: a blurred card's halo lies nearer.
-    ring = (cv2.dilate(solid, _RING_OUT) > 0) & (cv2.dilate(solid, _RING_IN) == 0)
-    if not ring.any():
+    ring = cv2.subtract(cv2.dilate(solid, _RING_OUT), cv2.dilate(solid, _RING_IN))
+    if not cv2.countNonZero(ring):
         return ()
     roi = frame[y0:y1, x0:x1]
-    outer = roi[ring].astype(np.float32)
-    # The felt's colour is the region's whatever the hole: measured once (a region of several
-    # cards has a hole between each two).
-    felt = outer.mean(axis=0)
+    # The felt's colour and noise are the region's whatever the hole: measured once (a region
+    # of several cards has a hole between each two), by OpenCV over the mask (indexing the crop
+    # by a boolean mask cost a region 4 ms).
+    felt, spread = (v.ravel() for v in cv2.meanStdDev(roi, mask=ring))
     out = []
     reach = _RING_IN.shape[0] // 2 + 1
     for hole in holes:
@@ -112,36 +101,15 @@ def _felt_holes(
         cx1, cy1 = min(shape[1], hx - x0 + hw + reach), min(shape[0], hy - y0 + hh + reach)
         hole_mask = np.zeros((cy1 - cy0, cx1 - cx0), np.uint8)
         cv2.drawContours(hole_mask, [hole - np.array([x0 + cx0, y0 + cy0])], -1, 1, -1)
-        core = cv2.erode(hole_mask, _RING_IN) > 0
-        if not core.any():
+        core = cv2.erode(hole_mask, _RING_IN)
+        if not cv2.countNonZero(core):
             continue
-        inner = roi[cy0:cy1, cx0:cx1][core].astype(np.float32)
+        inner, varies = (v.ravel() for v in cv2.meanStdDev(roi[cy0:cy1, cx0:cx1], mask=core))
         # A back's pattern varies inside; felt is flat (noise only) and of the felt's colour.
-        same = float(np.abs(inner.mean(axis=0) - felt).max()) < _FELT_MATCH
-        if same and float(inner.std(axis=0).max()) < 2 * float(outer.std(axis=0).max()) + 4:
+        same = float(np.abs(inner - felt).max()) < _FELT_MATCH
+        if same and float(varies.max()) < 2 * float(spread.max()) + 4:
             out.append(hole)
     return tuple(out)
-
-
-@dataclass(frozen=True, slots=True)
-class CardOutline:
-    """A card's four image corners (clockwise, first side short) and its visible region.
-
-    `partial` is True when the outline was extended from a visible strip; `contour` is the visible
-    region's outline, so a reader can tell whether an index corner is actually in view.
-    `speculative` outlines are proposals inside a region holding several cards: report one only
-    when it reads. `support` says, per corner, how well the two sides meeting there lie on image
-    edges (0..1): a proposal's corner is read only when it is well supported. `corner` outlines
-    come from the learned index-corner detector (`finder.detected_corners`).
-    """
-
-    corners: Quad
-    contour: npt.NDArray[Any]
-    partial: bool
-    speculative: bool = False
-    support: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
-    corner: bool = False
-    """True for an outline built on an index corner the learned detector found."""
 
 
 def card_threshold(gray: Image) -> float:
@@ -149,38 +117,6 @@ def card_threshold(gray: Image) -> float:
     sample = np.ascontiguousarray(gray[::4, ::4])
     thr, _ = cv2.threshold(sample, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     return float(min(200.0, max(90.0, thr)))
-
-
-def portrait(quad: Quad) -> Quad:
-    """Reorder four cyclic corners clockwise (image axes) with the first side a short side."""
-    q = np.asarray(quad, np.float64).reshape(4, 2)
-    nxt = q[[1, 2, 3, 0]]
-    if float((q[:, 0] * nxt[:, 1] - nxt[:, 0] * q[:, 1]).sum()) < 0:
-        q = q[::-1]
-    top = int(np.argmin(q[:, 0] + q[:, 1]))
-    order = [(top + k) % 4 for k in range(4)]
-    d = q[[order[1], order[2]]] - q[[order[0], order[1]]]
-    if float(d[0] @ d[0]) > float(d[1] @ d[1]):
-        order = order[1:] + order[:1]
-    out: Quad = q[order]
-    return out
-
-
-def portraits(quads: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """`portrait` of every quad of `quads` (N, 4, 2) at once (a region's proposals in one pass)."""
-    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
-    nxt = q[:, [1, 2, 3, 0]]
-    ccw = (q[..., 0] * nxt[..., 1] - nxt[..., 0] * q[..., 1]).sum(axis=1) < 0
-    q = np.where(ccw[:, None, None], q[:, ::-1], q)
-    top = np.argmin(q[..., 0] + q[..., 1], axis=1)
-    order = (top[:, None] + np.arange(4)[None, :]) % 4
-    rows = np.arange(len(q))[:, None]
-    d0 = q[rows[:, 0], order[:, 1]] - q[rows[:, 0], order[:, 0]]
-    d1 = q[rows[:, 0], order[:, 2]] - q[rows[:, 0], order[:, 1]]
-    long_first = (d0 * d0).sum(axis=1) > (d1 * d1).sum(axis=1)
-    order = np.where(long_first[:, None], np.roll(order, -1, axis=1), order)
-    out: npt.NDArray[Any] = q[rows, order]
-    return out
 
 
 def _band_brightness(mask: Image, a: Quad, b: Quad, outward: Quad) -> float:
@@ -301,24 +237,6 @@ class Detection:
     regions: list[BrightRegion]
 
 
-def _bright_edges(gray: Image, base: Image, min_area: float) -> Image:
-    """Canny edges (30/80) of `gray`, only around the bright regions of `base` big enough.
-
-    The edges only cut bright regions apart, and cards cover a small part of a frame: a
-    whole-frame Canny cost a third of a 1080p frame's detection.
-    """
-    out: Image = np.zeros_like(gray)
-    outer, _ = cv2.findContours(base, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    h, w = gray.shape
-    for contour in outer:
-        if cv2.contourArea(contour) < min_area:
-            continue
-        x, y, bw, bh = cv2.boundingRect(contour)
-        x0, y0, x1, y1 = max(0, x - 6), max(0, y - 6), min(w, x + bw + 6), min(h, y + bh + 6)
-        out[y0:y1, x0:x1] |= cv2.Canny(gray[y0:y1, x0:x1], 30, 80)
-    return out
-
-
 def find_outlines(
     gray: Image,
     *,
@@ -345,30 +263,20 @@ def detect_cards(
     differs from the felt around it; without it, hollow outlines are dropped.
     """
     thr = card_threshold(gray)
-    # `gray > thr` as 0/1, by OpenCV (it floors `thr`, the same test on whole grey levels).
-    raw = cv2.threshold(gray, thr, 1, cv2.THRESH_BINARY)[1]
-    # Two white cards that overlap or touch differ only by the thin edge line between them:
-    # cutting the bright mask along edges keeps them apart, and the glyph edges it also cuts lie
-    # inside. Blur and JPEG soften that line, hence low Canny thresholds and a 2 px wide cut
-    # (on the bench they found a quarter more cards than 60/140 with a 1 px cut).
-    base = cv2.morphologyEx(raw, cv2.MORPH_OPEN, _OPEN)
     min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
-    edges = cv2.dilate(_bright_edges(gray, base, min_area), _THIN)
-    cut = cv2.subtract(base, edges)  # 0/1 minus 0/255 saturates: base off the edges
-    opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, _SPLIT)
-    contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    parts = bright_parts(gray, thr, min_area)
+    raw = parts.raw
     found: list[tuple[Quad, npt.NDArray[Any], float, float]] = []
-    for contour in contours:
+    for piece in parts.pieces:
+        contour = piece.contour
         area = float(cv2.contourArea(contour))
-        if area < min_area:
-            continue
         (cx, cy), (rw, rh), _ = cv2.minAreaRect(contour)
         long_side, short_side = max(rw, rh), min(rw, rh)
         if short_side < 4 or area / (rw * rh) < _MIN_AREA_FILL:
             continue
         if cv2.contourArea(cv2.convexHull(contour)) / (rw * rh) < _MIN_FILL:
             continue
-        if _hollow(opened, contour) and (frame is None or _felt_inside(frame, contour)):
+        if piece.bright_share() < _HOLLOW and (frame is None or _felt_inside(frame, contour)):
             continue
         found.append(
             (
@@ -381,20 +289,17 @@ def detect_cards(
     full_longs = [
         f[2]
         for f in found
-        if _ASPECT_RANGE[0] <= f[2] / f[3] <= _ASPECT_RANGE[1] and f[2] >= min_long_px
+        if OUTLINE_ASPECT[0] <= f[2] / f[3] <= OUTLINE_ASPECT[1] and f[2] >= min_long_px
     ]
     frame_long = float(np.median(full_longs)) if full_longs else None
-    # A court card's picture panel is framed by a dotted line and its index ink cuts the narrow
-    # margin beside it: opened as it is, the card falls apart into two L-shaped halves. Closing
-    # first bridges the dots and the ink, so the card stays one region.
-    solid = cv2.morphologyEx(cv2.morphologyEx(raw, cv2.MORPH_CLOSE, _CLOSE), cv2.MORPH_OPEN, _OPEN)
     out: list[CardOutline] = []
+    whole: list[int] = []
     for box, contour, long_side, short_side in found:
         ratio = long_side / short_side
         cx, cy = box.mean(axis=0)
         want = expected(float(cx), float(cy)) if expected is not None else None
         want = want or frame_long
-        if _ASPECT_RANGE[0] <= ratio <= _ASPECT_RANGE[1]:
+        if OUTLINE_ASPECT[0] <= ratio <= OUTLINE_ASPECT[1]:
             if long_side < min_long_px or (
                 want is not None and not 0.8 <= long_side / want <= 1.25
             ):
@@ -402,10 +307,12 @@ def detect_cards(
             hull = cv2.convexHull(contour)
             approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
             quad = approx.reshape(-1, 2).astype(np.float64) if len(approx) == 4 else box
-            out.append(CardOutline(portrait(out_to_paper_edge(quad, raw)), contour, False))
+            # Moved onto the paper below, all of them at once.
+            whole.append(len(out))
+            out.append(CardOutline(quad, contour, False))
             continue
         height = want if want is not None else long_side
-        if ratio > _ASPECT_RANGE[1] and 0.85 <= long_side / height <= 1.18:
+        if ratio > OUTLINE_ASPECT[1] and 0.85 <= long_side / height <= 1.18:
             grown = _extend(box, raw, long_side / CARD_ASPECT, sized=want is not None)
         elif (
             want is not None
@@ -419,109 +326,25 @@ def detect_cards(
             grown = None
         if grown is not None:
             out.append(CardOutline(portrait(grown), contour, True))
-    pieces = [c for c in contours if cv2.contourArea(c) >= min_area]
+    if whole:
+        moved = out_to_paper_edges(np.array([out[n].corners for n in whole]), raw)
+        for n, quad in zip(whole, moved, strict=True):
+            out[n] = CardOutline(portrait(quad), out[n].contour, False)
+    pieces = [p.contour for p in parts.pieces]
     means = [_mean_point(p) for p in pieces]
     regions: list[BrightRegion] = []
-    found_regions, tree = cv2.findContours(solid, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    for k, region in enumerate(found_regions):
-        if tree[0][k][3] >= 0:
+    for bright in parts.regions:
+        region = bright.part.contour
+        # A region of several cards is looked into for more cards unless it is mostly dark
+        # inside (a printed box, a row of backs): face-up cards are mostly paper even where a
+        # back lies among them. Only a hole the size of a card's middle can be a box's felt.
+        if bright.part.bright_share() < _HOLLOW_REGION:
             continue
-        if cv2.contourArea(region) >= 4 * min_area and not _hollow(solid, region, _HOLLOW_REGION):
-            holes = []
-            child = int(tree[0][k][2])
-            while child >= 0:
-                # Only a hole the size of a card's middle can be a box's felt (not a pip's).
-                if cv2.contourArea(found_regions[child]) >= 4 * min_area:
-                    holes.append(found_regions[child])
-                child = int(tree[0][child][0])
-            felt = _felt_holes(frame, region, holes) if holes and frame is not None else ()
-            in_region = tuple(p for p, m in zip(pieces, means, strict=True) if _holds(region, m))
-            regions.append(BrightRegion(region, in_region, felt))
+        holes = list(bright.holes)
+        felt = _felt_holes(frame, region, holes) if holes and frame is not None else ()
+        in_region = tuple(p for p, m in zip(pieces, means, strict=True) if _holds(region, m))
+        regions.append(BrightRegion(region, in_region, felt))
     return Detection(out, regions)
-
-
-BORDER_REACH = 0.1
-"""How far beyond a firm outline's side (a share of the card's long side) paper is looked for."""
-BORDER_LINE = 0.025
-"""The widest dark run (a share of the card's long side, at least 3 px) a printed border line
-with its gaps makes; a wider one is felt between two bright things."""
-BORDER_SHORT = 0.03
-"""A firm outline's side falls this share of the card's long side short of the paper's edge on
-a card with no printed line (`finder.OUTLINE_SCALE`, 1.06 over both ends): a side moved past a
-printed line stops there too. Moved to the paper's very edge, a double-border tuning design
-read 1.8 points fewer cards."""
-BORDER_SIDE = 0.6
-"""The share of a side's samples that must cross a printed line onto more paper to move it."""
-
-
-def out_to_paper_edge(quad: Quad, raw: Image) -> Quad:
-    """`quad` with each side lying on a printed line inside the card moved out to the paper.
-
-    A deck printed with a border line near the edge (a double line especially) gives the edge
-    cut a strong edge inside the card: the bright region cut there is card-shaped, and its
-    outline is a card a few percent too small, whose index window sits off the index (a 7H
-    read as 4H at 0.9468 on the tuning designs; on every double-border tuning design a lone
-    card's firm outline covered 70-91% of the card). Beyond such a side, along its normal,
-    the thresholded mask `raw` shows thin dark runs (the line, `BORDER_LINE`) and paper, then
-    felt to the end of the reach (`BORDER_REACH`). A side is moved out to the paper's last
-    pixel when `BORDER_SIDE` of its samples (seven, on its middle 60%) show that; beyond a
-    side on the card's own edge the felt starts at once, and beyond a neighbour's edge the
-    paper goes on.
-    """
-    q = np.asarray(quad, np.float64).reshape(4, 2)
-    height = long_side(q)
-    reach = max(6, int(np.ceil(BORDER_REACH * height)))
-    widest = max(3, round(BORDER_LINE * height))
-    centre = q.mean(axis=0)
-    h, w = raw.shape[:2]
-    steps = np.arange(1, reach + 1, dtype=np.float64)
-    out = q.copy()
-    for k in range(4):
-        a, b = q[k], q[(k + 1) % 4]
-        along = b - a
-        normal = np.array([along[1], -along[0]]) / max(1e-9, float(np.linalg.norm(along)))
-        if float(np.dot((a + b) / 2 - centre, normal)) < 0:
-            normal = -normal
-        starts = a + np.linspace(0.2, 0.8, 7)[:, None] * along
-        pts = starts[:, None, :] + steps[None, :, None] * normal
-        xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
-        ys = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
-        moved = _paper_beyond(raw[ys, xs] > 0, widest)
-        if len(moved) >= BORDER_SIDE * len(starts):
-            # To where the finder puts a side on a card with no printed line, a little short of
-            # the paper's edge (`BORDER_SHORT`): the reader reads best through such outlines.
-            shift = max(0.0, float(np.median(moved)) - BORDER_SHORT * height) * normal
-            out[k] += shift
-            out[(k + 1) % 4] += shift
-    return out
-
-
-def _paper_beyond(bright: npt.NDArray[np.bool_], widest: int) -> list[float]:
-    """Per sample row of `bright` (paper along a side's normal, outward), where the paper ends.
-
-    A row counts when its last paper pixel lies short of the reach's last three (felt follows:
-    not paper to the end), some dark lies before it, and every dark run before it is at most
-    `widest` long (a printed line, not felt between two bright things); it gives that last
-    pixel's distance. All rows are measured at once: one at a time, they cost a firm outline
-    a millisecond.
-    """
-    reach = bright.shape[1]
-    at = np.arange(reach)
-    any_on = bright.any(axis=1)
-    last = reach - 1 - np.argmax(bright[:, ::-1], axis=1)
-    dark = ~bright & (at[None, :] < last[:, None])
-    # The length of the dark run ending at each pixel: its distance from the last paper before.
-    since = np.maximum.accumulate(np.where(dark, -1, at[None, :]), axis=1)
-    runs = np.where(dark, at[None, :] - since, 0).max(axis=1, initial=0)
-    ok = any_on & (last < reach - 3) & dark.any(axis=1) & (runs <= widest)
-    return [float(v + 1) for v in last[ok]]
-
-
-def long_side(quad: npt.NDArray[Any]) -> float:
-    """The mean length of a quad's two longer opposite sides: a card outline's height."""
-    q = np.asarray(quad, np.float64).reshape(4, 2)
-    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
 
 
 def inside(region: npt.NDArray[Any], contour: npt.NDArray[Any]) -> bool:
@@ -536,116 +359,3 @@ def _mean_point(contour: npt.NDArray[Any]) -> tuple[float, float]:
 
 def _holds(region: npt.NDArray[Any], point: tuple[float, float]) -> bool:
     return cv2.pointPolygonTest(region, point, False) >= 0
-
-
-def _body(contour: npt.NDArray[Any], holes: tuple[npt.NDArray[Any], ...] = ()) -> npt.NDArray[Any]:
-    """`contour` without thin attachments (a chip's stripes, a printed line, text touching it).
-
-    An opening with a kernel an eighth of the region's width strips them; the largest part left
-    is the cards' body (the whole region when the opening leaves too little). The outline comes
-    back with every boundary pixel, so a stretch of it can be measured across.
-    """
-    x, y, w, h = cv2.boundingRect(contour)
-    _, (rw, rh), _ = cv2.minAreaRect(contour)
-    k = max(5, int(min(rw, rh) / 8) | 1)
-    mask = np.zeros((h, w), np.uint8)
-    cv2.drawContours(mask, [contour - np.array([x, y])], -1, 1, -1)
-    if holes:
-        # A printed box touching a card encloses felt: only its thin lines are bright.
-        cv2.drawContours(mask, [h - np.array([x, y]) for h in holes], -1, 0, -1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
-    area = float(mask.sum())
-    for m in (cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), mask):
-        parts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        if parts:
-            best = max(parts, key=cv2.contourArea)
-            if cv2.contourArea(best) >= 0.5 * area:
-                out: npt.NDArray[Any] = best + np.array([x, y])
-                return out
-    return contour
-
-
-def propose(
-    gray: Image,
-    region: BrightRegion,
-    card_long: float | None,
-    edges: tuple[Image, Quad] | None = None,
-) -> list[CardOutline]:
-    """Speculative card outlines inside a bright region that firm outlines did not explain.
-
-    Row proposals (`merged.row_proposals`) and, when the region has a card's shape itself, its
-    own rectangle (a lone card the edge cut broke up under noise). `card_long` is the card height
-    in pixels when known; `edges` may give the edge map around the region and its origin
-    (`edges.local_edges`). Each proposal has its sides moved onto the nearest edges and carries
-    its corners' edge support.
-    """
-    body = _body(region.contour, region.holes)
-    _, (rw, rh), _ = cv2.minAreaRect(body)
-    edge_map, origin = edges if edges is not None else local_edges(gray, region.contour)
-    quads = row_proposals(body, list(region.pieces), card_long, edge_map, origin)
-    long_side, short_side = max(rw, rh), min(rw, rh)
-    shaped = short_side > 0 and _ASPECT_RANGE[0] <= long_side / short_side <= _ASPECT_RANGE[1]
-    if shaped and (card_long is None or 0.85 <= long_side / card_long <= 1.18):
-        quads.append(cv2.boxPoints(cv2.minAreaRect(region.contour)).astype(np.float64))
-    out: list[CardOutline] = []
-    kept = np.empty((0, 4, 2))
-    # A side may snap onto its own edge or, when that is covered, onto a neighbour's: both are
-    # tried. Proposals from nearby lines often snap onto the same card: read it once.
-    for outline in _snapped(edge_map, origin, quads, region.contour):
-        if not _seen(outline.corners, kept):
-            out.append(outline)
-            kept = np.concatenate([kept, outline.corners[None]])
-    return out
-
-
-def _seen(a: Quad, kept: npt.NDArray[Any]) -> bool:
-    """True when every corner of `a` lies within 1% of its perimeter/2 of some kept quad's same."""
-    if not len(kept):
-        return False
-    tol = 0.01 * float(np.linalg.norm(a[2] - a[1]) + np.linalg.norm(a[1] - a[0]))
-    far = np.sqrt(((kept - a[None]) ** 2).sum(axis=2)).max(axis=1)
-    return bool((far <= tol).any())
-
-
-def _snapped(
-    edges: Image, origin: Quad, quads: list[Quad], contour: npt.NDArray[Any]
-) -> list[CardOutline]:
-    """Speculative outlines of `quads` with their sides moved onto edges, with their support.
-
-    Per quad, free then size-keeping (once when both are the same quad). `edges` is an edge
-    map whose top-left pixel is `origin`. All quads are refined in one pass
-    (`edges.refine_all`): a region's tens of proposals cost about one.
-    """
-    if not quads:
-        return []
-    local = portraits(np.stack(quads)) - origin
-    free, kept, same = refine_all(edges, local)
-    keep = [k for k in range(len(quads)) if not same[k]]
-    moved = portraits(np.concatenate([free, kept[keep]]))
-    supports = corner_supports_all(edges, moved)
-    outlines = [
-        CardOutline(q + origin, contour, True, True, _support(s))
-        for q, s in zip(moved, supports, strict=True)
-    ]
-    out: list[CardOutline] = []
-    kept_at = dict(zip(keep, outlines[len(quads) :], strict=True))
-    for k in range(len(quads)):
-        out.append(outlines[k])
-        if k in kept_at:
-            out.append(kept_at[k])
-    return out
-
-
-def _support(share: npt.NDArray[Any]) -> tuple[float, float, float, float]:
-    return float(share[0]), float(share[1]), float(share[2]), float(share[3])
-
-
-def snap_outline(
-    gray: Image, outline: CardOutline, edges: tuple[Image, Quad] | None = None
-) -> CardOutline:
-    """`outline` as a speculative outline with its sides moved onto the edges nearest them.
-
-    `edges` may give an edge map around the outline and its origin (`edges.local_edges`).
-    """
-    edge_map, origin = edges if edges is not None else local_edges(gray, outline.corners)
-    return _snapped(edge_map, origin, [outline.corners], outline.contour)[0]

@@ -19,17 +19,7 @@ from calibration.deck import CANON_SIZE
 from calibration.profile import CalibrationProfile, DeckTemplates
 from calibration.table import TableGeometry
 from drivers.camera.classify import IndexClassifier, IndexRead
-from drivers.camera.detect import (
-    CardOutline,
-    Detection,
-    Image,
-    card_threshold,
-    detect_cards,
-    inside,
-    long_side,
-    propose,
-    snap_outline,
-)
+from drivers.camera.detect import Detection, Image, card_threshold, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
@@ -42,7 +32,9 @@ from drivers.camera.finder import (
 )
 from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
-from drivers.camera.outline_fit import fit_outline
+from drivers.camera.outline import CardOutline, long_side
+from drivers.camera.outline_fit import fit_outlines
+from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
     INDEX_CENTRE,
@@ -253,12 +245,13 @@ class CardRecognizer:
         # before its windows are cut (`outline_fit`). A strip's extended outline is not: its
         # sides inside the card (the edge cut along the index ink) would be fitted to the print.
         # Guessed outlines were moved onto edges already (`detect.snap_outline`).
-        outlines = [
-            o
-            if o.speculative or o.partial
-            else replace(o, corners=fit_outline(gray, o.corners, thr))
-            for o in outlines
-        ]
+        firm = [n for n, o in enumerate(outlines) if not (o.speculative or o.partial)]
+        outlines = list(outlines)
+        if firm:
+            # All of them fitted at once: one at a time, they cost 0.3-0.5 ms each.
+            fitted = fit_outlines(gray, np.array([outlines[n].corners for n in firm]), thr)
+            for n, quad in zip(firm, fitted, strict=True):
+                outlines[n] = replace(outlines[n], corners=quad.copy())
         corners: list[tuple[int, npt.NDArray[Any]]] = []
         for n, outline in enumerate(outlines):
             for turn in (0, 2):
