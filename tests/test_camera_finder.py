@@ -26,6 +26,7 @@ from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
 from drivers.camera.synthetic.scoring import card_height_px
 from drivers.camera.synthetic.splits import TEST_SEEDS
+from drivers.camera.tuning import REFINE_STEP, REFINE_STEPS
 from studio.cards import Card
 
 WINDOW = np.array([[0.02, 0.02], [0.27, 0.02], [0.27, 0.33], [0.02, 0.33]])
@@ -228,8 +229,9 @@ def test_a_leaning_guessed_corner_is_placed_again_where_the_detector_is_surest(
 ) -> None:
     # The lower card of a row, its index beside the card over it: a guess 2.4% of the card's
     # height off along both sides (a proposal sized by the frame's other cards) is placed
-    # again, within that reach, where the detector is surest of an index corner; a corner on
-    # the felt, where the detector finds no index corner near, is not placed again.
+    # again, within the reach (`REFINE_STEPS` of `REFINE_STEP`), where the detector is surest
+    # of an index corner; a corner on the felt, where the detector finds no index corner
+    # near, is not placed again.
     cards = (PlacedCard(Card.parse("9C"), 0, 0, 3), PlacedCard(Card.parse("KD"), 30, 12, -4))
     scene = Scene(
         width=1920, height=1080, table_to_image=_view(3.2),
@@ -253,7 +255,8 @@ def test_a_leaning_guessed_corner_is_placed_again_where_the_detector_is_surest(
     # Moved along the card's sides, within the reach, to a place surer than its own.
     move = again.corners - off
     assert np.allclose(move, move[0], atol=1e-6)
-    assert max(abs(move[0] @ across), abs(move[0] @ down)) <= 0.0241 * height
+    reach = REFINE_STEPS * REFINE_STEP * height + 1e-6
+    assert 0 < max(abs(move[0] @ across), abs(move[0] @ down)) <= reach
     own, placed = detector.scores(gray, [off, again.corners])
     assert placed >= max(own, 0.9)
     # Still on the card's index: within the reader's reach of the true window.

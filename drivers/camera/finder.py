@@ -305,9 +305,10 @@ def refined_corners(
     corner's own, scores at least `tuning.REFINED_CORNER` and more than the corner's own, is a
     `corner` outline read at its first corner only (`support` 1 there), with the visible region
     of the outline it comes from. The detector saturates over a few percent round an index
-    corner, so this is a second placement chosen without the reader, not the index's measured
-    place; the reader reads it once, under all of its own bars. Of copies placing one window
-    (`SAME_CORNER`) only the first is kept. `detector` defaults to the shipped one.
+    corner, so this is a second placement near the first chosen without the reader, not the
+    index's measured place; the reader reads it once, under all of its own bars. Of copies
+    placing one window (`SAME_CORNER`) only the first is kept. `detector` defaults to the
+    shipped one.
     """
     if not leaning:
         return []
