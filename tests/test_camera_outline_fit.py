@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from drivers.camera.detect import card_threshold, detect_cards, long_side
-from drivers.camera.outline_fit import fit_corner, fit_outline
+from drivers.camera.outline_fit import fit_corner, fit_outline, fit_outlines
 from drivers.camera.reading import ReadingSource
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
@@ -78,6 +78,35 @@ def test_a_side_with_no_paper_edge_keeps_the_card_size() -> None:
     fitted = fit_outline(gray, inset, card_threshold(gray))
     assert np.abs(fitted[[0, 3], 0] - truth[[0, 3], 0]).max() < 1.5
     assert np.abs(fitted[[1, 2], 0] - truth[[1, 2], 0]).max() < 1.5
+
+
+def test_outlines_fitted_together_each_land_where_they_land_alone() -> None:
+    # Two cards of different sizes (their profiles reach differently far) and a quad lying on
+    # the felt: fitted in one batch, each comes out as it does alone, and both cards on their
+    # paper.
+    design = deckgen.design(1002)
+    big, small = _quad(300, 320, 260, 0.3), _quad(720, 300, 150, -0.4)
+    image = np.maximum(
+        _frame(design, Card.parse("7S"), big, 0.8, 1),
+        _frame(design, Card.parse("2D"), small, 0.8, 2),
+    )
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    paper = card_threshold(gray)
+    inset = np.array([[6, 6], [-6, 6], [-6, -6], [6, -6]])
+    quads = np.array(
+        [big + inset @ _turn(0.3), small + inset @ _turn(-0.4), _quad(800, 560, 90, 0)]
+    )
+    together = fit_outlines(gray, quads, paper)
+    for quad, fitted in zip(quads, together, strict=True):
+        np.testing.assert_allclose(fitted, fit_outline(gray, quad, paper), atol=1e-3)
+    assert _off(together[0], big) < 0.006
+    assert _off(together[1], small) < 0.01
+
+
+def _turn(angle: float) -> np.ndarray:
+    """Row vectors turned by `angle` (as `_quad` turns its corners)."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, s], [-s, c]])
 
 
 def test_a_large_card_reads_once_with_its_corners_on_the_paper() -> None:

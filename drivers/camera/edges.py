@@ -49,8 +49,11 @@ def edge_map(gray: Image) -> Image:
     """
     smooth = cv2.GaussianBlur(gray, (5, 5), 1.0)
     edges = cv2.Canny(smooth, 20, 50)
-    valleys = cv2.morphologyEx(smooth, cv2.MORPH_BLACKHAT, _VALLEY_KERNEL) > VALLEY
-    edges[valleys] = 255
+    # Deeper than VALLEY: 255 (a threshold and an or, where a boolean index cost 5 us a 1,000 px).
+    valleys = cv2.threshold(
+        cv2.morphologyEx(smooth, cv2.MORPH_BLACKHAT, _VALLEY_KERNEL), VALLEY, 255, cv2.THRESH_BINARY
+    )[1]
+    edges = cv2.bitwise_or(edges, valleys)
     out: Image = cv2.dilate(edges, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3)))
     return out
 
@@ -98,12 +101,14 @@ def _half_offsets(
     ts = np.linspace(0.0, 1.0, 8)
     top = int(reach.max())
     offs = np.arange(-top, top + 1, dtype=np.float64)
-    # (quad, segment, offset, sample, xy)
+    # (quad, segment, offset, sample), x and y apart: interleaved, each costs a strided copy.
     base = starts[:, :, None, :] + ts[None, None, :, None] * (ends - starts)[:, :, None, :]
-    pts = base[:, :, None, :, :] + offs[None, None, :, None, None] * normals[:, :, None, None, :]
-    xi = np.clip(np.rint(pts[..., 0]).astype(np.int64), 0, w - 1)
-    yi = np.clip(np.rint(pts[..., 1]).astype(np.int64), 0, h - 1)
-    hits = (edges[yi, xi] > 0).sum(axis=3)
+    along = offs[None, None, :, None]
+    x = base[None, ..., 0].transpose(1, 2, 0, 3) + along * normals[:, :, None, None, 0]
+    y = base[None, ..., 1].transpose(1, 2, 0, 3) + along * normals[:, :, None, None, 1]
+    xi = np.clip(np.rint(x).astype(np.intp), 0, w - 1)
+    yi = np.clip(np.rint(y).astype(np.intp), 0, h - 1)
+    hits = np.count_nonzero(edges.ravel()[yi * w + xi], axis=3)
     # A quad's own reach: offsets beyond it never count.
     hits = np.where(np.abs(offs)[None, None, :] > reach[:, None, None], -1, hits)
     best = hits.max(axis=2)

@@ -10,6 +10,7 @@ edges in the image (`edges.corner_supports`), and then only a confident read.
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 import cv2
@@ -120,13 +121,19 @@ def _along(
     out: list[Quad] = []
     for along, across in options:
         spans: list[tuple[float, float]] = []
+        # The starts so far, in order: the nearest one either side decides.
+        starts: list[float] = []
         for c in cuts:
             for s in (c, c - along):
                 if s < lo - 0.04 * along or s + along > hi + 0.04 * along:
                     continue
                 s = min(max(s, lo), hi - along)
-                if all(abs(s - o) > _SAME * along for o, _ in spans):
+                at = bisect.bisect_left(starts, s)
+                if (at == len(starts) or abs(s - starts[at]) > _SAME * along) and (
+                    at == 0 or abs(s - starts[at - 1]) > _SAME * along
+                ):
                     spans.append((s, along))
+                    starts.insert(at, s)
         # Perspective and a misjudged card size make a card a little longer or shorter along
         # the row than `along`: a stretch from an end of the row to a line across it of about
         # that length is a card too.
@@ -181,10 +188,17 @@ def lines_across(
     share = hits.mean(axis=1)
     out: list[float] = []
     gap = max(2, round(0.03 * band))
-    for k in np.argsort(-share):
+    # The lines kept so far, in order along the band: the nearest one either side decides
+    # (a strong edge is a plateau of tens of positions, each checked against every line kept).
+    kept: list[float] = []
+    for k in np.argsort(-share).tolist():
         if share[k] < LINE_SHARE:
             break
         p = float(ps[k])
-        if all(abs(p - o) > gap for o in out):
+        at = bisect.bisect_left(kept, p)
+        if (at == len(kept) or abs(p - kept[at]) > gap) and (
+            at == 0 or abs(p - kept[at - 1]) > gap
+        ):
             out.append(p)
+            kept.insert(at, p)
     return out

@@ -43,7 +43,7 @@ from drivers.camera.finder import (
 )
 from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
-from drivers.camera.outline_fit import fit_outline
+from drivers.camera.outline_fit import fit_outlines
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
     INDEX_CENTRE,
@@ -287,12 +287,13 @@ class CardRecognizer:
         # before its windows are cut (`outline_fit`). A strip's extended outline is not: its
         # sides inside the card (the edge cut along the index ink) would be fitted to the print.
         # Guessed outlines were moved onto edges already (`detect.snap_outline`).
-        outlines = [
-            o
-            if o.speculative or o.partial
-            else replace(o, corners=fit_outline(gray, o.corners, thr))
-            for o in outlines
-        ]
+        firm = [n for n, o in enumerate(outlines) if not (o.speculative or o.partial)]
+        outlines = list(outlines)
+        if firm:
+            # All of them fitted at once: one at a time, they cost 0.3-0.5 ms each.
+            fitted = fit_outlines(gray, np.array([outlines[n].corners for n in firm]), thr)
+            for n, quad in zip(firm, fitted, strict=True):
+                outlines[n] = replace(outlines[n], corners=quad.copy())
         corners: list[tuple[int, npt.NDArray[Any]]] = []
         for n, outline in enumerate(outlines):
             for turn in (0, 2):
