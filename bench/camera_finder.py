@@ -36,8 +36,8 @@ from collections import Counter
 import cv2
 import numpy as np
 
-from drivers.camera.detect import CardOutline
 from drivers.camera.finder import find_candidates, readable_turns
+from drivers.camera.outline import CardOutline
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import random_scene

@@ -37,7 +37,7 @@ import cv2
 import numpy as np
 from camera import bench_recognizers, bench_scene, tags_for
 
-from drivers.camera.detect import CardOutline
+from drivers.camera.outline import CardOutline
 from drivers.camera.recognizer import MIN_CORNER_SUPPORT, CardRecognizer
 from drivers.camera.synthetic.scene import RenderedFrame, Scene, project, render_scene
 from drivers.camera.synthetic.scoring import Score, card_height_px

@@ -61,8 +61,8 @@ TARGET_FPS = 30.0
 
 STAGES: dict[str, tuple[tuple[str, str, str | None], ...]] = {
     "finder": (("detect.py", "detect_cards", "recognize"),),
-    "proposals": (("detect.py", "propose", "recognize"),),
-    "snapping": (("detect.py", "snap_outline", "<listcomp>"),),
+    "proposals": (("proposals.py", "propose", "recognize"),),
+    "snapping": (("proposals.py", "snap_outline", "<listcomp>"),),
     "region edges": (("edges.py", "local_edges", "region_edges"),),
     "corner detector": (
         ("finder.py", "detected_corners", "recognize"),

@@ -44,8 +44,8 @@ from miss_causes import MissDiagnosis
 
 from calibration.profile import CalibrationProfile
 from drivers.camera.classify import IndexRead
-from drivers.camera.detect import CardOutline
 from drivers.camera.guesses import contested
+from drivers.camera.outline import CardOutline
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.envelopes import ENVELOPES

@@ -39,9 +39,10 @@ from miss_causes import WINDOW_TOL, MissDiagnosis, read_candidates
 
 from calibration.profile import CalibrationProfile
 from drivers.camera.corners import corner_quads
-from drivers.camera.detect import CardOutline, detect_cards
+from drivers.camera.detect import detect_cards
 from drivers.camera.finder import MIN_CORNER_SUPPORT, region_heights
 from drivers.camera.index_corners import shipped_detector
+from drivers.camera.outline import CardOutline
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import random_scene

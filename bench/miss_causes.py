@@ -37,9 +37,10 @@ from camera_finder import bilinear, visible_turns
 from calibration.deck import CANON_SIZE
 from calibration.profile import DeckCalibration, DeckTemplates
 from drivers.camera.classify import IndexClassifier
-from drivers.camera.detect import CardOutline, card_threshold
+from drivers.camera.detect import card_threshold
 from drivers.camera.finder import find_candidates, readable_turns
 from drivers.camera.index_model import NONE
+from drivers.camera.outline import CardOutline
 from drivers.camera.outline_fit import fit_outline
 from drivers.camera.reading import CardReading
 from drivers.camera.synthetic.scene import RenderedFrame, Scene

@@ -39,7 +39,7 @@ from frame_cache import cached_render
 
 from calibration.profile import CalibrationProfile
 from drivers.camera.classify import IndexRead
-from drivers.camera.detect import CardOutline
+from drivers.camera.outline import CardOutline
 from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.envelopes import ENVELOPES

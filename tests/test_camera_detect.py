@@ -6,8 +6,9 @@ import cv2
 import numpy as np
 from camera_support import Score, deck_profile, scored
 
-from drivers.camera.detect import detect_cards, portrait
+from drivers.camera.detect import detect_cards
 from drivers.camera.edges import corner_supports, edge_map, refine
+from drivers.camera.outline import portrait
 from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer, merge_guesses
 from drivers.camera.synthetic import deckgen

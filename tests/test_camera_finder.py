@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.camera.corners import CARD_ASPECT, corner_quads
-from drivers.camera.detect import CardOutline, detect_cards
+from drivers.camera.detect import detect_cards
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
     card_height,
@@ -22,6 +22,7 @@ from drivers.camera.finder import (
     region_heights,
 )
 from drivers.camera.index_corners import IndexCornerDetector
+from drivers.camera.outline import CardOutline
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
 from drivers.camera.synthetic.scoring import card_height_px

@@ -11,8 +11,8 @@ import numpy.typing as npt
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drivers.camera.detect import CardOutline
 from drivers.camera.guesses import contested, merge_guesses, off_read_indices, same_index
+from drivers.camera.outline import CardOutline
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import INDEX_CENTRE, SAME_INDEX
 

@@ -7,7 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from drivers.camera.detect import card_threshold, detect_cards, long_side
+from drivers.camera.detect import card_threshold, detect_cards
+from drivers.camera.outline import long_side
 from drivers.camera.outline_fit import fit_corner, fit_outline, fit_outlines
 from drivers.camera.reading import ReadingSource
 from drivers.camera.recognizer import CardRecognizer

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drivers.camera.detect import _paper_beyond
+from drivers.camera.paper_edge import _paper_beyond
 
 
 def _row_by_row(bright: np.ndarray, widest: int) -> list[float]:

@@ -13,7 +13,8 @@ import pytest
 from camera_support import deck_profile, scored
 
 from drivers.camera.classify import IndexRead
-from drivers.camera.detect import CardOutline, card_threshold
+from drivers.camera.detect import card_threshold
+from drivers.camera.outline import CardOutline
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.designs import CLASSIC, JUMBO

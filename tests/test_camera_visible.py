@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from drivers.camera.detect import CardOutline
+from drivers.camera.outline import CardOutline
 from drivers.camera.visible import visible_part
 
 

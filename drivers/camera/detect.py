@@ -3,6 +3,8 @@
 A card is a bright, low-ink rectangle with the poker aspect (88/63). A region that is a clean
 strip of a card (its neighbour lies on the rest) is extended to the full card toward the side
 where the occluding card is; anything else (chips, printed boxes, text, glare) is dropped here.
+Whole cards' outlines are moved out past a printed border line (`paper_edge`); the bright
+regions big enough to hold cards are handed on with them, for proposals (`proposals.propose`).
 """
 
 from __future__ import annotations
@@ -17,15 +19,13 @@ import numpy.typing as npt
 
 from drivers.camera.bright_parts import bright_parts
 from drivers.camera.corners import CARD_ASPECT
-from drivers.camera.edges import corner_supports_all, local_edges, refine_all
-from drivers.camera.merged import row_proposals
+from drivers.camera.outline import OUTLINE_ASPECT, CardOutline, portrait
+from drivers.camera.paper_edge import out_to_paper_edges
 from drivers.camera.tuning import PAPER_SHARE_FACE_UP
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
 
-_ASPECT_RANGE = (1.2, 1.65)
-# Moderate perspective changes the outline's aspect by up to ~15% either way.
 _MIN_FILL = 0.84
 _MIN_AREA_FILL = 0.5
 # A card's convex hull (even with a corner bitten off by a neighbour) fills >84% of its bounding
@@ -112,64 +112,11 @@ def _felt_holes(
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
-class CardOutline:
-    """A card's four image corners (clockwise, first side short) and its visible region.
-
-    `partial` is True when the outline was extended from a visible strip; `contour` is the visible
-    region's outline, so a reader can tell whether an index corner is actually in view.
-    `speculative` outlines are proposals inside a region holding several cards: report one only
-    when it reads. `support` says, per corner, how well the two sides meeting there lie on image
-    edges (0..1): a proposal's corner is read only when it is well supported. `corner` outlines
-    come from the learned index-corner detector (`finder.detected_corners`).
-    """
-
-    corners: Quad
-    contour: npt.NDArray[Any]
-    partial: bool
-    speculative: bool = False
-    support: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
-    corner: bool = False
-    """True for an outline built on an index corner the learned detector found."""
-
-
 def card_threshold(gray: Image) -> float:
     """The grey level between felt and card paper (Otsu on a subsample, clamped to 90..200)."""
     sample = np.ascontiguousarray(gray[::4, ::4])
     thr, _ = cv2.threshold(sample, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     return float(min(200.0, max(90.0, thr)))
-
-
-def portrait(quad: Quad) -> Quad:
-    """Reorder four cyclic corners clockwise (image axes) with the first side a short side."""
-    q = np.asarray(quad, np.float64).reshape(4, 2)
-    nxt = q[[1, 2, 3, 0]]
-    if float((q[:, 0] * nxt[:, 1] - nxt[:, 0] * q[:, 1]).sum()) < 0:
-        q = q[::-1]
-    top = int(np.argmin(q[:, 0] + q[:, 1]))
-    order = [(top + k) % 4 for k in range(4)]
-    d = q[[order[1], order[2]]] - q[[order[0], order[1]]]
-    if float(d[0] @ d[0]) > float(d[1] @ d[1]):
-        order = order[1:] + order[:1]
-    out: Quad = q[order]
-    return out
-
-
-def portraits(quads: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """`portrait` of every quad of `quads` (N, 4, 2) at once (a region's proposals in one pass)."""
-    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
-    nxt = q[:, [1, 2, 3, 0]]
-    ccw = (q[..., 0] * nxt[..., 1] - nxt[..., 0] * q[..., 1]).sum(axis=1) < 0
-    q = np.where(ccw[:, None, None], q[:, ::-1], q)
-    top = np.argmin(q[..., 0] + q[..., 1], axis=1)
-    order = (top[:, None] + np.arange(4)[None, :]) % 4
-    rows = np.arange(len(q))[:, None]
-    d0 = q[rows[:, 0], order[:, 1]] - q[rows[:, 0], order[:, 0]]
-    d1 = q[rows[:, 0], order[:, 2]] - q[rows[:, 0], order[:, 1]]
-    long_first = (d0 * d0).sum(axis=1) > (d1 * d1).sum(axis=1)
-    order = np.where(long_first[:, None], np.roll(order, -1, axis=1), order)
-    out: npt.NDArray[Any] = q[rows, order]
-    return out
 
 
 def _band_brightness(mask: Image, a: Quad, b: Quad, outward: Quad) -> float:
@@ -342,7 +289,7 @@ def detect_cards(
     full_longs = [
         f[2]
         for f in found
-        if _ASPECT_RANGE[0] <= f[2] / f[3] <= _ASPECT_RANGE[1] and f[2] >= min_long_px
+        if OUTLINE_ASPECT[0] <= f[2] / f[3] <= OUTLINE_ASPECT[1] and f[2] >= min_long_px
     ]
     frame_long = float(np.median(full_longs)) if full_longs else None
     out: list[CardOutline] = []
@@ -352,7 +299,7 @@ def detect_cards(
         cx, cy = box.mean(axis=0)
         want = expected(float(cx), float(cy)) if expected is not None else None
         want = want or frame_long
-        if _ASPECT_RANGE[0] <= ratio <= _ASPECT_RANGE[1]:
+        if OUTLINE_ASPECT[0] <= ratio <= OUTLINE_ASPECT[1]:
             if long_side < min_long_px or (
                 want is not None and not 0.8 <= long_side / want <= 1.25
             ):
@@ -365,7 +312,7 @@ def detect_cards(
             out.append(CardOutline(quad, contour, False))
             continue
         height = want if want is not None else long_side
-        if ratio > _ASPECT_RANGE[1] and 0.85 <= long_side / height <= 1.18:
+        if ratio > OUTLINE_ASPECT[1] and 0.85 <= long_side / height <= 1.18:
             grown = _extend(box, raw, long_side / CARD_ASPECT, sized=want is not None)
         elif (
             want is not None
@@ -400,113 +347,6 @@ def detect_cards(
     return Detection(out, regions)
 
 
-BORDER_REACH = 0.1
-"""How far beyond a firm outline's side (a share of the card's long side) paper is looked for."""
-BORDER_LINE = 0.025
-"""The widest dark run (a share of the card's long side, at least 3 px) a printed border line
-with its gaps makes; a wider one is felt between two bright things."""
-BORDER_SHORT = 0.03
-"""A firm outline's side falls this share of the card's long side short of the paper's edge on
-a card with no printed line (`finder.OUTLINE_SCALE`, 1.06 over both ends): a side moved past a
-printed line stops there too. Moved to the paper's very edge, a double-border tuning design
-read 1.8 points fewer cards."""
-BORDER_SIDE = 0.6
-"""The share of a side's samples that must cross a printed line onto more paper to move it."""
-
-
-def out_to_paper_edge(quad: Quad, raw: Image) -> Quad:
-    """`quad` with each side lying on a printed line inside the card moved out to the paper.
-
-    A deck printed with a border line near the edge (a double line especially) gives the edge
-    cut a strong edge inside the card: the bright region cut there is card-shaped, and its
-    outline is a card a few percent too small, whose index window sits off the index (a 7H
-    read as 4H at 0.9468 on the tuning designs; on every double-border tuning design a lone
-    card's firm outline covered 70-91% of the card). Beyond such a side, along its normal,
-    the thresholded mask `raw` shows thin dark runs (the line, `BORDER_LINE`) and paper, then
-    felt to the end of the reach (`BORDER_REACH`). A side is moved out to the paper's last
-    pixel when `BORDER_SIDE` of its samples (seven, on its middle 60%) show that; beyond a
-    side on the card's own edge the felt starts at once, and beyond a neighbour's edge the
-    paper goes on.
-    """
-    out: Quad = out_to_paper_edges(np.asarray(quad, np.float64).reshape(1, 4, 2), raw)[0]
-    return out
-
-
-def out_to_paper_edges(quads: Quad, raw: Image) -> Quad:
-    """`out_to_paper_edge` of each quad of `quads` (N x 4 x 2), all sides sampled at once.
-
-    One side at a time, the sampling cost a frame's firm outlines about 2 ms. Returns new quads.
-    """
-    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
-    out = q.copy()
-    if not len(q):
-        return out
-    heights = [long_side(x) for x in q]
-    reaches = np.array([max(6, int(np.ceil(BORDER_REACH * height))) for height in heights])
-    widest = [max(3, round(BORDER_LINE * height)) for height in heights]
-    centre = q.mean(axis=1)
-    h, w = raw.shape[:2]
-    steps = np.arange(1, int(reaches.max()) + 1, dtype=np.float64)
-    along = q[:, [1, 2, 3, 0]] - q
-    normal = np.stack([along[..., 1], -along[..., 0]], axis=2)
-    for m in range(len(q)):
-        for k in range(4):
-            normal[m, k] /= max(1e-9, float(np.linalg.norm(along[m, k])))
-            if float(np.dot((q[m, k] + q[m, (k + 1) % 4]) / 2 - centre[m], normal[m, k])) < 0:
-                normal[m, k] = -normal[m, k]
-    # (quad, side, sample row, step, xy)
-    rows = np.linspace(0.2, 0.8, 7)
-    starts = q[:, :, None, :] + rows[None, None, :, None] * along[:, :, None, :]
-    pts = starts[..., None, :] + steps[None, None, None, :, None] * normal[:, :, None, None, :]
-    xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
-    ys = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
-    # A quad's rows stop at its own reach: nothing beyond counts as paper.
-    bright = (raw[ys, xs] > 0) & (steps[None, None, None, :] <= reaches[:, None, None, None])
-    for m in range(len(q)):
-        for k in range(4):
-            moved = _paper_beyond(bright[m, k], widest[m], int(reaches[m]))
-            if len(moved) >= BORDER_SIDE * len(rows):
-                # To where the finder puts a side on a card with no printed line, a little
-                # short of the paper's edge (`BORDER_SHORT`): the reader reads best through
-                # such outlines.
-                shift = max(0.0, float(np.median(moved)) - BORDER_SHORT * heights[m])
-                out[m, k] += shift * normal[m, k]
-                out[m, (k + 1) % 4] += shift * normal[m, k]
-    return out
-
-
-def _paper_beyond(
-    bright: npt.NDArray[np.bool_], widest: int, reach: int | None = None
-) -> list[float]:
-    """Per sample row of `bright` (paper along a side's normal, outward), where the paper ends.
-
-    A row counts when its last paper pixel lies short of the reach's last three (felt follows:
-    not paper to the end), some dark lies before it, and every dark run before it is at most
-    `widest` long (a printed line, not felt between two bright things); it gives that last
-    pixel's distance. `reach` is the rows' length (`bright`'s width by default; the rows may
-    be padded with dark beyond it). All rows are measured at once: one at a time, they cost a
-    firm outline a millisecond.
-    """
-    width = bright.shape[1]
-    reach = width if reach is None else reach
-    at = np.arange(width)
-    any_on = bright.any(axis=1)
-    last = width - 1 - np.argmax(bright[:, ::-1], axis=1)
-    dark = ~bright & (at[None, :] < last[:, None])
-    # The length of the dark run ending at each pixel: its distance from the last paper before.
-    since = np.maximum.accumulate(np.where(dark, -1, at[None, :]), axis=1)
-    runs = np.where(dark, at[None, :] - since, 0).max(axis=1, initial=0)
-    ok = any_on & (last < reach - 3) & dark.any(axis=1) & (runs <= widest)
-    return [float(v + 1) for v in last[ok]]
-
-
-def long_side(quad: npt.NDArray[Any]) -> float:
-    """The mean length of a quad's two longer opposite sides: a card outline's height."""
-    q = np.asarray(quad, np.float64).reshape(4, 2)
-    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
-
-
 def inside(region: npt.NDArray[Any], contour: npt.NDArray[Any]) -> bool:
     """True when the mean point of `contour` lies inside `region` (both image contours)."""
     return _holds(region, _mean_point(contour))
@@ -519,123 +359,3 @@ def _mean_point(contour: npt.NDArray[Any]) -> tuple[float, float]:
 
 def _holds(region: npt.NDArray[Any], point: tuple[float, float]) -> bool:
     return cv2.pointPolygonTest(region, point, False) >= 0
-
-
-def _body(contour: npt.NDArray[Any], holes: tuple[npt.NDArray[Any], ...] = ()) -> npt.NDArray[Any]:
-    """`contour` without thin attachments (a chip's stripes, a printed line, text touching it).
-
-    An opening with a kernel an eighth of the region's width strips them; the largest part left
-    is the cards' body (the whole region when the opening leaves too little). The outline comes
-    back with every boundary pixel, so a stretch of it can be measured across.
-    """
-    x, y, w, h = cv2.boundingRect(contour)
-    _, (rw, rh), _ = cv2.minAreaRect(contour)
-    k = max(5, int(min(rw, rh) / 8) | 1)
-    mask = np.zeros((h, w), np.uint8)
-    cv2.drawContours(mask, [contour - np.array([x, y])], -1, 1, -1)
-    if holes:
-        # A printed box touching a card encloses felt: only its thin lines are bright.
-        cv2.drawContours(mask, [h - np.array([x, y]) for h in holes], -1, 0, -1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
-    area = float(mask.sum())
-    for m in (cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), mask):
-        parts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        if parts:
-            best = max(parts, key=cv2.contourArea)
-            if cv2.contourArea(best) >= 0.5 * area:
-                out: npt.NDArray[Any] = best + np.array([x, y])
-                return out
-    return contour
-
-
-def propose(
-    gray: Image,
-    region: BrightRegion,
-    card_long: float | None,
-    edges: tuple[Image, Quad] | None = None,
-) -> list[CardOutline]:
-    """Speculative card outlines inside a bright region that firm outlines did not explain.
-
-    Row proposals (`merged.row_proposals`) and, when the region has a card's shape itself, its
-    own rectangle (a lone card the edge cut broke up under noise). `card_long` is the card height
-    in pixels when known; `edges` may give the edge map around the region and its origin
-    (`edges.local_edges`). Each proposal has its sides moved onto the nearest edges and carries
-    its corners' edge support.
-    """
-    body = _body(region.contour, region.holes)
-    _, (rw, rh), _ = cv2.minAreaRect(body)
-    edge_map, origin = edges if edges is not None else local_edges(gray, region.contour)
-    quads = row_proposals(body, list(region.pieces), card_long, edge_map, origin)
-    long_side, short_side = max(rw, rh), min(rw, rh)
-    shaped = short_side > 0 and _ASPECT_RANGE[0] <= long_side / short_side <= _ASPECT_RANGE[1]
-    if shaped and (card_long is None or 0.85 <= long_side / card_long <= 1.18):
-        quads.append(cv2.boxPoints(cv2.minAreaRect(region.contour)).astype(np.float64))
-    # A side may snap onto its own edge or, when that is covered, onto a neighbour's: both are
-    # tried. Proposals from nearby lines often snap onto the same card: read it once.
-    snapped = _snapped(edge_map, origin, quads, region.contour)
-    return [snapped[k] for k in _unseen([o.corners for o in snapped])]
-
-
-def _unseen(quads: list[Quad]) -> list[int]:
-    """The quads of `quads` kept in order, each unless it repeats one kept before it.
-
-    A quad repeats another when every corner lies within 1% of its own perimeter/2 of the
-    other's same corner. All pairs are measured at once: quad by quad against those kept, a
-    region's tens of proposals cost 2 ms a frame.
-    """
-    if not quads:
-        return []
-    q = np.stack(quads)
-    tol = [0.01 * float(np.linalg.norm(a[2] - a[1]) + np.linalg.norm(a[1] - a[0])) for a in quads]
-    # far[i, j]: the farthest corner of quad j from the same corner of quad i.
-    far = np.sqrt(((q[None, :] - q[:, None]) ** 2).sum(axis=3)).max(axis=2)
-    near = (far <= np.array(tol)[:, None]).tolist()
-    kept: list[int] = []
-    for i, row in enumerate(near):
-        if not any(row[j] for j in kept):
-            kept.append(i)
-    return kept
-
-
-def _snapped(
-    edges: Image, origin: Quad, quads: list[Quad], contour: npt.NDArray[Any]
-) -> list[CardOutline]:
-    """Speculative outlines of `quads` with their sides moved onto edges, with their support.
-
-    Per quad, free then size-keeping (once when both are the same quad). `edges` is an edge
-    map whose top-left pixel is `origin`. All quads are refined in one pass
-    (`edges.refine_all`): a region's tens of proposals cost about one.
-    """
-    if not quads:
-        return []
-    local = portraits(np.stack(quads)) - origin
-    free, kept, same = refine_all(edges, local)
-    keep = [k for k in range(len(quads)) if not same[k]]
-    moved = portraits(np.concatenate([free, kept[keep]]))
-    supports = corner_supports_all(edges, moved)
-    outlines = [
-        CardOutline(q + origin, contour, True, True, _support(s))
-        for q, s in zip(moved, supports, strict=True)
-    ]
-    out: list[CardOutline] = []
-    kept_at = dict(zip(keep, outlines[len(quads) :], strict=True))
-    for k in range(len(quads)):
-        out.append(outlines[k])
-        if k in kept_at:
-            out.append(kept_at[k])
-    return out
-
-
-def _support(share: npt.NDArray[Any]) -> tuple[float, float, float, float]:
-    return float(share[0]), float(share[1]), float(share[2]), float(share[3])
-
-
-def snap_outline(
-    gray: Image, outline: CardOutline, edges: tuple[Image, Quad] | None = None
-) -> CardOutline:
-    """`outline` as a speculative outline with its sides moved onto the edges nearest them.
-
-    `edges` may give an edge map around the outline and its origin (`edges.local_edges`).
-    """
-    edge_map, origin = edges if edges is not None else local_edges(gray, outline.corners)
-    return _snapped(edge_map, origin, [outline.corners], outline.contour)[0]

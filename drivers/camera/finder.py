@@ -20,19 +20,12 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.corners import corner_quads
-from drivers.camera.detect import (
-    CardOutline,
-    Detection,
-    card_threshold,
-    detect_cards,
-    inside,
-    long_side,
-    propose,
-    snap_outline,
-)
+from drivers.camera.detect import Detection, card_threshold, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.index_corners import THRESHOLD, IndexCornerDetector, shipped_detector
+from drivers.camera.outline import CardOutline, long_side
 from drivers.camera.outline_fit import fit_corners
+from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.tuning import (
     ANCHOR_MOVE,
     CONFIRMED_CORNER,

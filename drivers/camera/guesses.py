@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.detect import CardOutline
+from drivers.camera.outline import CardOutline
 from drivers.camera.reading import CardReading
 from drivers.camera.tuning import INDEX_CENTRE, SAME_INDEX, SAME_SPOT
 

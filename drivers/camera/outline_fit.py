@@ -40,7 +40,7 @@ _INLIER_PX = 1.5
 # line are something else (a neighbour's edge, print).
 _PASSES = 3
 # Two passes put a border-snapped outline on the paper; a third, when a side that lay on the
-# border line while its opposite side did not (`detect.out_to_paper_edge` moves sides one by
+# border line while its opposite side did not (`paper_edge.out_to_paper_edge` moves sides one by
 # one) was first moved only as far as that side.
 
 

@@ -19,17 +19,7 @@ from calibration.deck import CANON_SIZE
 from calibration.profile import CalibrationProfile, DeckTemplates
 from calibration.table import TableGeometry
 from drivers.camera.classify import IndexClassifier, IndexRead
-from drivers.camera.detect import (
-    CardOutline,
-    Detection,
-    Image,
-    card_threshold,
-    detect_cards,
-    inside,
-    long_side,
-    propose,
-    snap_outline,
-)
+from drivers.camera.detect import Detection, Image, card_threshold, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
@@ -43,7 +33,9 @@ from drivers.camera.finder import (
 )
 from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
+from drivers.camera.outline import CardOutline, long_side
 from drivers.camera.outline_fit import fit_outlines
+from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
     INDEX_CENTRE,

@@ -18,7 +18,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.detect import CardOutline, inside, long_side
+from drivers.camera.detect import inside
+from drivers.camera.outline import CardOutline, long_side
 from drivers.camera.tuning import OUTLINE_GROWTH, SAME_CARD
 
 

@@ -1,0 +1,80 @@
+"""A card outline as every step of the finder hands it on, and the geometry it is measured by.
+
+`CardOutline` carries a card's four image corners and the region it was seen in; `portrait`
+puts four corners in the one order every step reads them in (clockwise, first side short), and
+`long_side` gives an outline's height, the scale every tolerance of the finder is a share of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Quad = npt.NDArray[Any]
+
+OUTLINE_ASPECT = (1.2, 1.65)
+"""The long-over-short ratios a whole card's outline may have: moderate perspective changes the
+outline's aspect by up to ~15% either way."""
+
+
+@dataclass(frozen=True, slots=True)
+class CardOutline:
+    """A card's four image corners (clockwise, first side short) and its visible region.
+
+    `partial` is True when the outline was extended from a visible strip; `contour` is the visible
+    region's outline, so a reader can tell whether an index corner is actually in view.
+    `speculative` outlines are proposals inside a region holding several cards: report one only
+    when it reads. `support` says, per corner, how well the two sides meeting there lie on image
+    edges (0..1): a proposal's corner is read only when it is well supported. `corner` outlines
+    come from the learned index-corner detector (`finder.detected_corners`).
+    """
+
+    corners: Quad
+    contour: npt.NDArray[Any]
+    partial: bool
+    speculative: bool = False
+    support: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
+    corner: bool = False
+    """True for an outline built on an index corner the learned detector found."""
+
+
+def portrait(quad: Quad) -> Quad:
+    """Reorder four cyclic corners clockwise (image axes) with the first side a short side."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    nxt = q[[1, 2, 3, 0]]
+    if float((q[:, 0] * nxt[:, 1] - nxt[:, 0] * q[:, 1]).sum()) < 0:
+        q = q[::-1]
+    top = int(np.argmin(q[:, 0] + q[:, 1]))
+    order = [(top + k) % 4 for k in range(4)]
+    d = q[[order[1], order[2]]] - q[[order[0], order[1]]]
+    if float(d[0] @ d[0]) > float(d[1] @ d[1]):
+        order = order[1:] + order[:1]
+    out: Quad = q[order]
+    return out
+
+
+def portraits(quads: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """`portrait` of every quad of `quads` (N, 4, 2) at once (a region's proposals in one pass)."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    nxt = q[:, [1, 2, 3, 0]]
+    ccw = (q[..., 0] * nxt[..., 1] - nxt[..., 0] * q[..., 1]).sum(axis=1) < 0
+    q = np.where(ccw[:, None, None], q[:, ::-1], q)
+    top = np.argmin(q[..., 0] + q[..., 1], axis=1)
+    order = (top[:, None] + np.arange(4)[None, :]) % 4
+    rows = np.arange(len(q))[:, None]
+    d0 = q[rows[:, 0], order[:, 1]] - q[rows[:, 0], order[:, 0]]
+    d1 = q[rows[:, 0], order[:, 2]] - q[rows[:, 0], order[:, 1]]
+    long_first = (d0 * d0).sum(axis=1) > (d1 * d1).sum(axis=1)
+    order = np.where(long_first[:, None], np.roll(order, -1, axis=1), order)
+    out: npt.NDArray[Any] = q[rows, order]
+    return out
+
+
+def long_side(quad: npt.NDArray[Any]) -> float:
+    """The mean length of a quad's two longer opposite sides: a card outline's height."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
