@@ -18,13 +18,16 @@ from drivers.camera.finder import (
     confirmed_corners,
     detected_corners,
     find_candidates,
+    refined_corners,
     region_heights,
 )
 from drivers.camera.index_corners import IndexCornerDetector
+from drivers.camera.outline import CardOutline
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
 from drivers.camera.synthetic.scoring import card_height_px
 from drivers.camera.synthetic.splits import TEST_SEEDS
+from drivers.camera.tuning import REFINE_STEP, REFINE_STEPS
 from studio.cards import Card
 
 WINDOW = np.array([[0.02, 0.02], [0.27, 0.02], [0.27, 0.33], [0.02, 0.33]])
@@ -219,6 +222,47 @@ def test_a_lone_card_rim_gives_both_its_index_corners(
         a, b = q[1] - q[0], q[3] - q[0]
         assert a[0] * b[1] - a[1] * b[0] > 0
         assert np.linalg.norm(a) < np.linalg.norm(b)
+
+
+@pytest.mark.parametrize("design_seed", TEST_SEEDS[:3])
+def test_a_leaning_guessed_corner_is_placed_again_where_the_detector_is_surest(
+    design_seed: int,
+) -> None:
+    # The lower card of a row, its index beside the card over it: a guess 2.4% of the card's
+    # height off along both sides (a proposal sized by the frame's other cards) is placed
+    # again, within the reach (`REFINE_STEPS` of `REFINE_STEP`), where the detector is surest
+    # of an index corner; a corner on the felt, where the detector finds no index corner
+    # near, is not placed again.
+    cards = (PlacedCard(Card.parse("9C"), 0, 0, 3), PlacedCard(Card.parse("KD"), 30, 12, -4))
+    scene = Scene(
+        width=1920, height=1080, table_to_image=_view(3.2),
+        design=deckgen.design(design_seed), cards=cards,
+    )  # fmt: skip
+    frame = render_scene(scene)
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    truth = frame.cards[0].corners
+    height = card_height_px(frame.cards[0])
+    across = (truth[1] - truth[0]) / np.linalg.norm(truth[1] - truth[0])
+    down = (truth[3] - truth[0]) / np.linalg.norm(truth[3] - truth[0])
+    off = truth + 0.024 * height * (across - down)
+    felt = truth - 0.6 * height * across
+    guesses = [
+        CardOutline(q, np.round(q).astype(np.int32).reshape(-1, 1, 2), True, True)
+        for q in (off, felt)
+    ]
+    detector = IndexCornerDetector()
+    (again,) = refined_corners(gray, guesses, detector)
+    assert again.corner and again.speculative and again.support == (1.0, 0.0, 0.0, 0.0)
+    # Moved along the card's sides, within the reach, to a place surer than its own.
+    move = again.corners - off
+    assert np.allclose(move, move[0], atol=1e-6)
+    reach = REFINE_STEPS * REFINE_STEP * height + 1e-6
+    assert 0 < max(abs(move[0] @ across), abs(move[0] @ down)) <= reach
+    own, placed = detector.scores(gray, [off, again.corners])
+    assert placed >= max(own, 0.9)
+    # Still on the card's index: within the reader's reach of the true window.
+    error = float(np.linalg.norm(_window(again.corners) - _window(truth), axis=1).max())
+    assert error <= 0.06 * height, error / height
 
 
 def test_a_model_with_another_digest_is_refused(tmp_path: Path) -> None:

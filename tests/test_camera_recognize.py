@@ -15,7 +15,7 @@ from camera_support import deck_profile, scored
 from drivers.camera.classify import IndexRead
 from drivers.camera.detect import card_threshold
 from drivers.camera.outline import CardOutline
-from drivers.camera.reading import CardReading
+from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.designs import CLASSIC, JUMBO
 from drivers.camera.synthetic.generator import SceneStyle
@@ -313,3 +313,34 @@ def test_a_listener_is_told_every_decision_and_changes_no_reading() -> None:
         for reads, r in told.cards
         if r is not None and r.code is not None
     )
+
+
+def test_a_guessed_corner_a_little_off_its_index_is_read_where_the_detector_places_it() -> None:
+    # A jumbo 9C under a KD: a guessed outline 2% of the card's height off across and 3% along
+    # (a proposal sized by the frame's other cards) leans to 9C under the guessed bar and was
+    # left unread. Placed again by the index-corner detector, it reads 9C; a guess on the felt
+    # leans to nothing and is not read again.
+    cards = (PlacedCard(Card.parse("9C"), 0, 0, 3), PlacedCard(Card.parse("KD"), 30, 12, -4))
+    scene = Scene(
+        width=1920, height=1080, table_to_image=_view(3.2), design=JUMBO, cards=cards,
+        blur_sigma=0.8, noise=3.0, jpeg_quality=85,
+    )  # fmt: skip
+    frame = render_scene(scene)
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    thr = card_threshold(gray)
+    truth = frame.cards[0].corners
+    height = float(np.linalg.norm(truth[3] - truth[0]))
+    across = (truth[1] - truth[0]) / np.linalg.norm(truth[1] - truth[0])
+    down = (truth[3] - truth[0]) / np.linalg.norm(truth[3] - truth[0])
+    rec = CardRecognizer(*deck_profile("jumbo"))
+    leaning: list[CardOutline] = []
+    for quad in (truth + height * (-0.02 * across - 0.03 * down), truth - 0.7 * height * across):
+        guess = CardOutline(
+            quad, np.round(quad).astype(np.int32).reshape(-1, 1, 2), True, True,
+            (1.0, 0.0, 0.0, 0.0),
+        )  # fmt: skip
+        (first,) = rec._read_many(frame.image, gray, thr, [guess], ReadingSource.PROPOSAL, leaning)
+        assert first is None  # a guess that names no card is no reading
+    assert len(leaning) == 1
+    (again,) = rec._read_again(frame.image, gray, thr, leaning, [])
+    assert again.code == "9C" and again.source is ReadingSource.REFINED

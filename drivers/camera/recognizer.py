@@ -28,6 +28,7 @@ from drivers.camera.finder import (
     anchored,
     confirmed_corners,
     detected_corners,
+    refined_corners,
     region_heights,
 )
 from drivers.camera.guesses import merge_guesses, off_read_indices
@@ -148,7 +149,9 @@ class CardRecognizer:
             o for o, r in firm if o.partial and r is not None and r.code is None and not r.face_down
         ]
         snapped += anchored(gray, strips, thr)
-        retry = _coded(self._read_many(frame, gray, thr, snapped, ReadingSource.SNAPPED))
+        # Guessed corners whose read leaned to a code under the bar, to be placed again.
+        leaning: list[CardOutline] = []
+        retry = _coded(self._read_many(frame, gray, thr, snapped, ReadingSource.SNAPPED, leaning))
         readings = [r for _, r in firm if r is not None]
         # Outlines that read (a code, or a back) are cards beyond doubt: they explain their
         # region and give the frame's card size to proposals elsewhere.
@@ -156,7 +159,7 @@ class CardRecognizer:
         longs = [long_side(o.corners) for o in sure if not o.partial]
         frame_long = float(np.median(longs)) if longs else None
         guesses: list[CardReading] = list(retry)
-        guesses.extend(self._read_in_view(frame, gray, thr, found, firm))
+        guesses.extend(self._read_in_view(frame, gray, thr, found, firm, leaning))
         open_regions: dict[int, float | None] = {}
         proposals: list[CardOutline] = []
         for k, region in enumerate(found.regions):
@@ -179,7 +182,9 @@ class CardRecognizer:
         # left unread after the vouching, which would take a corner set to 0 for a weak one.
         proposals = off_read_indices(proposals, readings)
         proposals += anchored(gray, proposals, thr)
-        guesses += _coded(self._read_many(frame, gray, thr, proposals, ReadingSource.PROPOSAL))
+        guesses += _coded(
+            self._read_many(frame, gray, thr, proposals, ReadingSource.PROPOSAL, leaning)
+        )
         # Where outlines fail (fans, merged rows), the learned detector finds index corners on
         # the open regions' rims; each is read at that corner only.
         if open_regions and self._corners is not None:
@@ -191,8 +196,32 @@ class CardRecognizer:
             )
             at_corners = off_read_indices(at_corners, readings)
             at_corners += anchored(gray, at_corners, thr)
-            guesses += _coded(self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER))
+            guesses += _coded(
+                self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER, leaning)
+            )
+        guesses += self._read_again(frame, gray, thr, leaning, readings)
         return merge_guesses(readings, guesses)
+
+    def _read_again(
+        self,
+        frame: Image,
+        gray: Image,
+        thr: float,
+        leaning: list[CardOutline],
+        readings: list[CardReading],
+    ) -> list[CardReading]:
+        """Guessed corners that leaned to a code, read again where the detector places them.
+
+        A guessed outline's window a few percent off its index leaves the reader unsure; each
+        such corner (`_read_many`'s `leaning`) is placed again by the index-corner detector
+        (`finder.refined_corners`), off the indices firm cards read at both ends
+        (`off_read_indices`), and read under the guessed outlines' bars: only readings that
+        name a card are returned (`ReadingSource.REFINED`).
+        """
+        if not leaning or self._corners is None:
+            return []
+        again = off_read_indices(refined_corners(gray, leaning, self._corners), readings)
+        return _coded(self._read_many(frame, gray, thr, again, ReadingSource.REFINED))
 
     def _read_in_view(
         self,
@@ -201,11 +230,13 @@ class CardRecognizer:
         thr: float,
         found: Detection,
         firm: list[tuple[CardOutline, CardReading | None]],
+        leaning: list[CardOutline] | None = None,
     ) -> list[CardReading]:
         """Partial outlines that did not read, read again on the part of their card in view.
 
         Their strip is often too thin to show an index window whole (`visible.visible_part`);
         read again, they are guesses (the guessed outlines' bar), reported only when they read.
+        Corners that leaned to a code go to `leaning` (`_read_many`).
         """
         again: list[CardOutline] = []
         outlines = [o for o, _ in firm]
@@ -218,7 +249,7 @@ class CardRecognizer:
                 again.append(replace(seen, speculative=True))
         if not again:
             return []
-        return _coded(self._read_many(frame, gray, thr, again, ReadingSource.IN_VIEW))
+        return _coded(self._read_many(frame, gray, thr, again, ReadingSource.IN_VIEW, leaning))
 
     def _read(
         self, frame: Image, gray: Image, thr: float, outline: CardOutline
@@ -232,11 +263,14 @@ class CardRecognizer:
         thr: float,
         outlines: Sequence[CardOutline],
         source: ReadingSource,
+        leaning: list[CardOutline] | None = None,
     ) -> list[CardReading | None]:
         """A reading of each of `outlines` (None where it shows no card), in order.
 
         `source` is the kind of outline they are (a firm outline extended from a strip is
-        reported as `EXTENDED`).
+        reported as `EXTENDED`). With `leaning` given, each guessed outline (speculative) whose
+        index corner read no code but leaned to one (`IndexRead.hint`) is added to it, rolled to
+        start at that corner (`finder.refined_corners` places it again).
 
         Every index corner of them all goes to the reader at once (`IndexClassifier.read_all`:
         one network call for the lot), then each card is decided on its corners (`_decide`).
@@ -274,6 +308,13 @@ class CardRecognizer:
         for (n, quad), read in zip(corners, found, strict=True):
             if read is not None:
                 reads[n].append((read, quad))
+                if (
+                    leaning is not None
+                    and outlines[n].speculative
+                    and read.code is None
+                    and read.hint is not None
+                ):
+                    leaning.append(replace(outlines[n], corners=quad))
         decided = [
             self._decide(frame, gray, thr, outline, got, source)
             for outline, got in zip(outlines, reads, strict=True)

@@ -151,6 +151,26 @@ and `--envelope harsh --designs 2 --frames 60`): at the detector's own bar
 (`index_corners.THRESHOLD`, 0.44) studio recall gained the same six cards and harsh lost one
 card more to a contested claim (a copy read a neighbour's index, its outline reaching over the
 card's read index), for about a third more copies read; no wrong read at either bar."""
+REFINE_STEP = 0.012
+"""A guessed index corner whose read leaned to a code under the bar is scored by the
+index-corner detector moved along the card's sides in steps of this share of the card's height
+(`finder.refined_corners`), and read again where the detector is surest: about one pixel of the
+detector's patch (`index_corners.PATCH_SPAN`), and under the 2% the reader's moved cuts already
+cover (`ReaderTuning.moved`)."""
+REFINE_STEPS = 1
+"""Steps of `REFINE_STEP` each way along each side: a 3 x 3 grid of places a leaning corner.
+Chosen on the tuning split, cached frames (`bench/camera.py --split tuning --envelope studio
+--designs 4 --frames 120 --seed 20261211 --frame-cache ...`, the same with `--frames 200 --seed
+20261205`, and `--envelope harsh --designs 4 --frames 200 --seed 20261205`; main 97.81%,
+97.03%, 90.63%): 1 step 98.25%, 98.14%, 91.62%; 2 steps 98.25%, 98.02%, 91.49%; 3 steps
+98.25%, 97.89%, 91.62%; no wrong read or phantom added at any. On 920 studio frames of seed
+20261211 (3,436 cards, main 96.94%) 1 step read 97.12%, 2 steps 97.21%: over all four runs the
+two read within one card of each other, and the nearer reach costs the least (9 detector
+patches a leaning corner, against 25 and 49)."""
+REFINED_CORNER = 0.9
+"""A leaning corner is read again at the detector's surest place only when that place scores at
+least this (and more than the corner's own place): the bar at which the detector vouches for a
+weakly edged corner (`CONFIRMED_CORNER`). Not swept."""
 PERSPECTIVE_OUTLINES = 3
 """Whole firm outlines from which a frame's card height is a plane over the frame, not their
 median (`finder.region_heights`). On the tuning runs (studio `--designs 4 --frames 120 --seed
