@@ -74,18 +74,7 @@ def test_patches_equal_one_warp_each_to_the_bit(seed: int, count: int, remap: bo
         return
     rng = np.random.default_rng(seed)
     gray = cv2.GaussianBlur(rng.integers(0, 256, (300, 400), dtype=np.uint8), (5, 5), 1.5)
-    quads = []
-    for _ in range(count):
-        corner = rng.uniform([-40, -40], [440, 340])
-        turn = rng.uniform(0, 2 * np.pi)
-        height = rng.uniform(60, 400)
-        along = np.array([np.cos(turn), np.sin(turn)])
-        down = np.array([-along[1], along[0]])
-        quad = np.array(
-            [corner, corner + 0.7 * height * along, corner + 0.7 * height * along + height * down,
-             corner + height * down]
-        )  # fmt: skip
-        quads.append(quad + rng.normal(0, 0.02 * height, (4, 2)))
+    quads = index_corners.random_hypotheses(rng, count, (400, 300), (60, 400), reach=40)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(index_corners, "remap_is_warp", lambda: remap)
         made = patches(gray, quads)

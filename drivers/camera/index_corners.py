@@ -123,20 +123,38 @@ def remap_is_warp() -> bool:
     """
     rng = np.random.default_rng(2026)
     gray = cv2.GaussianBlur(rng.integers(0, 256, (240, 320), dtype=np.uint8), (5, 5), 1.5)
-    transforms = []
-    for _ in range(24):
-        corner = rng.uniform([-20, -20], [340, 260])
+    quads = random_hypotheses(rng, 24, (320, 240), (60, 300), reach=20)
+    stacked = np.stack([patch_transform(quad) for quad in quads])
+    return bool(np.array_equal(_sampled(gray, stacked), _warped(gray, stacked)))
+
+
+def random_hypotheses(
+    rng: np.random.Generator,
+    count: int,
+    frame: tuple[int, int],
+    heights: tuple[float, float],
+    *,
+    reach: float,
+) -> list[Quad]:
+    """`count` corner hypotheses of any turn and a little tilt, `heights` px tall.
+
+    Their corner lies anywhere within `reach` px of a `frame` (width, height): what
+    `remap_is_warp` and the tests check the patch maps on.
+    """
+    width, height_px = frame
+    quads: list[Quad] = []
+    for _ in range(count):
+        corner = rng.uniform([-reach, -reach], [width + reach, height_px + reach])
         turn = rng.uniform(0, 2 * np.pi)
-        height = rng.uniform(60, 300)
+        height = rng.uniform(*heights)
         along = np.array([np.cos(turn), np.sin(turn)])
         down = np.array([-along[1], along[0]])
         quad = np.array(
             [corner, corner + 0.7 * height * along,
              corner + 0.7 * height * along + height * down, corner + height * down]
         )  # fmt: skip
-        transforms.append(patch_transform(quad + rng.normal(0, 0.02 * height, (4, 2))))
-    stacked = np.stack(transforms)
-    return bool(np.array_equal(_sampled(gray, stacked), _warped(gray, stacked)))
+        quads.append(quad + rng.normal(0, 0.02 * height, (4, 2)))
+    return quads
 
 
 _PATCH_X = np.arange(PATCH_SIZE[0], dtype=np.float64)[None, None, :]
