@@ -278,7 +278,7 @@ class CardRecognizer:
         # A firm outline lies a few pixels inside the paper: it is moved onto the paper's edge
         # before its windows are cut (`outline_fit`). A strip's extended outline is not: its
         # sides inside the card (the edge cut along the index ink) would be fitted to the print.
-        # Guessed outlines were moved onto edges already (`detect.snap_outline`).
+        # Guessed outlines were moved onto edges already (`proposals.snap_outline`).
         firm = [n for n, o in enumerate(outlines) if not (o.speculative or o.partial)]
         outlines = list(outlines)
         if firm:
