@@ -13,7 +13,7 @@ Then where a frame's time goes: the same frames are recognised again under cProf
 clock), and each stage's share of that run is printed as ms of the unprofiled mean: the finder
 (`detect_cards`), row proposals, snapping unread outlines onto edges, edge maps of open regions,
 the learned index-corner detector, then the reading of index corners split into cutting the
-windows, making the network's inputs (`window_tensors`, and `moved_inputs` for the moved cuts of
+windows, making the network's inputs (`window_tensors`, and the moved cuts of
 `ReaderTuning.moved`), the network itself (onnxruntime) and deciding each card; "other" is the
 rest (thresholds, paper shares, merging). Also per frame: corners cut, network inputs made and
 network calls.
@@ -74,7 +74,7 @@ STAGES: dict[str, tuple[tuple[str, str, str | None], ...]] = {
     ),
     "network inputs": (
         ("classify.py", "window_tensors", None),
-        ("~", "<warpAffine>", "moved_inputs"),
+        ("~", "<warpAffine>", "_moved"),
     ),
     "network": (("index_model.py", "probabilities", None),),
     "deciding": (("recognizer.py", "_decide", None), ("classify.py", "_decide", None)),

@@ -35,9 +35,9 @@ def _counted(classifier: IndexClassifier, monkeypatch: pytest.MonkeyPatch) -> li
     calls = [0]
     moved = classifier._moved
 
-    def counting(tensor: npt.NDArray[Any], window: tuple[int, ...]) -> list[npt.NDArray[Any]]:
+    def counting(window: npt.NDArray[Any]) -> list[npt.NDArray[Any]]:
         calls[0] += 1
-        return moved(tensor, window)
+        return moved(window)
 
     monkeypatch.setattr(classifier, "_moved", counting)
     return calls

@@ -1,21 +1,17 @@
-"""The networks' inputs made for many windows at once: the same, to the bit, as one by one; and the
-moved cuts made on an input show what cutting the window again would."""
+"""The networks' inputs made for many windows at once are the same, to the bit, as one by one."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
 import pytest
-from camera_support import index_windows
 from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.camera import index_corners
-from drivers.camera.classify import MOVES, moved_inputs, window_tensors
+from drivers.camera.classify import window_tensors
 from drivers.camera.index_corners import PATCH_SIZE, patch_transform, patches
 from drivers.camera.index_model import window_tensor
-from drivers.camera.synthetic.generator import SceneStyle
-from drivers.camera.tuning import LEARNED_TUNING
 
 
 @st.composite
@@ -81,37 +77,3 @@ def test_patches_equal_one_warp_each_to_the_bit(seed: int, count: int, remap: bo
     assert made.shape == (count, 1, PATCH_SIZE[1], PATCH_SIZE[0]) and made.dtype == np.float32
     for quad, patch in zip(quads, made, strict=True):
         assert np.array_equal(patch[0], _patch_alone(gray, quad))
-
-
-def _cut_moved(window: np.ndarray, moved: tuple[float, float]) -> list[np.ndarray]:
-    """`window` cut again through each moved outline of `MOVES`, at full size."""
-    h, w = window.shape[:2]
-    shift, grow = moved
-    out = []
-    for dx, dy, scale in MOVES:
-        k = 1.0 + grow if scale is None else scale
-        m = np.array([[k, 0, dx * shift * h + (1 - k) * w / 2], [0, k, dy * shift * h]])
-        out.append(cv2.warpAffine(window, m, (w, h), borderMode=cv2.BORDER_REPLICATE))
-    return out
-
-
-def test_moved_inputs_show_the_window_as_its_moved_cuts_do() -> None:
-    """Each moved input is nearest the input of the window cut through that same moved outline
-    (not another move's), and far nearer it than the window's own unmoved input is."""
-    style = SceneStyle(card_px=(140.0, 260.0), blur=(0.0, 1.0), p_row=0.0, chips=(0, 0))
-    moved = LEARNED_TUNING.moved
-    checked = 0
-    for _, window in index_windows("classic", style, frames=2, seed=31):
-        (own,) = window_tensors([window])
-        cuts = window_tensors(_cut_moved(window, moved))
-        if own is None or any(c is None for c in cuts):
-            continue
-        made = moved_inputs(own, window.shape[:2], moved)
-        for k, m in enumerate(made):
-            apart = [float(np.abs(m - c).mean()) for c in cuts if c is not None]
-            assert int(np.argmin(apart)) == k
-            cut = cuts[k]
-            assert cut is not None
-            assert apart[k] < 0.5 * float(np.abs(own - cut).mean())
-        checked += 1
-    assert checked >= 6

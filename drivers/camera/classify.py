@@ -155,7 +155,7 @@ class IndexClassifier:
         # refused, and at 0.99999 none, but harsh recall fell 0.8 points (docs/camera.md,
         # "Speed at 1080p").
         now = [n for n in coded if n not in later]
-        self._check_moved(windows, tensors, coded, pr, ps, now, out)
+        self._check_moved(windows, coded, pr, ps, now, out)
         again = []
         for other, keep in later.items():
             held = out[keep]
@@ -175,13 +175,12 @@ class IndexClassifier:
                 )
             else:
                 again.append(other)
-        self._check_moved(windows, tensors, coded, pr, ps, sorted(again), out)
+        self._check_moved(windows, coded, pr, ps, sorted(again), out)
         return out
 
     def _check_moved(
         self,
         windows: Sequence[tuple[Image, bool]],
-        tensors: Sequence[Array | None],
         coded: dict[int, tuple[int, int, int]],
         pr: Array,
         ps: Array,
@@ -190,19 +189,19 @@ class IndexClassifier:
     ) -> None:
         """Read each window of `todo` on its moved cuts too, into `out[n]`: one network call.
 
-        `tensors[n]` is the network's input made of the window's own cut, `coded[n]` the row of
-        `pr` and `ps` holding it and the rank and suit classes it names (a code).
+        `coded[n]` is the row of `pr` and `ps` holding the window's own cut and the rank and
+        suit classes it names (a code).
         """
         if not todo:
             return
         model = self._model
         none_rank = model.ranks.index(NONE)
+        cut = [(n, self._moved(windows[n][0])) for n in todo]
+        # All moved cuts' inputs are made together; a cut too flat to read is left out.
+        made = iter(window_tensors([w for _, cuts in cut for w in cuts]))
         moved: dict[int, list[Array]] = {}
-        for n in todo:
-            tensor = tensors[n]
-            # A coded window always has an input (`coded` holds only windows that were read).
-            assert tensor is not None
-            moved[n] = self._moved(tensor, windows[n][0].shape[:2])
+        for n, cuts in cut:
+            moved[n] = [t for t in (next(made) for _ in cuts) if t is not None]
         extra = [t for cuts in moved.values() for t in cuts]
         mr, ms = model.probabilities(np.stack(extra)) if extra else (pr[:0], ps[:0])
         m = 0
@@ -285,48 +284,15 @@ class IndexClassifier:
         hint = code if sure >= self._tuning.hint else None
         return IndexRead(None, round(sure, 6), hint, not_index=not_index)
 
-    def _moved(self, tensor: Array, window: tuple[int, ...]) -> list[Array]:
-        """`moved_inputs` of a window's input at this reader's `ReaderTuning.moved`."""
-        return moved_inputs(tensor, window, self._tuning.moved)
-
-
-MOVES = ((1, 0, 1.0), (-1, 0, 1.0), (0, 1, 1.0), (0, -1, 1.0), (0, 0, None))
-"""The moved cuts, in order: shifted right, left, down, up (by `ReaderTuning.moved`'s share of
-the window's height), and grown about the middle (by its second share)."""
-
-
-def moved_inputs(tensor: Array, window: tuple[int, ...], moved: tuple[float, float]) -> list[Array]:
-    """The network's inputs of a window cut through outlines moved by `moved` (`MOVES` order).
-
-    `tensor` is the window's own input (CHANNELS x H x W, `window_tensors`), `window` the
-    window's height and width in pixels, `moved` (shift, grow) as `ReaderTuning.moved`. Each
-    move shifts the cut by the shift's share of the window's height or grows it about its
-    middle, as a moved outline would, and is made on the input itself (already scaled to
-    `INPUT_SIZE` and normalised on the window's own paper and ink) by one small warp.
-    Cutting each moved window from the full-size window and making an input of it again cost
-    ~0.09 ms a cut, two fifths of a frame's inputs; made here, each moved input lies about
-    ten times nearer the input of its own moved cut than the window's unmoved input does
-    (`tests/test_camera_inputs.py`), and on the cached tuning frames (docs/camera.md, "Moved
-    cuts made on the network's input") the recognizer read the same cards or more, with no
-    wrong read.
-    """
-    img = np.ascontiguousarray(tensor.transpose(1, 2, 0))
-    h, w = img.shape[:2]
-    # Pixels of the input per pixel of the full window, across and down.
-    across, down = w / window[1], h / window[0]
-    shift, grow = moved
-    out: list[Array] = []
-    for dx, dy, scale in MOVES:
-        k = 1.0 + grow if scale is None else scale
-        m = np.array(
-            [
-                [k, 0, dx * shift * window[0] * across + (1 - k) * w / 2],
-                [0, k, dy * shift * window[0] * down],
-            ]
-        )
-        cut = cv2.warpAffine(img, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
-        out.append(np.ascontiguousarray(cut.transpose(2, 0, 1)))
-    return out
+    def _moved(self, window: Image) -> list[Image]:
+        """`window` cut through outlines moved by `ReaderTuning.moved` (windows, in order)."""
+        h, w = window.shape[:2]
+        out = []
+        shift, grow = self._tuning.moved
+        for dx, dy, k in ((1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1), (0, 0, 1 + grow)):
+            m = np.array([[k, 0, dx * shift * h + (1 - k) * w / 2], [0, k, dy * shift * h]])
+            out.append(cv2.warpAffine(window, m, (w, h), borderMode=cv2.BORDER_REPLICATE))
+        return out
 
 
 def window_tensors(windows: Sequence[Image]) -> list[Array | None]:

@@ -52,8 +52,6 @@ class ReaderTuning:
     """Each corner is also cut through outlines moved by this share of the window's height
     (left, right, up, down) and grown by this share: about a found outline's error. A code
     that changes under a moved cut is not read, and the confidence is the least over all.
-    The moved cuts are made on the window's network input (`classify.moved_inputs`), not cut
-    from the frame again.
     Guessed outlines' corners at one printed index naming one code are checked once, on the
     surest of them; the others then read on their own cut (`IndexClassifier.read_all`)."""
     scaled: tuple[float, ...] = (1.06,)
