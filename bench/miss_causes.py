@@ -26,7 +26,7 @@ the deck's learned reader exactly as the recognizer cuts it. The card's cause is
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
@@ -41,7 +41,7 @@ from drivers.camera.detect import card_threshold
 from drivers.camera.finder import find_candidates, readable_turns
 from drivers.camera.index_model import NONE
 from drivers.camera.outline import CardOutline
-from drivers.camera.outline_fit import fit_outline
+from drivers.camera.outline_fit import fitted_for_reading
 from drivers.camera.reading import CardReading
 from drivers.camera.synthetic.scene import RenderedFrame, Scene
 from drivers.camera.synthetic.scoring import card_height_px, overlap
@@ -67,11 +67,7 @@ _WINDOW = np.array([[0.02, 0.02], [0.27, 0.02], [0.27, 0.33], [0.02, 0.33]])
 def read_candidates(image: npt.NDArray[Any], gray: npt.NDArray[Any]) -> list[CardOutline]:
     """The finder's candidates in `image` (BGR; `gray` its grey), placed as the recognizer reads
     them: firm outlines moved onto the paper's edge (`outline_fit`), guesses as found."""
-    thr = card_threshold(gray)
-    return [
-        c if c.speculative or c.partial else replace(c, corners=fit_outline(gray, c.corners, thr))
-        for c in find_candidates(image)
-    ]
+    return fitted_for_reading(gray, find_candidates(image), card_threshold(gray))
 
 
 @dataclass

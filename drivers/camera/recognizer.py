@@ -34,7 +34,7 @@ from drivers.camera.finder import (
 from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline import CardOutline, long_side
-from drivers.camera.outline_fit import fit_outlines
+from drivers.camera.outline_fit import fitted_for_reading
 from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
@@ -275,17 +275,7 @@ class CardRecognizer:
         Every index corner of them all goes to the reader at once (`IndexClassifier.read_all`:
         one network call for the lot), then each card is decided on its corners (`_decide`).
         """
-        # A firm outline lies a few pixels inside the paper: it is moved onto the paper's edge
-        # before its windows are cut (`outline_fit`). A strip's extended outline is not: its
-        # sides inside the card (the edge cut along the index ink) would be fitted to the print.
-        # Guessed outlines were moved onto edges already (`proposals.snap_outline`).
-        firm = [n for n, o in enumerate(outlines) if not (o.speculative or o.partial)]
-        outlines = list(outlines)
-        if firm:
-            # All of them fitted at once: one at a time, they cost 0.3-0.5 ms each.
-            fitted = fit_outlines(gray, np.array([outlines[n].corners for n in firm]), thr)
-            for n, quad in zip(firm, fitted, strict=True):
-                outlines[n] = replace(outlines[n], corners=quad.copy())
+        outlines = fitted_for_reading(gray, outlines, thr)
         corners: list[tuple[int, npt.NDArray[Any]]] = []
         for n, outline in enumerate(outlines):
             for turn in (0, 2):
