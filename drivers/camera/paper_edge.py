@@ -2,7 +2,7 @@
 
 A deck printed with a border line near the edge gives the edge cut a strong edge inside the
 card, so the bright region cut there is a card a few percent too small; beyond such a side the
-thresholded mask shows the line's thin dark runs, more paper, then felt (`out_to_paper_edge`).
+thresholded mask shows the line's thin dark runs, more paper, then felt (`out_to_paper_edges`).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ BORDER_SIDE = 0.6
 """The share of a side's samples that must cross a printed line onto more paper to move it."""
 
 
-def out_to_paper_edge(quad: Quad, raw: Image) -> Quad:
-    """`quad` with each side lying on a printed line inside the card moved out to the paper.
+def out_to_paper_edges(quads: Quad, raw: Image) -> Quad:
+    """`quads` (N x 4 x 2), each side lying on a printed line inside its card moved out to paper.
 
     A deck printed with a border line near the edge (a double line especially) gives the edge
     cut a strong edge inside the card: the bright region cut there is card-shaped, and its
@@ -44,15 +44,9 @@ def out_to_paper_edge(quad: Quad, raw: Image) -> Quad:
     pixel when `BORDER_SIDE` of its samples (seven, on its middle 60%) show that; beyond a
     side on the card's own edge the felt starts at once, and beyond a neighbour's edge the
     paper goes on.
-    """
-    out: Quad = out_to_paper_edges(np.asarray(quad, np.float64).reshape(1, 4, 2), raw)[0]
-    return out
 
-
-def out_to_paper_edges(quads: Quad, raw: Image) -> Quad:
-    """`out_to_paper_edge` of each quad of `quads` (N x 4 x 2), all sides sampled at once.
-
-    One side at a time, the sampling cost a frame's firm outlines about 2 ms. Returns new quads.
+    All sides of all quads are sampled at once: one side at a time, the sampling cost a frame's
+    firm outlines about 2 ms. Returns new quads.
     """
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     out = q.copy()
