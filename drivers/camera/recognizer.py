@@ -43,6 +43,7 @@ from drivers.camera.tuning import (
     PAPER_CHROMA,
     PAPER_SHARE_BORDER,
     PAPER_SHARE_FACE_UP,
+    READ_ASPECT,
     REGION_EXPLAINED,
     SAME_INDEX,
     WINDOW_IN_VIEW_PX,
@@ -278,6 +279,10 @@ class CardRecognizer:
         outlines = fitted_for_reading(gray, outlines, thr)
         corners: list[tuple[int, npt.NDArray[Any]]] = []
         for n, outline in enumerate(outlines):
+            # A window cut through an outline squashed shorter than a card can look is cut too
+            # low or magnified (`READ_ASPECT`): its card is not read on it.
+            if _aspect(outline.corners) < READ_ASPECT:
+                continue
             for turn in (0, 2):
                 if outline.support[turn] < MIN_CORNER_SUPPORT:
                     continue
@@ -464,6 +469,14 @@ def _both_ends(
         return None
     weaker = a if a.confidence <= b.confidence else b
     return weaker, qa if a.confidence >= b.confidence else qb
+
+
+def _aspect(quad: npt.NDArray[Any]) -> float:
+    """An outline's long sides over its short sides (each pair's mean): a card's is about 1.4."""
+    q = np.asarray(quad, np.float64)
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    first, second = sides[0] + sides[2], sides[1] + sides[3]
+    return float(max(first, second) / max(1e-6, min(first, second)))
 
 
 def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:

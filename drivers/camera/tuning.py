@@ -127,6 +127,23 @@ SAME_CARD = 0.08
 """Another outline whose corners all lie within 8% of the card's height of this one's (either
 way up) is the same card found twice (a strip's extension and a border line's rectangle), not a
 card lying over it (`visible.visible_part`)."""
+READ_ASPECT = 1.2
+"""An outline is read only when its long sides are at least this many times its short sides
+(the least a whole card's outline may show under perspective, `outline.OUTLINE_ASPECT`). The
+finder asks it of firm outlines when it finds them, but fitting an outline onto the paper's edge
+or snapping a guess onto edges may pull one end onto a line inside the card (an index's ink, a
+border line, the next card's edge): the index window, cut at fixed shares of the outline, then
+loses the top of the index or shows it magnified, and the reader names what is left of it
+(tuning designs, studio: a 7H read as JH on a firm outline of aspect 1.16, a 9D as QH on
+proposals of 1.07-1.19). Chosen on the tuning split, every frame's firm readings and guesses
+recorded and merged again offline with each bar (`bench/camera.py --split tuning --envelope
+studio --designs 4 --frames 920 --seed 20261211 --frame-cache DIR`, gen-1000, and `--designs 8
+--frames 1200 --seed 20261208`, gen-1000 and gen-1001): at 1.2 one wrong read fewer and 4 cards
+more (wrong guesses that no longer contest right ones); 1.23 kept one of those cards, 1.25
+read as main or a card fewer, 1.3 3-14 cards fewer (firm outlines read right lie down to 1.15
+under the studio camera's perspective). On the whole 1,200-frame run (4,704 cards) recall
+96.92% -> 97.02%, the same 5 wrong reads and 2 phantoms (other causes: docs/camera.md, "The
+tuning split at scale")."""
 REGION_EXPLAINED = 0.85
 """A bright region whose area is this much covered by outlines that read (a code or a back) is
 explained by them: no card outline is guessed (proposed) in it. Its rest is the cards' rounded
