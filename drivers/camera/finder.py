@@ -310,12 +310,12 @@ def confirmed_corners(
     if not todo:
         return []
     if paper is not None:
-        quads = np.array([q for _, q, _ in todo], np.float64)
-        moved = fit_corners(gray, quads, paper)
+        moved = fit_corners(gray, np.array([q for _, q, _ in todo], np.float64), paper)
+        # A corner the fit left where it was (no paper edge found) is scored once, as found.
         todo += [
-            (todo[n][0], moved[n], 1.0)
-            for n in range(len(todo))
-            if not np.array_equal(moved[n], quads[n])
+            (o, m, 1.0)
+            for (o, q, _), m in zip(todo, moved, strict=True)
+            if not np.array_equal(m, q)
         ]
     scores = (detector or shipped_detector()).scores(gray, [q for _, q, _ in todo])
     # The detector saturates round an index corner: on a tuning studio fan, copies 1.7% and
