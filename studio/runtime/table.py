@@ -42,7 +42,7 @@ from drivers.shoe.host import receipt_of
 from drivers.shoe.readings import Delivery, ShoeReset
 from studio.bus.commands import CommandDecision, CommandRequest
 from studio.bus.publisher import FramedEvents
-from studio.bus.wire import encode_event
+from studio.bus.wire import WireEvent, encode_event
 from studio.config import RuntimeConfig
 from studio.controller import TableController
 from studio.errors import JournalError, StudioError
@@ -229,7 +229,10 @@ class TableRuntime:
         if not events:
             return None
         try:
-            return parts.publisher.frame([encode_event(event, body) for event, body in events])
+            # `encode_event` inline (two calls fewer on a card's way before its commit).
+            return parts.publisher.frame(
+                [WireEvent(event, body.encode()) for event, body in events]
+            )
         except StudioError:
             return None
 
