@@ -87,7 +87,13 @@ def secret(st: TableState, card: Card | None) -> bool:
     rnd = st.active
     if rnd is None or card is None:
         return False
-    return any(s.card == card and not s.public for s in rnd.seats.values())
+    # A plain loop with `Seat.public` inline, the cards compared only at face-down seats: this
+    # runs for every face-up card before its commit (a generator's steps and the property's
+    # calls cost several times their warm figure there).
+    for seat in rnd.seats.values():
+        if not (seat.face is Face.UP or seat.revealed) and seat.card == card:
+            return True
+    return False
 
 
 def announce(st: TableState, seat: Seat) -> None:
@@ -109,7 +115,8 @@ def announce(st: TableState, seat: Seat) -> None:
     # position, face and number and a code from a `Card`, with no model made and dumped (see
     # `emit_json`); the audience rules are still checked on them.
     code = seat.card.code
-    shown = code if seat.public and not secret(st, seat.card) else None
+    public = seat.face is Face.UP or seat.revealed  # `Seat.public`, inline
+    shown = code if public and not secret(st, seat.card) else None
     face = FACE_TEXT[seat.face]
     pair: tuple[tuple[Audience, str | None], ...] = (("public", shown), ("restricted", code))
     for audience, card in pair:

@@ -200,7 +200,10 @@ class TableRuntime:
         with a `JournalError` (see `studio.runtime.journal_guard`); the controller, which
         applied the refused input, is rebuilt from the journal before it takes another.
         """
-        parts = self._running()
+        return self._submit(self._running(), inp)
+
+    def _submit(self, parts: TableParts, inp: Input) -> list[Envelope]:
+        """`submit` on the running table's `parts` (the line's callback has them already)."""
         if self._failure is not None:
             raise StudioError("the table has stopped after a failure")
         if self.journal_guard.faulted:
@@ -420,9 +423,13 @@ class TableRuntime:
         # Empty raised and caught after every card cost more than the check).
         while not deliveries.empty():
             delivery: Delivery = deliveries.get_nowait()
-            receipt = receipt_of(delivery.item)
-            self._identity.saw(delivery.item)
-            problem = self._identity.problem(receipt)
+            item = delivery.item
+            receipt = receipt_of(item)
+            # The gate's calls only where they can say something (a RESET names its shoe; a
+            # pin is configured): on every card's way before its commit, each call is dear.
+            if isinstance(item, ShoeReset):
+                self._identity.saw(item)
+            problem = self._identity.problem(receipt) if self._identity.pin is not None else None
             if problem is not None:
                 # Not the pinned shoe: never a card, never acknowledged; a fault says why.
                 self._wrong_shoe(problem, delivery)
@@ -446,7 +453,7 @@ class TableRuntime:
             waited = time.monotonic() - delivery.at
             if inp is not None:
                 try:
-                    self.submit(inp)
+                    self._submit(parts, inp)
                 except StudioError as err:
                     # Not on record: never acknowledged, so a framed shoe keeps the frame and
                     # sends it again; a barcode line's card is gone (the alarm says so).
