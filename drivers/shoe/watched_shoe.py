@@ -172,7 +172,8 @@ class WatchedSerialShoe(ShoeLineReader):
             self._failed(err)
             self._reopen()
         # Outside every lock and handler: what the consumer does with them is its own affair.
-        self._wake_if_delivered()
+        if not self.deliveries.empty():  # `_wake_if_delivered`, inline: every card's read
+            self._wake()
 
     def _drop(self, detail: str) -> None:
         self._unwatch()

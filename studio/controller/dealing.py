@@ -11,6 +11,7 @@ from studio.cards import Card
 from studio.controller.events import announce, emit
 from studio.controller.incidents import fault
 from studio.controller.state import (
+    SECOND,
     Round,
     Seat,
     TableState,
@@ -132,7 +133,8 @@ def proceed(st: TableState) -> None:
         if isinstance(step, DealCard):
             rnd.phase = "dealing"
             if DEAL not in st.timers:
-                set_timer(st, DEAL, micros(st.settings.deal_timeout_seconds))
+                # `set_timer` inline (the table is not paused here): after every card.
+                st.timers[DEAL] = (st.now or 0) + round(st.settings.deal_timeout_seconds * SECOND)
             return
         if any(not seat.confirmed for seat in rnd.seats.values()):
             # A decision or a reveal must never rest on a card the camera has not confirmed.

@@ -138,32 +138,12 @@ class Journal(JournalReader):
         it was opened; then nothing was written.
         """
         if bodies is None:
-            record = self._chain(
-                self._head_id + 1, "input", self._inputs + 1, None, None, None, data, self._prev()
-            )
-            records = [record]
-            records += self._event_records(events, None, record.id, record.hash, record.seq)
-            self._write(records, durable=True)
-            self._inputs = record.seq
-            if events:
-                self._events = records[-1].seq
-            return record
-        return self._append_step(data, events, bodies)
-
-    def _append_step(
-        self,
-        data: Mapping[str, Any] | str,
-        events: Sequence[Mapping[str, Any]],
-        bodies: Sequence[str],
-    ) -> Record:
-        """`append_input` with the events' bodies made, in one function.
-
-        `_chain`, `_event_records` and `_write` inline (the statements are `_write_records`'):
-        every table's every input comes this way, a card's before its commit, where each
-        helper's call costs several times its warm figure (the caches are cold after the idle
-        gap between cards). The records and their hashes are the helpers' (`record_hash`'s
-        canonical form; tests/test_runtime_frames.py pins the bytes).
-        """
+            return self._append_mapped(data, events)
+        # Every table's every input comes this way, a card's before its commit, where each
+        # helper's call costs several times its warm figure (the caches are cold after the idle
+        # gap between cards): `_chain`, `_event_records` and `_write` inline (the statements
+        # are `_write_records`'). The records and their hashes are the helpers' (`record_hash`'s
+        # canonical form; tests/test_journal.py, and tests/test_runtime_frames.py pins the bytes).
         if len(bodies) != len(events):
             raise JournalError(f"{len(bodies)} bodies given for {len(events)} events")
         if self.readonly:
@@ -207,6 +187,21 @@ class Journal(JournalReader):
         if events:
             self._events = seq
         return records[0]
+
+    def _append_mapped(
+        self, data: Mapping[str, Any] | str, events: Sequence[Mapping[str, Any]]
+    ) -> Record:
+        """`append_input` without the events' bodies: each is made from its mapping."""
+        record = self._chain(
+            self._head_id + 1, "input", self._inputs + 1, None, None, None, data, self._prev()
+        )
+        records = [record]
+        records += self._event_records(events, None, record.id, record.hash, record.seq)
+        self._write(records, durable=True)
+        self._inputs = record.seq
+        if events:
+            self._events = records[-1].seq
+        return record
 
     def append_events(
         self, events: Sequence[Mapping[str, Any]], *, bodies: Sequence[str] | None = None

@@ -206,7 +206,7 @@ class TableRuntime:
         """`submit` on the running table's `parts` (the line's callback has them already)."""
         if self._failure is not None:
             raise StudioError("the table has stopped after a failure")
-        if self.journal_guard.faulted:
+        if self.journal_guard.fault is not None:  # `faulted`, inline: on every card's way
             raise JournalError(self.journal_guard.refused())
         self.safeguards.before_input()
         if inp.mono is None:
