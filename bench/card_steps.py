@@ -19,8 +19,10 @@ same code path makes the same calls, whatever the machine's load). `--lean` wrap
 callback, the input's making (to tell a card) and the sends: the way to the send timed whole,
 with three wrappers' cost in it instead of some thirty. `--calls` counts, for each
 card, the Python calls and the calls of C functions from the line's callback to the public
-`card_dealt` send, and prints the median card's. The wrapped names must exist
-in the tree imported (PYTHONPATH); a step whose function is missing is listed as absent.
+`card_dealt` send, and to the input's COMMIT (the last SQLite statement before the send: what
+lies before it is on a card's latency beside the floor's commit), and prints the median
+card's. The wrapped names must exist in the tree imported (PYTHONPATH); a step whose function
+is missing is listed as absent.
 """
 
 from __future__ import annotations
@@ -213,12 +215,17 @@ class CallCounter:
         self.c = 0
         self.counting = False
         self.cards: list[tuple[int, int]] = []
+        self.commit: tuple[int, int] | None = None
+        self.commits: list[tuple[int, int]] = []
 
     def _profile(self, frame: Any, event: str, arg: Any) -> None:
         if event == "call":
             self.python += 1
         elif event == "c_call":
             self.c += 1
+            if getattr(arg, "__qualname__", "") == "Connection.execute":
+                # The last statement before the send is the input's COMMIT.
+                self.commit = (self.python, self.c)
 
     def wrap(self, window: tuple[Any, str], send: tuple[Any, str]) -> None:
         read: Callable[..., Any] = getattr(*window)
@@ -227,6 +234,7 @@ class CallCounter:
         @functools.wraps(read)
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.python = self.c = 0
+            self.commit = None
             self.counting = True
             sys.setprofile(self._profile)
             try:
@@ -243,6 +251,7 @@ class CallCounter:
                 sys.setprofile(None)
                 self.counting = False
                 self.cards.append((self.python, self.c))
+                self.commits.append(self.commit or (0, 0))
             return sent(publisher, stream, what, *args)
 
         setattr(*window, counted)
@@ -353,12 +362,17 @@ def main() -> None:
         run_table(args.cards)
         python = statistics.median(p for p, _ in counter.cards)
         c = statistics.median(c for _, c in counter.cards)
+        python_commit = statistics.median(p for p, _ in counter.commits)
+        c_commit = statistics.median(c for _, c in counter.commits)
         print(
             f"{len(counter.cards)} cards; from the line's callback to the public send, the "
-            f"median card made {python:g} Python calls and {c:g} calls of C functions"
+            f"median card made {python:g} Python calls and {c:g} calls of C functions "
+            f"({python_commit:g} and {c_commit:g} of them up to its COMMIT)"
         )
         if args.json:
-            print(json.dumps({"cards": len(counter.cards), "python_calls": python, "c_calls": c}))
+            figures = {"cards": len(counter.cards), "python_calls": python, "c_calls": c}
+            commit = {"python_calls_to_commit": python_commit, "c_calls_to_commit": c_commit}
+            print(json.dumps(figures | commit))
         return
     clock = StepClock()
     lean = {WINDOW, "input made (to_input)", SEND}
