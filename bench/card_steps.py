@@ -10,19 +10,22 @@ steps), on the loop thread's CPU clock and on the wall clock; only callbacks tha
 `card_drawn` count. "Before the send" is everything up to the public stream's `card_dealt`
 send, the Python that lies on a card's latency beside the floor.
 
-    python bench/card_steps.py [--cards N] [--profile [TOP] | --calls] [--json]
+    python bench/card_steps.py [--cards N] [--profile [TOP] | --calls | --lean] [--alternate]
 
 `--profile` runs cProfile over the same callbacks instead of the step clocks (a profiler slows
 what it watches, so the two are never on together) and prints the functions taking the most
 time of their own per card, and Python function calls per card (a deterministic figure: the
 same code path makes the same calls, whatever the machine's load). `--lean` wraps only the
 callback, the input's making (to tell a card) and the sends: the way to the send timed whole,
-with three wrappers' cost in it instead of some thirty. `--calls` counts, for each
-card, the Python calls and the calls of C functions from the line's callback to the public
-`card_dealt` send, and to the input's COMMIT (the last SQLite statement before the send: what
-lies before it is on a card's latency beside the floor's commit), and prints the median
-card's. The wrapped names must exist in the tree imported (PYTHONPATH); a step whose function
-is missing is listed as absent.
+with three wrappers' cost in it instead of some thirty. `--alternate` (best with `--lean`) has
+every other callback take main's form of the framing, the decision and the append
+(`bench/main_path.py`, before their calls were halved) and prints the way to the send of each
+form's cards: one process, so both forms meet the same load and the same cold caches.
+`--calls` counts, for each card, the Python calls and the calls of C functions from the line's
+callback to the public `card_dealt` send, and to the input's COMMIT (the last SQLite statement
+before the send: what lies before it is on a card's latency beside the floor's commit), and
+prints the median card's. The wrapped names must exist in the tree imported (PYTHONPATH); a
+step whose function is missing is listed as absent.
 """
 
 from __future__ import annotations
@@ -333,6 +336,11 @@ def main() -> None:
     parser.add_argument(
         "--lean", action="store_true", help="time only the whole way to the send (3 wrappers)"
     )
+    parser.add_argument(
+        "--alternate",
+        action="store_true",
+        help="cards alternate main's framing, decision and append (bench/main_path.py) and today's",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     absent = []
@@ -384,8 +392,52 @@ def main() -> None:
             absent.append(path)
             continue
         clock.wrap(*found, step)
+    if args.alternate:
+        alternate(clock, args.cards, args.json)
+        return
     run_table(args.cards)
     report_steps(clock, absent, args.json)
+
+
+def alternate(clock: StepClock, cards: int, as_json: bool) -> None:
+    """Run the table with every other line callback taking main's form of three parts.
+
+    The swap is made outside the step clock (the window's wrapper is inside this one); the way
+    to the send of each card is filed under the form it took.
+    """
+    from main_path import swap
+
+    window = resolve(*STEPS[0][:2])
+    assert window is not None
+    timed: Callable[..., Any] = getattr(*window)
+    forms: list[bool] = []
+    state = {"old": False}
+
+    @functools.wraps(timed)
+    def swapping(*args: Any, **kwargs: Any) -> Any:
+        state["old"] = not state["old"]
+        swap(old=state["old"])
+        before = len(clock.before)
+        try:
+            return timed(*args, **kwargs)
+        finally:
+            if len(clock.before) > before:
+                forms.append(state["old"])
+
+    setattr(*window, swapping)
+    run_table(cards)
+    skip = len(clock.before) // 20  # the first cards warm the imports up
+    figures = {}
+    for name, old in (("main", True), ("current", False)):
+        spent = [b for b, o in zip(clock.before[skip:], forms[skip:], strict=True) if o is old]
+        cpu = statistics.fmean(s[0] for s in spent)
+        wall = statistics.median(s[1] for s in spent)
+        figures[name] = {"cards": len(spent), "cpu_mean_us": us(cpu), "wall_p50_us": us(wall)}
+        print(
+            f"{name:8} {len(spent)} cards to the send: CPU mean {us(cpu)}, wall p50 {us(wall)} us"
+        )
+    if as_json:
+        print(json.dumps(figures))
 
 
 if __name__ == "__main__":
