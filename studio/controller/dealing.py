@@ -133,8 +133,11 @@ def proceed(st: TableState) -> None:
         if isinstance(step, DealCard):
             rnd.phase = "dealing"
             if DEAL not in st.timers:
-                # `set_timer` inline (the table is not paused here): after every card.
-                st.timers[DEAL] = (st.now or 0) + round(st.settings.deal_timeout_seconds * SECOND)
+                length = round(st.settings.deal_timeout_seconds * SECOND)  # `micros`, inline
+                if st.paused:
+                    set_timer(st, DEAL, length)
+                else:  # `set_timer`'s running case, inline: after every card
+                    st.timers[DEAL] = (st.now or 0) + length
             return
         if any(not seat.confirmed for seat in rnd.seats.values()):
             # A decision or a reveal must never rest on a card the camera has not confirmed.
