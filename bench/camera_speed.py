@@ -12,11 +12,14 @@ the wall-clock figure is printed too. Per envelope: recognition ms per frame (me
 Then where a frame's time goes: the same frames are recognised again under cProfile (CPU
 clock), and each stage's share of that run is printed as ms of the unprofiled mean: the finder
 (`detect_cards`), row proposals, snapping unread outlines onto edges, edge maps of open regions,
-the learned index-corner detector, then the reading of index corners split into cutting the
+the learned index-corner detector (finding, vouching for and placing again index corners),
+fitting firm outlines onto the paper's edge, anchoring guesses on the paper's corner, the
+bookkeeping of guesses (which index corners are read already, merging, the card sizes of
+regions, the parts of strips in view), then the reading of index corners split into cutting the
 windows, making the network's inputs (`window_tensors`, and the moved cuts of
-`ReaderTuning.moved`), the network itself (onnxruntime) and deciding each card; "other" is the
-rest (thresholds, paper shares, merging). Also per frame: corners cut, network inputs made and
-network calls.
+`ReaderTuning.moved`), the network itself (onnxruntime) and deciding each card (paper shares
+included); "other" is the rest (the frame's grey copy and threshold, region areas, the Python
+between the stages). Also per frame: corners cut, network inputs made and network calls.
 
 With `--still N`, also a video-like sequence beside the independent frames: each of `--scenes`
 scenes is shown still for N frames, then with one face-up card replaced by another card at the
@@ -67,6 +70,16 @@ STAGES: dict[str, tuple[tuple[str, str, str | None], ...]] = {
     "corner detector": (
         ("finder.py", "detected_corners", "recognize"),
         ("finder.py", "confirmed_corners", "recognize"),
+        ("finder.py", "refined_corners", "_read_again"),
+    ),
+    "outline fitting": (("outline_fit.py", "fitted_for_reading", "_read_many"),),
+    "anchoring": (("finder.py", "anchored", "recognize"),),
+    "guess bookkeeping": (
+        ("guesses.py", "off_read_indices", None),
+        ("guesses.py", "merge_guesses", "recognize"),
+        ("recognizer.py", "_without_repeats", "recognize"),
+        ("visible.py", "visible_part", None),
+        ("finder.py", "region_heights", "recognize"),
     ),
     "corner cuts": (
         ("recognizer.py", "_corner", None),

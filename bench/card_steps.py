@@ -10,17 +10,22 @@ steps), on the loop thread's CPU clock and on the wall clock; only callbacks tha
 `card_drawn` count. "Before the send" is everything up to the public stream's `card_dealt`
 send, the Python that lies on a card's latency beside the floor.
 
-    python bench/card_steps.py [--cards N] [--profile [TOP] | --calls] [--json]
+    python bench/card_steps.py [--cards N] [--profile [TOP] | --calls | --lean] [--alternate]
 
 `--profile` runs cProfile over the same callbacks instead of the step clocks (a profiler slows
 what it watches, so the two are never on together) and prints the functions taking the most
 time of their own per card, and Python function calls per card (a deterministic figure: the
 same code path makes the same calls, whatever the machine's load). `--lean` wraps only the
 callback, the input's making (to tell a card) and the sends: the way to the send timed whole,
-with three wrappers' cost in it instead of some thirty. `--calls` counts, for each
-card, the Python calls and the calls of C functions from the line's callback to the public
-`card_dealt` send, and prints the median card's. The wrapped names must exist
-in the tree imported (PYTHONPATH); a step whose function is missing is listed as absent.
+with three wrappers' cost in it instead of some thirty. `--alternate` (best with `--lean`) has
+every other callback take main's form of the framing, the decision and the append
+(`bench/main_path.py`, before their calls were halved) and prints the way to the send of each
+form's cards: one process, so both forms meet the same load and the same cold caches.
+`--calls` counts, for each card, the Python calls and the calls of C functions from the line's
+callback to the public `card_dealt` send, and to the input's COMMIT (the last SQLite statement
+before the send: what lies before it is on a card's latency beside the floor's commit), and
+prints the median card's. The wrapped names must exist in the tree imported (PYTHONPATH); a
+step whose function is missing is listed as absent.
 """
 
 from __future__ import annotations
@@ -56,10 +61,12 @@ STEPS: list[tuple[str, str, str]] = [
     ("studio.runtime.table", "to_input", "input made (to_input)"),
     ("studio.runtime.safeguards", "Safeguards.before_input", "clock check"),
     ("studio.runtime.table", "TableRuntime.submit", "submit"),
+    ("studio.runtime.table", "TableRuntime._submit", "submit"),
     ("studio.journal.recorder", "RecordedTable.step", "step"),
     ("studio.journal.recorder", "RecordedTable.decide", "step"),
     ("studio.journal.recorder", "RecordedTable.record", "step"),
     ("studio.journal.recorder", "input_json", "input's JSON form"),
+    ("studio.journal.recorder", "input_text", "input's JSON form"),
     ("studio.runtime.metrics", "_TimedController.handle", "controller"),
     ("studio.controller.table", "TableController.handle", "controller"),
     ("studio.journal.recorder", "event_json", "events' JSON"),
@@ -74,6 +81,7 @@ STEPS: list[tuple[str, str, str]] = [
     ("studio.runtime.table", "encode_event", "wire events"),
     ("studio.bus.publisher", "EventPublisher.publish_all", "publisher checks"),
     ("studio.bus.publisher", "EventPublisher.frame", "publisher checks"),
+    ("studio.bus.publisher", "EventPublisher._frame_here", "publisher checks"),
     ("studio.bus.publisher", "EventPublisher.send_framed", "publisher checks"),
     ("studio.bus.publisher", "EventPublisher._send", "publisher checks"),
     ("studio.bus.publisher", "EventPublisher._send_frames", "publisher checks"),
@@ -210,12 +218,17 @@ class CallCounter:
         self.c = 0
         self.counting = False
         self.cards: list[tuple[int, int]] = []
+        self.commit: tuple[int, int] | None = None
+        self.commits: list[tuple[int, int]] = []
 
     def _profile(self, frame: Any, event: str, arg: Any) -> None:
         if event == "call":
             self.python += 1
         elif event == "c_call":
             self.c += 1
+            if getattr(arg, "__qualname__", "") == "Connection.execute":
+                # The last statement before the send is the input's COMMIT.
+                self.commit = (self.python, self.c)
 
     def wrap(self, window: tuple[Any, str], send: tuple[Any, str]) -> None:
         read: Callable[..., Any] = getattr(*window)
@@ -224,6 +237,7 @@ class CallCounter:
         @functools.wraps(read)
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.python = self.c = 0
+            self.commit = None
             self.counting = True
             sys.setprofile(self._profile)
             try:
@@ -240,6 +254,7 @@ class CallCounter:
                 sys.setprofile(None)
                 self.counting = False
                 self.cards.append((self.python, self.c))
+                self.commits.append(self.commit or (0, 0))
             return sent(publisher, stream, what, *args)
 
         setattr(*window, counted)
@@ -321,6 +336,11 @@ def main() -> None:
     parser.add_argument(
         "--lean", action="store_true", help="time only the whole way to the send (3 wrappers)"
     )
+    parser.add_argument(
+        "--alternate",
+        action="store_true",
+        help="cards alternate main's framing, decision and append (bench/main_path.py) and today's",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     absent = []
@@ -350,12 +370,17 @@ def main() -> None:
         run_table(args.cards)
         python = statistics.median(p for p, _ in counter.cards)
         c = statistics.median(c for _, c in counter.cards)
+        python_commit = statistics.median(p for p, _ in counter.commits)
+        c_commit = statistics.median(c for _, c in counter.commits)
         print(
             f"{len(counter.cards)} cards; from the line's callback to the public send, the "
-            f"median card made {python:g} Python calls and {c:g} calls of C functions"
+            f"median card made {python:g} Python calls and {c:g} calls of C functions "
+            f"({python_commit:g} and {c_commit:g} of them up to its COMMIT)"
         )
         if args.json:
-            print(json.dumps({"cards": len(counter.cards), "python_calls": python, "c_calls": c}))
+            figures = {"cards": len(counter.cards), "python_calls": python, "c_calls": c}
+            commit = {"python_calls_to_commit": python_commit, "c_calls_to_commit": c_commit}
+            print(json.dumps(figures | commit))
         return
     clock = StepClock()
     lean = {WINDOW, "input made (to_input)", SEND}
@@ -367,8 +392,52 @@ def main() -> None:
             absent.append(path)
             continue
         clock.wrap(*found, step)
+    if args.alternate:
+        alternate(clock, args.cards, args.json)
+        return
     run_table(args.cards)
     report_steps(clock, absent, args.json)
+
+
+def alternate(clock: StepClock, cards: int, as_json: bool) -> None:
+    """Run the table with every other line callback taking main's form of three parts.
+
+    The swap is made outside the step clock (the window's wrapper is inside this one); the way
+    to the send of each card is filed under the form it took.
+    """
+    from main_path import swap
+
+    window = resolve(*STEPS[0][:2])
+    assert window is not None
+    timed: Callable[..., Any] = getattr(*window)
+    forms: list[bool] = []
+    state = {"old": False}
+
+    @functools.wraps(timed)
+    def swapping(*args: Any, **kwargs: Any) -> Any:
+        state["old"] = not state["old"]
+        swap(old=state["old"])
+        before = len(clock.before)
+        try:
+            return timed(*args, **kwargs)
+        finally:
+            if len(clock.before) > before:
+                forms.append(state["old"])
+
+    setattr(*window, swapping)
+    run_table(cards)
+    skip = len(clock.before) // 20  # the first cards warm the imports up
+    figures = {}
+    for name, old in (("main", True), ("current", False)):
+        spent = [b for b, o in zip(clock.before[skip:], forms[skip:], strict=True) if o is old]
+        cpu = statistics.fmean(s[0] for s in spent)
+        wall = statistics.median(s[1] for s in spent)
+        figures[name] = {"cards": len(spent), "cpu_mean_us": us(cpu), "wall_p50_us": us(wall)}
+        print(
+            f"{name:8} {len(spent)} cards to the send: CPU mean {us(cpu)}, wall p50 {us(wall)} us"
+        )
+    if as_json:
+        print(json.dumps(figures))
 
 
 if __name__ == "__main__":

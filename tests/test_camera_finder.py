@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.camera.corners import CARD_ASPECT, corner_quads
-from drivers.camera.detect import detect_cards
+from drivers.camera.detect import card_threshold, detect_cards
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
     card_height,
@@ -24,7 +24,7 @@ from drivers.camera.finder import (
 from drivers.camera.index_corners import IndexCornerDetector
 from drivers.camera.outline import CardOutline
 from drivers.camera.synthetic import deckgen
-from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
+from drivers.camera.synthetic.scene import Chip, Glare, PlacedCard, Scene, render_scene
 from drivers.camera.synthetic.scoring import card_height_px
 from drivers.camera.synthetic.splits import TEST_SEEDS
 from drivers.camera.tuning import REFINE_STEP, REFINE_STEPS
@@ -167,6 +167,8 @@ def test_chips_boxes_and_backs_give_no_index_corners() -> None:
     guessed = [o for o in find_candidates(frame.image) if o.speculative and not o.corner]
     assert any(o.support[t] < 0.7 for o in guessed for t in (0, 2))  # weak corners were scored
     assert confirmed_corners(gray, guessed) == []
+    # Anchored on the paper's corners, the backs' and boxes' weak corners stay unvouched too.
+    assert confirmed_corners(gray, guessed, paper=card_threshold(gray)) == []
 
 
 @pytest.mark.parametrize(
@@ -263,6 +265,54 @@ def test_a_leaning_guessed_corner_is_placed_again_where_the_detector_is_surest(
     # Still on the card's index: within the reader's reach of the true window.
     error = float(np.linalg.norm(_window(again.corners) - _window(truth), axis=1).max())
     assert error <= 0.06 * height, error / height
+
+
+@pytest.mark.parametrize("design_seed", [TEST_SEEDS[2], TEST_SEEDS[7]])
+def test_a_fanned_card_under_motion_blur_gets_its_index_corner_placed_from_a_weak_guess(
+    design_seed: int,
+) -> None:
+    # A harsh tuning frame (seed 20261205, gen-1001, frame 28) drawn with held-out designs: a
+    # fan of four, the bottom card showing its index strip. Its proposals' corners there lie on
+    # blurred paper-on-paper edges, too weak to read and 4-12% of the card's height off;
+    # anchored on the paper's corner they land on the index, where the detector vouches.
+    view = np.array(
+        [[1.6064, -0.20533, 960.0], [0.096616, 1.52, 540.0], [1.9963e-05, -1.2447e-04, 1.0]]
+    )
+    cards = tuple(
+        PlacedCard(Card.parse(code), x, y, angle)
+        for code, x, y, angle in (
+            ("6D", 447.436, -157.738, 75.596), ("3H", 449.429, -144.337, 87.488),
+            ("QH", 448.617, -130.813, 99.380), ("3D", 445.036, -117.746, 111.271),
+            ("9H", 364.338, -233.723, 323.043), ("3S", 51.610, -110.437, 271.947),
+            ("TS", 53.718, -174.362, 273.893),
+        )
+    )  # fmt: skip
+    scene = Scene(
+        width=1920, height=1080, table_to_image=view, design=deckgen.design(design_seed),
+        cards=cards,
+        chips=(Chip(183.17, -146.03, 17.506, (120, 30, 120)),
+               Chip(547.51, 133.38, 17.215, (120, 30, 120)),
+               Chip(590.06, -220.76, 19.571, (160, 60, 20))),
+        boxes=((434.439, 18.949, 65.453, 96.186), (-386.267, -328.249, 96.493, 72.638)),
+        texts=(("DEALER", -548.07, 36.646), ("ANTE", -455.66, 318.19)),
+        glares=(Glare(482.38, 731.77, 40.611, 0.35766), Glare(1223.89, 658.07, 77.246, 0.67663)),
+        felt=(30, 80, 25), box_colour=(200, 215, 220), gain=(1.00451, 0.95210, 0.88215),
+        gradient=0.27695, shadow=0.5, blur_sigma=0.26682, motion=3.94077,
+        motion_angle=153.1436, noise=5.37419, jpeg_quality=86, seed=1719061316,
+    )  # fmt: skip
+    frame = render_scene(scene)
+    bottom = frame.cards[0]
+    assert bottom.readable and bottom.visible < 0.3
+    tol = 0.04 * card_height_px(bottom)
+
+    def placed(cands: list[CardOutline]) -> bool:
+        return any(_placed(cands, np.roll(bottom.corners, -t, axis=0), tol) for t in (0, 2))
+
+    cands = find_candidates(frame.image)
+    # No guess is read there as found (its corner is weak or off); an anchored copy the
+    # detector vouched for is a corner outline on the index, read at that corner only.
+    assert not placed([c for c in cands if not c.corner])
+    assert placed([c for c in cands if c.corner])
 
 
 def test_a_model_with_another_digest_is_refused(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from drivers.camera import index_corners
 from drivers.camera.classify import window_tensors
-from drivers.camera.index_corners import PATCH_SIZE, patch_transform, patches
+from drivers.camera.index_corners import PATCH_SIZE, patch_transform, patch_transforms, patches
 from drivers.camera.index_model import window_tensor
 
 
@@ -77,3 +77,14 @@ def test_patches_equal_one_warp_each_to_the_bit(seed: int, count: int, remap: bo
     assert made.shape == (count, 1, PATCH_SIZE[1], PATCH_SIZE[0]) and made.dtype == np.float32
     for quad, patch in zip(quads, made, strict=True):
         assert np.array_equal(patch[0], _patch_alone(gray, quad))
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60))
+def test_patch_transforms_equal_patch_transform_to_the_bit(seed: int, count: int) -> None:
+    """The maps of many hypotheses made in one product are each hypothesis' own map."""
+    rng = np.random.default_rng(seed)
+    quads = index_corners.random_hypotheses(rng, count, (1920, 1080), (60, 400), reach=40)
+    made = patch_transforms(quads)
+    assert made.shape == (count, 3, 3)
+    for quad, transform in zip(quads, made, strict=True):
+        assert np.array_equal(transform, patch_transform(quad))

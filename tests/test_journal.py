@@ -279,3 +279,47 @@ def test_the_last_event_of_an_audience_is_a_query(tmp_path: Path) -> None:
         assert journal.last_event_seq_of("public", up_to=2) == 1
         assert journal.last_event_seq_of("restricted") == 303
         assert journal.last_event_seq_of("restricted", up_to=1) == 0
+
+
+def _step(seq: int, game: str | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    inp = {"kind": "card_drawn", "ts": f"2026-11-29T10:00:{seq:02d}Z", "card": "AS", "raw": "é"}
+    events = [
+        {"seq": seq * 2 - 1, "game_number": game, "type": "card_dealt", "body": {"card": None}},
+        {"seq": seq * 2, "game_number": game, "type": "card_dealt", "body": {"card": "AS"}},
+    ]
+    return inp, events
+
+
+def test_an_input_with_its_event_texts_is_stored_as_the_helpers_store_it(tmp_path: Path) -> None:
+    # `append_input` with the events' texts made (every table's way) chains and writes in one
+    # function; the records, hashes and head are those of the mapping form, and it refuses alike.
+    with Journal(tmp_path / "a") as plain, Journal(tmp_path / "b") as made:
+        for journal in (plain, made):
+            journal.set_meta("settings", '{"table":"T01"}')
+        for seq, game in ((1, None), (2, "G-1"), (3, 'G "2"')):
+            inp, events = _step(seq, game)
+            plain.append_input(inp, events=events)
+            made.append_input(
+                canonical_json(inp), events=events, bodies=[canonical_json(e) for e in events]
+            )
+        assert list(made.records()) == list(plain.records())
+        assert (made.head_id, made.meta("head")) == (plain.head_id, plain.meta("head"))
+        inp, events = _step(9, None)
+        bodies = [canonical_json(e) for e in events]
+        with pytest.raises(JournalError, match="does not follow stored seq 6"):
+            made.append_input(canonical_json(inp), events=events, bodies=bodies)
+        with pytest.raises(JournalError, match="2 bodies given for 1 events"):
+            made.append_input(canonical_json(inp), events=events[:1], bodies=bodies)
+        assert list(made.records()) == list(plain.records())
+        assert verify(made).ok
+    with Journal(tmp_path / "b") as first, Journal(tmp_path / "b") as second:
+        inp, events = _step(4, None)
+        first.append_input(inp, events=events, bodies=[canonical_json(e) for e in events])
+        # The second still holds the head it opened at: its append is the same step, refused.
+        with pytest.raises(JournalError, match="another process"):
+            second.append_input(inp, events=events, bodies=[canonical_json(e) for e in events])
+        assert second.head_id == first.head_id - 3
+    reader = Journal(tmp_path / "b", readonly=True)
+    with pytest.raises(JournalError, match="read-only"):
+        reader.append_input("{}", events=[], bodies=[])
+    reader.close()

@@ -178,7 +178,7 @@ class CardRecognizer:
             proposals += propose(gray, region, want or frame_long, region_edges(k))
         # A proposal's corner over another card has weak edges: the detector may vouch for it.
         if self._corners is not None:
-            proposals += confirmed_corners(gray, proposals, self._corners)
+            proposals += confirmed_corners(gray, proposals, self._corners, thr)
         # A guess at an index a firm card read at both ends changes nothing (`off_read_indices`);
         # left unread after the vouching, which would take a corner set to 0 for a weak one.
         proposals = off_read_indices(proposals, readings)

@@ -165,7 +165,8 @@ least this sure (`finder.confirmed_corners`). Chosen on the tuning split
 and `--envelope harsh --designs 2 --frames 60`): at the detector's own bar
 (`index_corners.THRESHOLD`, 0.44) studio recall gained the same six cards and harsh lost one
 card more to a contested claim (a copy read a neighbour's index, its outline reaching over the
-card's read index), for about a third more copies read; no wrong read at either bar."""
+card's read index), for about a third more copies read; no wrong read at either bar. The weak
+corners' copies anchored on the paper's corner are vouched for at the same bar (not swept)."""
 REFINE_STEP = 0.012
 """A guessed index corner whose read leaned to a code under the bar is scored by the
 index-corner detector moved along the card's sides in steps of this share of the card's height

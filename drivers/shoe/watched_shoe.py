@@ -150,19 +150,12 @@ class WatchedSerialShoe(ShoeLineReader):
             self._timer = self._loop.call_later(wait, self._open)
         self._wake_if_delivered()
 
-    def _readable(self) -> None:
+    def _readable(self, read: bool = True) -> None:
+        """The line is readable (the loop's callback), or `read` False: the poll's tick."""
+        # One method for both (a `_pump` behind them was one call more on every card's read).
         port = self._port
-        if port is not None:
-            self._pump(port, read=True)
-
-    def _tick(self) -> None:
-        self._timer = None
-        port = self._port
-        if port is not None:
-            self._timer = self._loop.call_later(POLL_SECONDS, self._tick)
-            self._pump(port, read=False)
-
-    def _pump(self, port: serial.Serial, *, read: bool) -> None:
+        if port is None:
+            return
         try:
             self._received(port, _read_ready(port) if read else b"")
         except (serial.SerialException, OSError) as err:
@@ -172,7 +165,14 @@ class WatchedSerialShoe(ShoeLineReader):
             self._failed(err)
             self._reopen()
         # Outside every lock and handler: what the consumer does with them is its own affair.
-        self._wake_if_delivered()
+        if not self.deliveries.empty():  # `_wake_if_delivered`, inline: every card's read
+            self._wake()
+
+    def _tick(self) -> None:
+        self._timer = None
+        if self._port is not None:
+            self._timer = self._loop.call_later(POLL_SECONDS, self._tick)
+            self._readable(read=False)
 
     def _drop(self, detail: str) -> None:
         self._unwatch()

@@ -11,6 +11,7 @@ from studio.cards import Card
 from studio.controller.events import announce, emit
 from studio.controller.incidents import fault
 from studio.controller.state import (
+    SECOND,
     Round,
     Seat,
     TableState,
@@ -132,7 +133,11 @@ def proceed(st: TableState) -> None:
         if isinstance(step, DealCard):
             rnd.phase = "dealing"
             if DEAL not in st.timers:
-                set_timer(st, DEAL, micros(st.settings.deal_timeout_seconds))
+                length = round(st.settings.deal_timeout_seconds * SECOND)  # `micros`, inline
+                if st.paused:
+                    set_timer(st, DEAL, length)
+                else:  # `set_timer`'s running case, inline: after every card
+                    st.timers[DEAL] = (st.now or 0) + length
             return
         if any(not seat.confirmed for seat in rnd.seats.values()):
             # A decision or a reveal must never rest on a card the camera has not confirmed.

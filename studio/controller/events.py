@@ -40,7 +40,9 @@ def emit(st: TableState, body: EventBody, audience: Audience = "public") -> None
 def emit_json(st: TableState, kind: str, body: dict[str, Any], audience: Audience) -> None:
     """Number the body of type `kind`, JSON types already checked for `audience`, and add it."""
     st.seq += 1
-    rnd = st.active
+    rnd = st.round
+    if rnd is not None and rnd.phase == "done":  # `st.active`, inline: two events per card
+        rnd = None
     # Built without revalidation: every field is the controller's own typed value (the
     # validated settings' table, its counter, the input's UTC time, a body type's constant, a
     # body already checked for its audience); tests/test_trusted_messages.py holds the
@@ -84,10 +86,16 @@ def secret(st: TableState, card: Card | None) -> bool:
     A misread or duplicate can put the same code at a face-up position too; its value must
     then stay off the public stream as well, or it would name the hidden card.
     """
-    rnd = st.active
-    if rnd is None or card is None:
+    rnd = st.round  # `st.active`, inline
+    if rnd is None or rnd.phase == "done" or card is None:
         return False
-    return any(s.card == card and not s.public for s in rnd.seats.values())
+    # A plain loop with `Seat.public` inline, the cards compared only at face-down seats: this
+    # runs for every face-up card before its commit (a generator's steps and the property's
+    # calls cost several times their warm figure there).
+    for seat in rnd.seats.values():
+        if not (seat.face is Face.UP or seat.revealed) and seat.card == card:
+            return True
+    return False
 
 
 def announce(st: TableState, seat: Seat) -> None:
@@ -109,7 +117,8 @@ def announce(st: TableState, seat: Seat) -> None:
     # position, face and number and a code from a `Card`, with no model made and dumped (see
     # `emit_json`); the audience rules are still checked on them.
     code = seat.card.code
-    shown = code if seat.public and not secret(st, seat.card) else None
+    public = seat.face is Face.UP or seat.revealed  # `Seat.public`, inline
+    shown = code if public and not secret(st, seat.card) else None
     face = FACE_TEXT[seat.face]
     pair: tuple[tuple[Audience, str | None], ...] = (("public", shown), ("restricted", code))
     for audience, card in pair:

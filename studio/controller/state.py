@@ -153,12 +153,16 @@ class Round:
 
     def holder(self, card: Card) -> str | None:
         """Where `card` already is this round: a position, "out of turn", "discarded" or None."""
+        # Plain loops, no `strays` list, no hash of an empty `burned`: this runs for every card
+        # before its commit, where each Python call (a generator's step too) costs several
+        # times its warm figure.
         for seat in self.seats.values():
             if seat.card == card:
                 return seat.position
-        if any(s.card == card for s in self.strays):
-            return "out of turn"
-        return "discarded" if card in self.burned else None
+        for drawn in self.drawn:
+            if isinstance(drawn, Stray) and drawn.card == card:
+                return "out of turn"
+        return "discarded" if self.burned and card in self.burned else None
 
 
 def next_deal(rules: GameRules, rnd: Round) -> DealCard | None:

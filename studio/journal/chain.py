@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 RecordKind = Literal["input", "event"]
@@ -55,6 +55,30 @@ Raises TypeError when `data` holds a value JSON cannot represent.
 
 _json_text = json.encoder.encode_basestring
 """A string as `_CANONICAL` writes it (non-ASCII kept), without the encoder's own call."""
+
+_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+canonical_parts: Callable[[Any, int], Sequence[str]] | None = (
+    _make_encoder(
+        None,  # no markers: the table's own values hold no cycles
+        _CANONICAL.default,
+        _json_text,
+        None,
+        _CANONICAL.key_separator,
+        _CANONICAL.item_separator,
+        True,
+        False,
+        True,
+    )
+    if _make_encoder is not None
+    else None
+)
+"""`canonical_json`'s encoder itself, made once: `"".join(canonical_parts(data, 0))` is
+`canonical_json(data)` for data without cycles, and TypeError or ValueError where it raises.
+
+`JSONEncoder.encode` makes this C encoder anew at every call, through two Python calls: the
+table writes three texts per card before its commit, where each Python call costs several times
+its warm figure. None where the interpreter has no C encoder (use `canonical_json` then).
+"""
 
 
 def record_hash(

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol
+from functools import partial
+from typing import Any, NamedTuple, Protocol, cast
 
 from pydantic import ValidationError
 
 from studio.errors import ConfigurationError, InputError, JournalError, ReplayMismatchError
-from studio.journal.chain import Record, canonical_json
+from studio.journal.chain import Record, canonical_json, canonical_parts
 from studio.journal.store import Journal
 from studio.journal.verify import verify
 from studio.messages import CardDrawn, Envelope, Input, Restarted, TableSettings, parse_input
@@ -73,33 +74,63 @@ def input_json(inp: Input) -> dict[str, Any]:
     return inp.model_dump(mode="json")
 
 
-def event_json(event: Envelope) -> str:
+def event_json(event: Envelope, stamp: str | None = None) -> str:
     """An event's canonical JSON text, as the journal stores and compares it.
 
     The same text as `canonical_json(event.model_dump(mode="json"))`, made from the fields
     directly: this runs for every event on a card's way to the streams, where a model dump
-    costs several times its warm figure. An envelope whose body holds anything but JSON types,
-    or whose time is not in UTC, is dumped by the model (tests/test_trusted_messages.py holds
-    the two equal).
+    costs several times its warm figure. `stamp`, if given, is `event.ts` as the models write
+    it (the input's, made once for all its events). An envelope whose body holds anything but
+    JSON types, or whose time is not in UTC, is dumped by the model
+    (tests/test_trusted_messages.py holds the two equal).
     """
-    stamp = _utc_text(event.ts)
+    if stamp is None:
+        stamp = _utc_text(event.ts)
     if stamp is not None:
+        fields = {
+            "audience": event.audience,
+            "body": event.body,
+            "game_number": event.game_number,
+            "schema_version": event.schema_version,
+            "seq": event.seq,
+            "table": event.table,
+            "ts": stamp,
+            "type": event.type,
+        }
         try:
-            return canonical_json(
-                {
-                    "audience": event.audience,
-                    "body": event.body,
-                    "game_number": event.game_number,
-                    "schema_version": event.schema_version,
-                    "seq": event.seq,
-                    "table": event.table,
-                    "ts": stamp,
-                    "type": event.type,
-                }
-            )
-        except (TypeError, ValueError):
+            if canonical_parts is not None:
+                return "".join(canonical_parts(fields, 0))
+            return canonical_json(fields)
+        except (TypeError, ValueError, RecursionError):
             pass
     return canonical_json(event.model_dump(mode="json"))
+
+
+def input_text(inp: Input, stamp: str | None = None) -> str:
+    """`canonical_json(input_json(inp))`: the input's text as the journal stores it.
+
+    `stamp`, if given, is `inp.ts` as the models write it. A card's text is encoded by the
+    canonical encoder itself (`canonical_parts`), on every card's way before its commit.
+    Raises `JournalError` for an input JSON cannot represent.
+    """
+    try:
+        if type(inp) is CardDrawn and canonical_parts is not None:
+            if stamp is None:
+                stamp = _utc_text(inp.ts)
+            if stamp is not None:
+                fields = {
+                    "ts": stamp,
+                    "schema_version": inp.schema_version,
+                    "mono": inp.mono,
+                    "kind": inp.kind,
+                    "card": inp.card,
+                    "raw": inp.raw,
+                    "detail": inp.detail,
+                }
+                return "".join(canonical_parts(fields, 0))
+        return canonical_json(input_json(inp))
+    except (TypeError, ValueError, RecursionError) as err:
+        raise JournalError(f"a {inp.kind} input cannot be stored as JSON: {err}") from err
 
 
 def bind_settings(journal: Journal, settings: TableSettings | None) -> TableSettings:
@@ -147,13 +178,20 @@ class StoredEvent(NamedTuple):
 class Decision(NamedTuple):
     """What the controller decided for one input (`RecordedTable.decide`), not yet on record.
 
-    `events` are the envelopes it caused with their canonical JSON; `data` is the input's JSON
-    form and `numbers` each event's `seq` and `game_number`, as the journal takes them.
+    `events` are the envelopes it caused with their canonical JSON; `data` is the input's
+    canonical JSON text, `numbers` each event's `seq` and `game_number` and `bodies` each
+    event's text, as the journal takes them.
     """
 
-    data: dict[str, Any]
+    data: str
     events: list[StoredEvent]
     numbers: list[dict[str, Any]]
+    bodies: list[str]
+
+
+# Made as the tuples they are: a named tuple's generated `__new__` is a Python call, three per card.
+_stored = cast(Callable[[tuple[Envelope, str]], StoredEvent], partial(tuple.__new__, StoredEvent))
+_decision = cast(Callable[[tuple[Any, ...]], Decision], partial(tuple.__new__, Decision))
 
 
 class RecordedTable:
@@ -200,15 +238,22 @@ class RecordedTable:
                 f"{self.journal.path}: the controller holds an input the journal refused; "
                 "it must be rebuilt from the journal first"
             )
-        data = input_json(inp)
+        ts = inp.ts
+        # `_utc_text` inline, once for the input and the events it causes (they carry its time).
+        iso = ts.isoformat()
+        stamp = iso[:-6] + "Z" if iso.endswith("+00:00") else None
+        data = input_text(inp, stamp)
         events: list[StoredEvent] = []
         numbers: list[dict[str, Any]] = []
+        bodies: list[str] = []
         # One pass over the events (this runs for every card on its way to the streams).
         for envelope in self.controller.handle(inp):
-            events.append(StoredEvent(envelope, event_json(envelope)))
+            text = event_json(envelope, stamp if envelope.ts is ts else None)
+            events.append(_stored((envelope, text)))
             numbers.append({"seq": envelope.seq, "game_number": envelope.game_number})
+            bodies.append(text)
         self.ahead = True
-        decision = self._pending = Decision(data, events, numbers)
+        decision = self._pending = _decision((data, events, numbers, bodies))
         return decision
 
     def record(self, decision: Decision) -> list[StoredEvent]:
@@ -221,9 +266,7 @@ class RecordedTable:
         if decision is not self._pending:
             raise JournalError(f"{self.journal.path}: that decision is not the one to record")
         events = decision.events
-        self.journal.append_input(
-            decision.data, events=decision.numbers, bodies=[body for _, body in events]
-        )
+        self.journal.append_input(decision.data, events=decision.numbers, bodies=decision.bodies)
         self._pending = None
         self.ahead = False
         return events

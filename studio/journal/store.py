@@ -21,11 +21,14 @@ function of the inputs).
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from hashlib import sha256
 from os import PathLike
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from studio.errors import JournalError
 from studio.journal.chain import Record, RecordKind, canonical_json, genesis, record_hash
@@ -36,6 +39,14 @@ BACKSTOP_CHECKPOINT_PAGES = 10_000
 """SQLite's own checkpoint of a journal checkpointed between rounds: after 10,000 WAL pages
 (40 MB, about a hundred rounds without an end), so the WAL stays bounded if rounds stop ending.
 SQLite's default, 1,000 pages, ran a checkpoint inside a card's commit every ~135 commits."""
+
+_MOVE_HEAD = "UPDATE meta SET value = ? WHERE key = 'head' AND value = ?"
+_INSERT = f"INSERT INTO records ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_json_text = json.encoder.encode_basestring
+"""A string as `canonical_json` writes it (`studio.journal.chain.record_hash` uses the same)."""
+_record = cast(Callable[[tuple[Any, ...]], Record], partial(tuple.__new__, Record))
+"""A `Record` of its nine columns, made as the tuple it is: its generated `__new__` is a Python
+call, three per card."""
 
 
 class Journal(JournalReader):
@@ -110,25 +121,82 @@ class Journal(JournalReader):
 
     def append_input(
         self,
-        data: Mapping[str, Any],
+        data: Mapping[str, Any] | str,
         *,
         events: Sequence[Mapping[str, Any]] = (),
         bodies: Sequence[str] | None = None,
     ) -> Record:
         """Append one input (its JSON form) in its own durable transaction; return its record.
 
-        `events`, if given, are the events the input caused (as for `append_events`, with their
-        `bodies`): they are appended in the same transaction, after the input, so the input and
-        its events reach the disk with one fsync and a crash keeps both or neither. When this
-        returns the input (and its events) are on disk. Raises `JournalError` for an event seq
-        that does not follow the stored ones, when the write fails, or when another process has
-        appended to the journal since it was opened; then nothing was written.
+        `data` is the input's JSON form, or its canonical JSON text made already
+        (`studio.journal.chain.canonical_json`). `events`, if given, are the events the input
+        caused (as for `append_events`, with their `bodies`): they are appended in the same
+        transaction, after the input, so the input and its events reach the disk with one
+        fsync and a crash keeps both or neither. When this returns the input (and its events)
+        are on disk. Raises `JournalError` for an event seq that does not follow the stored
+        ones, when the write fails, or when another process has appended to the journal since
+        it was opened; then nothing was written.
         """
+        if bodies is None:
+            return self._append_mapped(data, events)
+        # Every table's every input comes this way, a card's before its commit, where each
+        # helper's call costs several times its warm figure (the caches are cold after the idle
+        # gap between cards): `_chain`, `_event_records` and `_write` inline (the statements
+        # are `_write_records`'). The records and their hashes are the helpers' (`record_hash`'s
+        # canonical form; tests/test_journal.py, and tests/test_runtime_frames.py pins the bytes).
+        if len(bodies) != len(events):
+            raise JournalError(f"{len(bodies)} bodies given for {len(events)} events")
+        if self.readonly:
+            raise JournalError(f"{self.path}: journal is open read-only")
+        old_id, old_hash = self._head_id, self._head_hash
+        prev = old_hash if old_id else self._prev()
+        try:
+            body = data if isinstance(data, str) else canonical_json(data)
+        except (TypeError, ValueError) as err:
+            raise JournalError(f"input {self._inputs + 1} cannot be stored as JSON: {err}") from err
+        record_id, cause = old_id + 1, self._inputs + 1
+        text = (
+            f'{{"batch":null,"body":{body},"cause":null,"game_number":null,"id":{record_id},'
+            f'"kind":"input","prev":"{prev}","seq":{cause}}}'
+        )
+        digest = sha256(text.encode()).hexdigest()
+        records = [_record((record_id, "input", cause, None, None, None, body, prev, digest))]
+        prev = digest
+        seq, batch = self._events, len(events)
+        for i, numbers in enumerate(events):
+            got = numbers.get("seq")
+            if got != seq + 1:
+                raise JournalError(f"event seq {got!r} does not follow stored seq {seq}")
+            game = numbers.get("game_number")
+            game = game if isinstance(game, str) else None
+            body = bodies[i]
+            record_id, seq = record_id + 1, got
+            game_text = "null" if game is None else _json_text(game)
+            text = (
+                f'{{"batch":{batch},"body":{body},"cause":{cause},"game_number":{game_text},'
+                f'"id":{record_id},"kind":"event","prev":"{prev}","seq":{seq}}}'
+            )
+            digest = sha256(text.encode()).hexdigest()
+            records.append(
+                _record((record_id, "event", seq, game, cause, batch, body, prev, digest))
+            )
+            prev = digest
+        self._write_records(self._db(), records, f"{old_id}:{old_hash}", f"{record_id}:{prev}")
+        self._head_id, self._head_hash = record_id, prev
+        self._inputs = cause
+        if events:
+            self._events = seq
+        return records[0]
+
+    def _append_mapped(
+        self, data: Mapping[str, Any] | str, events: Sequence[Mapping[str, Any]]
+    ) -> Record:
+        """`append_input` without the events' bodies: each is made from its mapping."""
         record = self._chain(
             self._head_id + 1, "input", self._inputs + 1, None, None, None, data, self._prev()
         )
         records = [record]
-        records += self._event_records(events, bodies, record.id, record.hash, record.seq)
+        records += self._event_records(events, None, record.id, record.hash, record.seq)
         self._write(records, durable=True)
         self._inputs = record.seq
         if events:
@@ -233,25 +301,43 @@ class Journal(JournalReader):
     def _write_records(
         self, db: sqlite3.Connection, records: list[Record], old: str, new: str
     ) -> None:
-        with self._transaction():
+        """Move the head from `old` to `new` and insert `records`, in one transaction.
+
+        `_Transaction`'s statements, inline (three Python calls fewer on every card's way).
+        Raises `JournalError` (rolled back) when SQLite fails or another writer moved the head.
+        """
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as err:
+            raise JournalError(f"{self.path}: cannot write: {err}") from err
+        try:
             # Move the head first, so a second writer fails on the head, not on an id.
-            moved = db.execute(
-                "UPDATE meta SET value = ? WHERE key = 'head' AND value = ?", (new, old)
-            ).rowcount
+            moved = db.execute(_MOVE_HEAD, (new, old)).rowcount
             if moved != 1:
                 raise JournalError(
                     f"{self.path}: the journal's head moved: another process is writing it"
                 )
-            db.executemany(
-                f"INSERT INTO records ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (r.id, r.kind, r.seq, r.game_number, r.cause, r.batch, r.body, r.prev, r.hash)
-                    for r in records
-                ],
-            )
+            db.executemany(_INSERT, records)  # a Record is its row, in COLUMNS' order
+            db.execute("COMMIT")
+        except BaseException as err:
+            _abandon(self.path, db, err)
+            raise
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self.path, self._db())
+
+
+def _abandon(path: object, db: sqlite3.Connection, err: BaseException) -> None:
+    """Roll back after `err`; raise it as a `JournalError` if SQLite's (else the caller does)."""
+    # SQLite rolls a transaction back by itself on some errors (a full disk, a file-size
+    # limit, an I/O error): a ROLLBACK then fails and would hide the cause.
+    if db.in_transaction:
+        try:
+            db.execute("ROLLBACK")
+        except sqlite3.Error as failed:
+            err.add_note(f"and the rollback failed too: {failed}")
+    if isinstance(err, sqlite3.Error):
+        raise JournalError(f"{path}: cannot write: {err}") from err
 
 
 class _Transaction:
@@ -291,13 +377,4 @@ class _Transaction:
 
     def _abandon(self, err: BaseException) -> None:
         """Roll back after `err`; raise it as a `JournalError` if SQLite's (else the caller)."""
-        db = self._db
-        # SQLite rolls a transaction back by itself on some errors (a full disk, a file-size
-        # limit, an I/O error): a ROLLBACK then fails and would hide the cause.
-        if db.in_transaction:
-            try:
-                db.execute("ROLLBACK")
-            except sqlite3.Error as failed:
-                err.add_note(f"and the rollback failed too: {failed}")
-        if isinstance(err, sqlite3.Error):
-            raise JournalError(f"{self._path}: cannot write: {err}") from err
+        _abandon(self._path, self._db, err)

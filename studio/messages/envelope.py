@@ -20,12 +20,13 @@ Audience = Literal["public", "restricted"]
 """Who may see an event: anyone watching the stream, or only authorised consumers."""
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
+MICROSECOND = timedelta(microseconds=1)
+"""One microsecond: `to_micros`' unit."""
 
 
 def to_micros(ts: datetime) -> int:
     """Microseconds since the Unix epoch for an aware datetime (exact: no float rounding)."""
-    return (ts - EPOCH) // _MICROSECOND
+    return (ts - EPOCH) // MICROSECOND
 
 
 def from_micros(micros: int) -> datetime:

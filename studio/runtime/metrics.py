@@ -244,4 +244,5 @@ class _TimedController:
         try:
             return self._inner.handle(inp)
         finally:
-            self._metrics.controller_ran(time.perf_counter() - started)
+            # `controller_ran`, inline (this module's own figure): on every card's way.
+            self._metrics._controller_seconds += time.perf_counter() - started

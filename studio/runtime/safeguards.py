@@ -173,16 +173,26 @@ class Safeguards:
     # -- the clock -------------------------------------------------------------------------------
 
     def before_input(self) -> None:
-        """Look for a clock step before an input.
+        """Look for a clock step before an input, and journal one (a pause).
 
         An input stamped by a stepped clock must not move the timers before the pause does.
+        The clock's own watch (`_watch_clock`) looks the same way between inputs.
         """
-        self._check_step()
+        clock = self._host.clock
+        step = self.clock_watch.observe(clock.now(), clock.monotonic())
+        if step is not None:
+            self._alarm(
+                "clock_step",
+                f"the wall clock stepped {step.seconds * 1000:+.0f} ms against the monotonic "
+                f"clock (bound {self._config.clock.step_bound_ms:g} ms): it read "
+                f"{clock.now().isoformat()} where {step.expected.isoformat()} was due",
+                step.expected,
+            )
 
     def _watch_clock(self) -> None:
         """Compare the wall clock with the monotonic one (and ask the kernel); re-arm."""
         self._clock_timer = None
-        self._check_step()
+        self.before_input()  # the same look as before an input
         if self._config.clock.require_sync:
             unsynchronised = kernel_synchronised() is False
             if unsynchronised and not self._unsynchronised:
@@ -196,18 +206,6 @@ class Safeguards:
         if self._loop is not None and not self._stopping:
             self._clock_timer = self._loop.call_later(
                 self._config.clock.check_seconds, self._watch_clock
-            )
-
-    def _check_step(self) -> None:
-        clock = self._host.clock
-        step = self.clock_watch.observe(clock.now(), clock.monotonic())
-        if step is not None:
-            self._alarm(
-                "clock_step",
-                f"the wall clock stepped {step.seconds * 1000:+.0f} ms against the monotonic "
-                f"clock (bound {self._config.clock.step_bound_ms:g} ms): it read "
-                f"{clock.now().isoformat()} where {step.expected.isoformat()} was due",
-                step.expected,
             )
 
     def _alarm(self, cause: AlarmCause, detail: str, at: datetime) -> None:
