@@ -242,13 +242,9 @@ def _side_lines(
     along = normal[:, sides][:, :, None, None, :]
     out_x = offsets[:, :, None, :] * along[..., 0]
     out_y = offsets[:, :, None, :] * along[..., 1]
-    # One profile per row, the x and y maps apart: interleaved, they cost a copy each. Each
-    # sum is taken in double precision and rounded to single as it is written (the values of
-    # adding, then `astype`, without the double-precision array between: ~1 ms a frame).
-    shape = (n_quads, len(sides), t.shape[1], grid.shape[1])
-    xs = np.add(base[..., :1], out_x, out=np.empty(shape, np.float32), casting="unsafe")
-    ys = np.add(base[..., 1:], out_y, out=np.empty(shape, np.float32), casting="unsafe")
-    xs, ys = xs.reshape(n_quads * per_quad, -1), ys.reshape(n_quads * per_quad, -1)
+    # One profile per row, the x and y maps apart: interleaved, they cost a copy each.
+    xs = _map(base[..., :1], out_x).reshape(n_quads * per_quad, -1)
+    ys = _map(base[..., 1:], out_y).reshape(n_quads * per_quad, -1)
     profiles = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     where = _edge_offsets(
         profiles, np.repeat(grid[:, 0], per_quad), np.repeat(counts - 1, per_quad), paper
@@ -280,6 +276,19 @@ def _side_lines(
                 continue
         found[m][sides[n]] = line
     return found
+
+
+def _map(start: npt.NDArray[Any], out: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
+    """`start + out` (broadcast), in single precision as `cv2.remap` takes it.
+
+    Each sum is taken in double precision and rounded to single as it is written: the values
+    of adding, then `astype`, without the double-precision array between (a frame's anchoring
+    ~1 ms less).
+    """
+    shape = np.broadcast_shapes(start.shape, out.shape)
+    into: npt.NDArray[np.float32] = np.empty(shape, np.float32)
+    np.add(start, out, out=into, casting="unsafe")
+    return into
 
 
 def _lines(points: npt.NDArray[Any], held: npt.NDArray[np.bool_]) -> list[Line | None]:
