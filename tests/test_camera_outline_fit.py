@@ -3,18 +3,25 @@ firm outlines fitted whole, guessed ones anchored on the paper's corner."""
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+from unittest.mock import patch
+
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from drivers.camera import outline_fit
 from drivers.camera.detect import card_threshold, detect_cards
 from drivers.camera.outline import long_side
-from drivers.camera.outline_fit import fit_corner, fit_outline, fit_outlines
+from drivers.camera.outline_fit import fit_corner, fit_corners, fit_outline, fit_outlines
 from drivers.camera.reading import ReadingSource
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import DESIGNS, Design
-from drivers.camera.synthetic.envelopes import HARSH
+from drivers.camera.synthetic.envelopes import ENVELOPES, HARSH
 from drivers.camera.synthetic.faces import render_face
 from drivers.camera.synthetic.generator import random_scene
 from drivers.camera.synthetic.scene import render_scene
@@ -208,3 +215,74 @@ def test_a_blurred_card_in_a_pile_is_read_on_its_guess_anchored_on_the_paper() -
     assert codes <= {t.code for t in frame.cards if t.face_up}
     nine = next(r for r in readings if r.code == "9H")
     assert nine.source in (ReadingSource.PROPOSAL, ReadingSource.CORNER)
+
+
+def _plain_side_lines(*args: Any, **kwargs: Any) -> list[list[Any]]:
+    """`_side_lines` as it was before `together` (every side fitted robustly when it must)."""
+    kwargs.pop("together", None)
+    return _SIDE_LINES(*args, **kwargs)
+
+
+def _plain_map(start: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """`_map` as it was: the double-precision sum, then rounded to single."""
+    plain: np.ndarray = (start + out).astype(np.float32)
+    return plain
+
+
+_SIDE_LINES = outline_fit._side_lines
+
+
+@cache
+def _scene_gray(envelope: str, seed: int) -> tuple[np.ndarray, float, tuple[np.ndarray, ...]]:
+    """A rendered tuning-design scene: its grey frame, paper threshold, face-up cards' corners."""
+    scene = random_scene(np.random.default_rng(seed), ENVELOPES[envelope], deckgen.design(1003))
+    frame = render_scene(scene)
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    cards = tuple(np.asarray(t.corners, np.float64) for t in frame.cards if t.face_up)
+    return gray, card_threshold(gray), cards
+
+
+_GUESS = st.tuples(
+    st.integers(0, 40),  # which card (modulo the face-up cards)
+    st.sampled_from([0, 2]),  # at which index corner
+    st.floats(0.7, 1.35),  # the guess's size, a share of the card's
+    st.floats(-6.0, 6.0),  # its turn, degrees
+    st.floats(-6.0, 10.0),  # its corner's inset, px
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    envelope=st.sampled_from(["studio", "harsh"]),
+    seed=st.integers(0, 2),
+    guesses=st.lists(_GUESS, min_size=1, max_size=24),
+    stray=st.lists(
+        st.tuples(
+            st.floats(100, 1800), st.floats(100, 1000), st.floats(90, 400), st.floats(0, 6.3)
+        ),
+        max_size=6,
+    ),
+)
+def test_guesses_anchored_together_land_exactly_where_the_plain_fit_puts_them(
+    envelope: str,
+    seed: int,
+    guesses: list[tuple[int, int, float, float, float]],
+    stray: list[tuple[float, float, float, float]],
+) -> None:
+    # The fit that skips robust fits whose line would be thrown away, and rounds its sampling
+    # coordinates as it adds them, moves every guess of a batch exactly as the plain fit
+    # does: guesses near a scene's cards' index corners (some anchored, some not) and quads
+    # anywhere in the frame (felt, other cards, off its edge).
+    gray, paper, cards = _scene_gray(envelope, seed)
+    quads = [
+        _guess(np.roll(cards[k % len(cards)], -turn, axis=0), size, angle, inset)
+        for k, turn, size, angle, inset in guesses
+    ] + [_quad(cx, cy, h, a) for cx, cy, h, a in stray]
+    batch = np.array(quads)
+    fast = fit_corners(gray, batch, paper)
+    with (
+        patch.object(outline_fit, "_side_lines", _plain_side_lines),
+        patch.object(outline_fit, "_map", _plain_map),
+    ):
+        plain = fit_corners(gray, batch, paper)
+    assert np.array_equal(fast, plain)
