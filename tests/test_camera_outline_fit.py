@@ -286,3 +286,21 @@ def test_guesses_anchored_together_land_exactly_where_the_plain_fit_puts_them(
     ):
         plain = fit_corners(gray, batch, paper)
     assert np.array_equal(fast, plain)
+
+
+@pytest.mark.parametrize("seed", [1033, 1001])
+def test_a_side_lying_on_a_neighbour_is_not_fitted_onto_the_border_line(seed: int) -> None:
+    # Tuning designs printing a border line 3% of the width inside the paper (1033 a single
+    # one, 1001 a double one). The card's right side lies on a neighbour (paper beyond it, no
+    # felt): the outermost dark step across that side is the border line, and fitting the side
+    # there left both index windows 2.3% of the height inside the card (a 6 reads as a 9 on a
+    # deck whose index sits tight to the edge). The side moves out as far as the left one did.
+    design = deckgen.design(seed)
+    truth = _quad(480, 320, 340, 0.0)
+    image = _frame(design, Card.parse("6H"), truth, 0.8, 3)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    gray[:, int(np.ceil(truth[1, 0])) :] = 235
+    inset = truth + np.array([[10, 10], [-10, 10], [-10, -10], [10, -10]])
+    fitted = fit_outline(gray, inset, card_threshold(gray))
+    assert np.abs(fitted[[0, 3], 0] - truth[[0, 3], 0]).max() < 1.5
+    assert np.abs(fitted[[1, 2], 0] - truth[[1, 2], 0]).max() < 2.0

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from drivers.camera.corners import CARD_ASPECT
 from drivers.camera.outline import CardOutline
+from drivers.camera.tuning import PRINTED_LINE
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -120,6 +121,7 @@ def _fit(gray: Image, quads: Quad, paper: float) -> Quad:
         np.tile(_SAMPLES, (4, 1)),
         reach,
         own_grid=True,
+        lines_inside=True,
     )
     for m, found, r in zip(fitted.tolist(), lines, reach.tolist(), strict=True):
         moved = _corners(quads[m], d[m], u[m], normal[m], found, r)
@@ -195,6 +197,7 @@ def _side_lines(
     *,
     own_grid: bool = False,
     together: bool = False,
+    lines_inside: bool = False,
 ) -> list[list[Line | None]]:
     """Per quad of `q` (N x 4 x 2) and side, the line fitted on the paper's edge, or None.
 
@@ -206,7 +209,10 @@ def _side_lines(
     `own_grid`, from minus each quad's own greatest, so that each quad's lines are exactly
     those it gets alone. With `together`, a quad whose sampled sides do not all find a line
     gets none: its lines are no use to a caller that needs them all (`fit_corners`' two near
-    sides), and the robust fits (`_line`) that would find the others are skipped.
+    sides), and the robust fits (`_line`) that would find the others are skipped. With
+    `lines_inside` (a firm outline, whose profiles reach `REACH` of its long side), a step
+    followed by a printed line's width of dark and then paper to the profile's end is not
+    taken (`tuning.PRINTED_LINE`): it is a border line on a card lying on a neighbour.
     """
     n_quads = len(q)
     d = q[:, [1, 2, 3, 0]] - q
@@ -246,8 +252,19 @@ def _side_lines(
     xs = _map(base[..., :1], out_x).reshape(n_quads * per_quad, -1)
     ys = _map(base[..., 1:], out_y).reshape(n_quads * per_quad, -1)
     profiles = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    # A printed line's widest dark run, in samples, per profile (its quad's long side is its
+    # reach over `REACH`).
+    widest = (
+        np.repeat(np.maximum(3.0, PRINTED_LINE * tops / REACH) / _STEP, per_quad)
+        if lines_inside
+        else None
+    )
     where = _edge_offsets(
-        profiles, np.repeat(grid[:, 0], per_quad), np.repeat(counts - 1, per_quad), paper
+        profiles,
+        np.repeat(grid[:, 0], per_quad),
+        np.repeat(counts - 1, per_quad),
+        paper,
+        widest,
     ).reshape(n_quads, len(sides), t.shape[1])
     ok = np.isfinite(where)
     # Too few steps, or steps not on one line: the side is covered by another card, or its
@@ -495,6 +512,7 @@ def _edge_offsets(
     first: npt.NDArray[np.float64],
     slopes: npt.NDArray[np.int64],
     paper: float,
+    widest: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
     """Per profile (inside to outside), the offset of its outermost paper-to-felt step, or NaN.
 
@@ -504,8 +522,11 @@ def _edge_offsets(
 
     The step is where the profile passes from above `paper` to below it for the last time; it
     is placed at the steepest descent within 2 px of that, to a fraction of a sample (a
-    parabola through the slopes around it). The profiles are whole grey levels (`cv2.remap`
-    of a grey frame): their slopes are taken in small integers.
+    parabola through the slopes around it). With `widest` (samples, per profile), a step after
+    which the profile is below `paper` for at most that many samples and then above it to its
+    end is none (NaN): a printed line with paper beyond it, not the paper's edge. The profiles
+    are whole grey levels (`cv2.remap` of a grey frame): their slopes are taken in small
+    integers.
     """
     # A whole grey level is above `paper` when it is above its floor.
     above = profiles > int(np.floor(paper))
@@ -513,6 +534,13 @@ def _edge_offsets(
     n, k = down.shape
     has = down.any(axis=1)
     last = k - 1 - np.argmax(down[:, ::-1], axis=1)
+    if widest is not None:
+        # After the last step down the profile is dark, then (when it ends on paper) paper to
+        # its end: the dark run is the samples below `paper` after the step.
+        ends = np.minimum(slopes, k)
+        dark = (~above & (np.arange(k + 1)[None, :] > last[:, None])).sum(axis=1)
+        on_paper = above[np.arange(n), ends]
+        has &= ~(on_paper & (dark <= widest))
     span = round(2.0 / _STEP)
     end = np.minimum(slopes, k) - 1
     idx = np.clip(last[:, None] + np.arange(-span, span + 1)[None, :], 0, end[:, None])

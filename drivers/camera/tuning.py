@@ -208,3 +208,13 @@ JPEG moved a block by at most 5 levels (studio) and 11 (harsh: noise sigma up to
 replacing one card by another at the same place moved some block by 66-180 levels, and taking
 a card away or laying one down changes paper to felt. Twice the harsh noise, a third of the
 smallest replacement seen."""
+
+PRINTED_LINE = 0.025
+"""The widest dark run (a share of a firm outline's long side, at least 3 px) that a paper-to-
+felt step may be followed by, with paper again to the end of the profile, and still be taken
+for a printed border line rather than the paper's edge (`outline_fit.fit_outlines`). Where a
+card lies on a neighbour, the paper goes on past its edge and the outermost dark step across
+that side is the card's own border line: the side was fitted onto it, 2.3-2.5% of the card's
+height inside the paper, and both index windows slid in with it (71 of 77 such firm outlines on
+gen-1033's 500 cached tuning frames, seed 20261206). The same width as `paper_edge.BORDER_LINE`,
+which moves a side past such a line only when felt follows."""
