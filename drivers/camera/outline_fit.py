@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from drivers.camera.corners import CARD_ASPECT
 from drivers.camera.outline import CardOutline
-from drivers.camera.tuning import PRINTED_LINE
+from drivers.camera.tuning import PAPER_PAST_LINE, PRINTED_LINE
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -252,10 +252,13 @@ def _side_lines(
     xs = _map(base[..., :1], out_x).reshape(n_quads * per_quad, -1)
     ys = _map(base[..., 1:], out_y).reshape(n_quads * per_quad, -1)
     profiles = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    # A printed line's widest dark run, in samples, per profile (its quad's long side is its
-    # reach over `REACH`).
-    widest = (
-        np.repeat(np.maximum(3.0, PRINTED_LINE * tops / REACH) / _STEP, per_quad)
+    # A printed line's widest dark run and the paper past it, in samples, per profile (its
+    # quad's long side is its reach over `REACH`).
+    line = (
+        (
+            np.repeat(np.maximum(3.0, PRINTED_LINE * tops / REACH) / _STEP, per_quad),
+            np.repeat(PAPER_PAST_LINE * tops / REACH / _STEP, per_quad),
+        )
         if lines_inside
         else None
     )
@@ -264,7 +267,7 @@ def _side_lines(
         np.repeat(grid[:, 0], per_quad),
         np.repeat(counts - 1, per_quad),
         paper,
-        widest,
+        line,
     ).reshape(n_quads, len(sides), t.shape[1])
     ok = np.isfinite(where)
     # Too few steps, or steps not on one line: the side is covered by another card, or its
@@ -512,7 +515,7 @@ def _edge_offsets(
     first: npt.NDArray[np.float64],
     slopes: npt.NDArray[np.int64],
     paper: float,
-    widest: npt.NDArray[np.float64] | None = None,
+    line: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None,
 ) -> npt.NDArray[np.float64]:
     """Per profile (inside to outside), the offset of its outermost paper-to-felt step, or NaN.
 
@@ -522,9 +525,10 @@ def _edge_offsets(
 
     The step is where the profile passes from above `paper` to below it for the last time; it
     is placed at the steepest descent within 2 px of that, to a fraction of a sample (a
-    parabola through the slopes around it). With `widest` (samples, per profile), a step after
-    which the profile is below `paper` for at most that many samples and then above it to its
-    end is none (NaN): a printed line with paper beyond it, not the paper's edge. The profiles
+    parabola through the slopes around it). With `line` (two lengths in samples, per
+    profile), a step after which the profile is below `paper` for at most the first and then
+    above it to its end for at least the second is none (NaN): a printed line with more paper
+    beyond it than the card's own margin, not the paper's edge. The profiles
     are whole grey levels (`cv2.remap` of a grey frame): their slopes are taken in small
     integers.
     """
@@ -534,13 +538,15 @@ def _edge_offsets(
     n, k = down.shape
     has = down.any(axis=1)
     last = k - 1 - np.argmax(down[:, ::-1], axis=1)
-    if widest is not None:
+    if line is not None:
         # After the last step down the profile is dark, then (when it ends on paper) paper to
         # its end: the dark run is the samples below `paper` after the step.
+        widest, past = line
         ends = np.minimum(slopes, k)
         dark = (~above & (np.arange(k + 1)[None, :] > last[:, None])).sum(axis=1)
         on_paper = above[np.arange(n), ends]
-        has &= ~(on_paper & (dark <= widest))
+        paper_past = ends - (last + dark)
+        has &= ~(on_paper & (dark <= widest) & (paper_past >= past))
     span = round(2.0 / _STEP)
     end = np.minimum(slopes, k) - 1
     idx = np.clip(last[:, None] + np.arange(-span, span + 1)[None, :], 0, end[:, None])

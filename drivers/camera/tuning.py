@@ -211,10 +211,18 @@ smallest replacement seen."""
 
 PRINTED_LINE = 0.025
 """The widest dark run (a share of a firm outline's long side, at least 3 px) that a paper-to-
-felt step may be followed by, with paper again to the end of the profile, and still be taken
-for a printed border line rather than the paper's edge (`outline_fit.fit_outlines`). Where a
+felt step may be followed by, with paper again to the end of the profile (`PAPER_PAST_LINE` of
+it at least), and be taken for a printed border line rather than the paper's edge
+(`outline_fit.fit_outlines`). Where a
 card lies on a neighbour, the paper goes on past its edge and the outermost dark step across
 that side is the card's own border line: the side was fitted onto it, 2.3-2.5% of the card's
 height inside the paper, and both index windows slid in with it (71 of 77 such firm outlines on
 gen-1033's 500 cached tuning frames, seed 20261206). The same width as `paper_edge.BORDER_LINE`,
 which moves a side past such a line only when felt follows."""
+
+PAPER_PAST_LINE = 0.03
+"""The paper (a share of a firm outline's long side) that must follow a `PRINTED_LINE`-thin dark
+run to the profile's end for the step before it to be a border line on a card lying on a
+neighbour: more than a card's own margin outside its border line (2.2% of the height on the
+generated decks). A lone card's outline snapped deep inside its border reaches only that margin
+past the line, and is fitted onto the line first and the paper's edge on the next pass."""
