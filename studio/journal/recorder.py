@@ -54,14 +54,14 @@ if tuple(CardDrawn.model_fields) != CARD_FIELDS:
     raise RuntimeError("CardDrawn's fields changed: update input_json's CARD_FIELDS with them")
 
 
-def input_json(inp: Input) -> dict[str, Any]:
+def input_json(inp: Input, stamp: str | None = None) -> dict[str, Any]:
     """`inp.model_dump(mode="json")`, the form the journal stores.
 
     A card, the input on every card's way to the streams, is written from its fields directly
     (a model dump costs several times its warm figure there); tests/test_trusted_messages.py
-    holds the two equal.
+    holds the two equal. `stamp`, if given, is `inp.ts` as the models write it.
     """
-    if type(inp) is CardDrawn and (stamp := _utc_text(inp.ts)) is not None:
+    if type(inp) is CardDrawn and (stamp or (stamp := _utc_text(inp.ts))) is not None:
         return {
             "ts": stamp,
             "schema_version": inp.schema_version,
@@ -114,21 +114,10 @@ def input_text(inp: Input, stamp: str | None = None) -> str:
     Raises `JournalError` for an input JSON cannot represent.
     """
     try:
-        if type(inp) is CardDrawn and canonical_parts is not None:
-            if stamp is None:
-                stamp = _utc_text(inp.ts)
-            if stamp is not None:
-                fields = {
-                    "ts": stamp,
-                    "schema_version": inp.schema_version,
-                    "mono": inp.mono,
-                    "kind": inp.kind,
-                    "card": inp.card,
-                    "raw": inp.raw,
-                    "detail": inp.detail,
-                }
-                return "".join(canonical_parts(fields, 0))
-        return canonical_json(input_json(inp))
+        fields = input_json(inp, stamp)
+        if canonical_parts is not None:
+            return "".join(canonical_parts(fields, 0))
+        return canonical_json(fields)
     except (TypeError, ValueError, RecursionError) as err:
         raise JournalError(f"a {inp.kind} input cannot be stored as JSON: {err}") from err
 
