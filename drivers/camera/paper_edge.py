@@ -13,15 +13,13 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.outline import long_side
+from drivers.camera.tuning import PRINTED_LINE
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
 
 BORDER_REACH = 0.1
 """How far beyond a firm outline's side (a share of the card's long side) paper is looked for."""
-BORDER_LINE = 0.025
-"""The widest dark run (a share of the card's long side, at least 3 px) a printed border line
-with its gaps makes; a wider one is felt between two bright things."""
 BORDER_SHORT = 0.03
 """A firm outline's side falls this share of the card's long side short of the paper's edge on
 a card with no printed line (`finder.OUTLINE_SCALE`, 1.06 over both ends): a side moved past a
@@ -39,7 +37,7 @@ def out_to_paper_edges(quads: Quad, raw: Image) -> Quad:
     outline is a card a few percent too small, whose index window sits off the index (a 7H
     read as 4H at 0.9468 on the tuning designs; on every double-border tuning design a lone
     card's firm outline covered 70-91% of the card). Beyond such a side, along its normal,
-    the thresholded mask `raw` shows thin dark runs (the line, `BORDER_LINE`) and paper, then
+    the thresholded mask `raw` shows thin dark runs (the line, `PRINTED_LINE`) and paper, then
     felt to the end of the reach (`BORDER_REACH`). A side is moved out to the paper's last
     pixel when `BORDER_SIDE` of its samples (seven, on its middle 60%) show that; beyond a
     side on the card's own edge the felt starts at once, and beyond a neighbour's edge the
@@ -54,7 +52,7 @@ def out_to_paper_edges(quads: Quad, raw: Image) -> Quad:
         return out
     heights = [long_side(x) for x in q]
     reaches = np.array([max(6, int(np.ceil(BORDER_REACH * height))) for height in heights])
-    widest = [max(3, round(BORDER_LINE * height)) for height in heights]
+    widest = [max(3, round(PRINTED_LINE * height)) for height in heights]
     centre = q.mean(axis=1)
     h, w = raw.shape[:2]
     steps = np.arange(1, int(reaches.max()) + 1, dtype=np.float64)

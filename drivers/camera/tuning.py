@@ -210,15 +210,16 @@ a card away or laying one down changes paper to felt. Twice the harsh noise, a t
 smallest replacement seen."""
 
 PRINTED_LINE = 0.025
-"""The widest dark run (a share of a firm outline's long side, at least 3 px) that a paper-to-
-felt step may be followed by, with paper again to the end of the profile (`PAPER_PAST_LINE` of
+"""The widest dark run (a share of a card's long side, at least 3 px) a printed border line with
+its gaps makes; a wider one is felt between two bright things. `paper_edge.out_to_paper_edges`
+moves a firm side past such a run onto paper only when felt follows. A paper-to-felt step may be
+followed by one, with paper again to the end of the profile (`PAPER_PAST_LINE` of
 it at least), and be taken for a printed border line rather than the paper's edge
 (`outline_fit.fit_outlines`). Where a
 card lies on a neighbour, the paper goes on past its edge and the outermost dark step across
 that side is the card's own border line: the side was fitted onto it, 2.3-2.5% of the card's
 height inside the paper, and both index windows slid in with it (71 of 77 such firm outlines on
-gen-1033's 500 cached tuning frames, seed 20261206). The same width as `paper_edge.BORDER_LINE`,
-which moves a side past such a line only when felt follows."""
+gen-1033's 500 cached tuning frames, seed 20261206)."""
 
 PAPER_PAST_LINE = 0.03
 """The paper (a share of a firm outline's long side) that must follow a `PRINTED_LINE`-thin dark
