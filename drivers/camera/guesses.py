@@ -252,11 +252,8 @@ def off_read_indices(outlines: list[CardOutline], readings: list[CardReading]) -
     read_height = np.array([h for _, h in read], np.float64)
     # Every guess's two index corners are measured against every read index at once: one
     # corner at a time, a frame's ~100 guessed corners cost ~2 ms of small numpy calls.
-    quads = [np.asarray(o.corners) for o in outlines]
-    if any(q.dtype != np.float64 or q.shape != (4, 2) for q in quads):
-        on_read = [_on_read_index(q, at, read_height) for q in quads]
-    else:
-        on_read = _on_read_indices(np.stack(quads), at, read_height)
+    quads = np.stack([np.asarray(o.corners, np.float64).reshape(4, 2) for o in outlines])
+    on_read = _on_read_indices(quads, at, read_height)
     out: list[CardOutline] = []
     for o, hit in zip(outlines, on_read, strict=True):
         support = list(o.support)
@@ -297,18 +294,3 @@ def _lengths(d: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """
     out: npt.NDArray[np.float64] = np.sqrt((d[:, None, :] @ d[:, :, None])[:, 0, 0])
     return out
-
-
-def _on_read_index(
-    quad: npt.NDArray[Any], at: npt.NDArray[np.float64], heights: npt.NDArray[np.float64]
-) -> tuple[bool, bool]:
-    """`_on_read_indices` of one quad, in its own number type."""
-    u, v = INDEX_CENTRE
-    hit = []
-    for turn in (0, 2):
-        q = quad[[turn, (turn + 1) % 4, (turn + 2) % 4, (turn + 3) % 4]]
-        centre = q[0] + u * (q[1] - q[0]) + v * (q[3] - q[0])
-        height = float(np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
-        apart = np.linalg.norm(at - centre, axis=1)
-        hit.append(bool((apart <= SAME_INDEX * np.minimum(heights, height)).any()))
-    return hit[0], hit[1]
