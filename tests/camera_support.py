@@ -13,6 +13,7 @@ import numpy.typing as npt
 from calibration.deck import CANON_SIZE, learn_deck
 from calibration.profile import CalibrationProfile, DeckTemplates
 from drivers.camera.recognizer import CardRecognizer
+from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import DESIGNS
 from drivers.camera.synthetic.generator import SceneStyle, random_scene
 from drivers.camera.synthetic.reference import render_reference
@@ -20,13 +21,23 @@ from drivers.camera.synthetic.scene import render_scene
 from drivers.camera.synthetic.scoring import Score
 from studio.cards import DECK
 
-__all__ = ["Score", "deck_profile", "index_windows", "scored"]
+__all__ = ["Score", "deck_profile", "generated_profile", "index_windows", "scored"]
 
 
 @lru_cache(maxsize=4)
 def deck_profile(design: str) -> tuple[CalibrationProfile, DeckTemplates]:
     """A profile whose deck was learned from the 52 rendered scans of `design`."""
-    refs = {c.code: render_reference(c, DESIGNS[design], "scan", i) for i, c in enumerate(DECK)}
+    return _learned(DESIGNS[design])
+
+
+@lru_cache(maxsize=4)
+def generated_profile(seed: int) -> tuple[CalibrationProfile, DeckTemplates]:
+    """A profile whose deck was learned from the 52 rendered scans of generated design `seed`."""
+    return _learned(deckgen.design(seed))
+
+
+def _learned(design: Any) -> tuple[CalibrationProfile, DeckTemplates]:
+    refs = {c.code: render_reference(c, design, "scan", i) for i, c in enumerate(DECK)}
     deck, templates = learn_deck(refs)
     return CalibrationProfile(deck=deck), templates
 

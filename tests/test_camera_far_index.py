@@ -8,32 +8,20 @@ a TH on the tuning designs). It now learns both corners at calibration.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from camera_support import cut_window
+from camera_support import cut_window, generated_profile
 
-from calibration.deck import learn_deck
-from calibration.profile import CalibrationProfile, DeckTemplates
 from drivers.camera.classify import IndexClassifier
 from drivers.camera.synthetic import deckgen
-from drivers.camera.synthetic.reference import render_reference
 from drivers.camera.synthetic.scene import PlacedCard, Scene, render_scene
-from studio.cards import DECK, Card
+from studio.cards import Card
 
 UPRIGHT_PIPS = 1003
 """A tuning design (four indices, a large index inset far enough for a pip to reach its
 window) on which the far corner's upturned pip was read as another suit."""
 PIP_CARDS = [f"{r}{s}" for s in "HDSC" for r in "3456789T"]
-
-
-@lru_cache(maxsize=1)
-def _deck() -> tuple[CalibrationProfile, DeckTemplates]:
-    design = deckgen.design(UPRIGHT_PIPS)
-    refs = {c.code: render_reference(c, design, "scan", i) for i, c in enumerate(DECK)}
-    deck, templates = learn_deck(refs)
-    return CalibrationProfile(deck=deck), templates
 
 
 def _frame(codes: list[str], turn: float) -> tuple[Any, list[tuple[str, Any]]]:
@@ -57,7 +45,7 @@ def _frame(codes: list[str], turn: float) -> tuple[Any, list[tuple[str, Any]]]:
 def test_pip_cards_read_right_at_their_far_index_with_pips_upturned_beside_it() -> None:
     # Read at the corner where its pips stand on their heads (the far index, turned upright),
     # each pip card names its own code or nothing, and leans to no other card.
-    profile, templates = _deck()
+    profile, templates = generated_profile(UPRIGHT_PIPS)
     assert profile.deck is not None
     reader = IndexClassifier(profile.deck, templates)
     wrong, right, reads = [], 0, 0

@@ -9,34 +9,23 @@ JH on a firm outline of aspect 1.16, a 9D as QH on proposals of aspect 1.07-1.19
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import cv2
 import numpy as np
+from camera_support import generated_profile
 
-from calibration.deck import learn_deck
-from calibration.profile import CalibrationProfile, DeckTemplates
 from drivers.camera.detect import card_threshold
 from drivers.camera.outline import CardOutline
 from drivers.camera.reading import ReadingSource
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
-from drivers.camera.synthetic.reference import render_reference
 from drivers.camera.synthetic.scene import PlacedCard, Scene, render_scene
-from studio.cards import DECK, Card
+from studio.cards import Card
 
 JUMBO_INSET = 1000
 """The tuning design (a jumbo index, inset) on which squashed outlines read wrong at scale."""
 CODES = ("9H", "9S", "AC", "9D", "6H", "7C")
-
-
-@lru_cache(maxsize=1)
-def _deck() -> tuple[CalibrationProfile, DeckTemplates]:
-    design = deckgen.design(JUMBO_INSET)
-    refs = {c.code: render_reference(c, design, "scan", i) for i, c in enumerate(DECK)}
-    deck, templates = learn_deck(refs)
-    return CalibrationProfile(deck=deck), templates
 
 
 def _outline(quad: Any) -> CardOutline:
@@ -48,7 +37,7 @@ def test_a_firm_outline_squashed_at_its_read_end_names_no_wrong_card() -> None:
     # moved 15% and 18% of the card's height into the card (aspect 1.19 and 1.15, under the
     # least a card's outline shows, `tuning.READ_ASPECT`). Before, 9H read as QH on both
     # squashed outlines (and 9S as QS, AC as AS, 0.91-1.0).
-    profile, templates = _deck()
+    profile, templates = generated_profile(JUMBO_INSET)
     rec = CardRecognizer(profile, templates)
     design = deckgen.design(JUMBO_INSET)
     view = np.array([[2.2, 0, 960], [0, 2.2, 540], [0, 0, 1.0]])
