@@ -10,17 +10,19 @@ steps), on the loop thread's CPU clock and on the wall clock; only callbacks tha
 `card_drawn` count. "Before the send" is everything up to the public stream's `card_dealt`
 send, the Python that lies on a card's latency beside the floor.
 
-    python bench/card_steps.py [--cards N] [--profile [TOP] | --calls | --lean] [--alternate]
+    python bench/card_steps.py [--cards N] [--profile [TOP] | --calls | --lean]
+                               [--alternate [halved|prepared]]
 
 `--profile` runs cProfile over the same callbacks instead of the step clocks (a profiler slows
 what it watches, so the two are never on together) and prints the functions taking the most
 time of their own per card, and Python function calls per card (a deterministic figure: the
 same code path makes the same calls, whatever the machine's load). `--lean` wraps only the
 callback, the input's making (to tell a card) and the sends: the way to the send timed whole,
-with three wrappers' cost in it instead of some thirty. `--alternate` (best with `--lean`) has
-every other callback take main's form of the framing, the decision and the append
-(`bench/main_path.py`, before their calls were halved) and prints the way to the send of each
-form's cards: one process, so both forms meet the same load and the same cold caches.
+with three wrappers' cost in it instead of some thirty. `--alternate [halved|prepared]` (best
+with `--lean`) has every other callback take an earlier form of part of the way
+(`bench/main_path.py`: `halved`, main's framing, decision and append before their calls were
+halved; `prepared`, the controller before the prepared next card) and prints the way to the send
+of each form's cards: one process, so both forms meet the same load and the same cold caches.
 `--calls` counts, for each card, the Python calls and the calls of C functions from the line's
 callback to the public `card_dealt` send, and to the input's COMMIT (the last SQLite statement
 before the send: what lies before it is on a card's latency beside the floor's commit), and
@@ -99,6 +101,7 @@ STEPS: list[tuple[str, str, str]] = [
     ("studio.runtime.table", "set_log_context", "after: log context"),
     ("studio.runtime.table", "TableRuntime._arm_clock", "after: clock armed"),
     ("studio.runtime.devices", "ShoeDevice.commit", "after: shoe acknowledged"),
+    ("studio.controller.table", "TableController.prepare", "after: next card prepared"),
 ]
 WINDOW = "line read, frame decoded"
 """The step whose call is one callback of the loop: a card's whole way when it applies one."""
@@ -304,8 +307,8 @@ def report_steps(clock: StepClock, absent: list[str], as_json: bool) -> None:
     before_wall = [b[1] - s for b, s in zip(before, sqlite_wall, strict=True)]
     print(f"{len(cards)} cards (the first {len(clock.cards) - len(cards)} left out), µs per card:")
     print(f"  {'step':36} {'CPU mean':>9} {'wall p50':>9} {'wall mean':>9}")
-    for step, cpu, wall50, wall in rows:
-        print(f"  {step:36} {us(cpu):9} {us(wall50):9} {us(wall):9}")
+    for step, cpu_mean, wall_p50, wall_mean in rows:
+        print(f"  {step:36} {us(cpu_mean):9} {us(wall_p50):9} {us(wall_mean):9}")
     left_out = any(sqlite_cpu)
     label = f"before the send, SQLite {'left out' if left_out else 'in it'}"
     print(
@@ -338,8 +341,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--alternate",
-        action="store_true",
-        help="cards alternate main's framing, decision and append (bench/main_path.py) and today's",
+        nargs="?",
+        const="halved",
+        choices=["halved", "prepared"],
+        help="cards alternate an earlier form of part of the way (bench/main_path.py) and today's",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -392,15 +397,15 @@ def main() -> None:
             absent.append(path)
             continue
         clock.wrap(*found, step)
-    if args.alternate:
-        alternate(clock, args.cards, args.json)
+    if args.alternate is not None:
+        alternate(clock, args.cards, args.json, args.alternate)
         return
     run_table(args.cards)
     report_steps(clock, absent, args.json)
 
 
-def alternate(clock: StepClock, cards: int, as_json: bool) -> None:
-    """Run the table with every other line callback taking main's form of three parts.
+def alternate(clock: StepClock, cards: int, as_json: bool, parts: str) -> None:
+    """Run the table with every other line callback taking the earlier form of `parts`.
 
     The swap is made outside the step clock (the window's wrapper is inside this one); the way
     to the send of each card is filed under the form it took.
@@ -416,7 +421,7 @@ def alternate(clock: StepClock, cards: int, as_json: bool) -> None:
     @functools.wraps(timed)
     def swapping(*args: Any, **kwargs: Any) -> Any:
         state["old"] = not state["old"]
-        swap(old=state["old"])
+        swap(old=state["old"], parts=parts)  # type: ignore[arg-type]
         before = len(clock.before)
         try:
             return timed(*args, **kwargs)

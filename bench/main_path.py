@@ -1,23 +1,33 @@
-"""Main's card path before the calls were halved (bda3a04), for `card_steps.py --alternate`.
+"""Earlier forms of a card's way, for `card_steps.py --alternate`.
 
-Three parts of a card's way were rewritten to make half the Python calls: the publisher's
-framing (`EventPublisher.frame`), the recorder's decision with its JSON texts
-(`RecordedTable.decide`) and the journal's append (`Journal.append_input`). Their earlier form is
-kept here, call for call, so that one process can run the two forms card by card, alternating:
-both meet the same load, the same disk and the same cold caches, which separate runs do not on a
-shared machine. Each writes the same bytes as the current form (tests/test_runtime_frames.py
-pins them), so the table behaves the same whichever form a card takes.
+`halved`: main's card path before its calls were halved (bda3a04). Three parts of a card's way
+were rewritten to make half the Python calls: the publisher's framing (`EventPublisher.frame`),
+the recorder's decision with its JSON texts (`RecordedTable.decide`) and the journal's append
+(`Journal.append_input`). Their earlier form is kept here, call for call.
 
-    swap(old=True)   # the next card takes main's form; swap(old=False) the current one
+`prepared`: the controller before the prepared next card (`studio.controller.prepared`):
+`TableController.handle` as it was, every card taking the ordinary way (what `prepare` made is
+dropped unused).
+
+One process can so run two forms card by card, alternating: both meet the same load, the same
+disk and the same cold caches, which separate runs do not on a shared machine. Each writes the
+same bytes as the current form (tests/test_runtime_frames.py pins them), so the table behaves
+the same whichever form a card takes.
+
+    swap(old=True, parts="prepared")   # the next card takes the earlier form; old=False: today's
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from studio.bus.publisher import EventPublisher, FramedEvents, _checked, _routes
 from studio.bus.wire import EnvelopeLike
+from studio.controller import TableController, commands
+from studio.controller.incidents import device_status, fault, heard, restarted
+from studio.controller.table import _fire
+from studio.controller.timers import advance
 from studio.errors import JournalError
 from studio.journal.chain import Record, canonical_json
 from studio.journal.database import COLUMNS
@@ -29,7 +39,19 @@ from studio.journal.recorder import (
     input_json,
 )
 from studio.journal.store import Journal
-from studio.messages import Envelope, Input
+from studio.messages import (
+    AlarmRaised,
+    CardDrawn,
+    CardSeen,
+    Command,
+    DeviceStatus,
+    Envelope,
+    Input,
+    IntegrityChecked,
+    Restarted,
+    Tick,
+)
+from studio.messages.envelope import EPOCH, MICROSECOND
 
 
 def frame(self: EventPublisher, events: Sequence[EnvelopeLike]) -> FramedEvents:
@@ -118,19 +140,66 @@ def append_input(
     return record
 
 
-CURRENT = {
-    (EventPublisher, "frame"): EventPublisher.frame,
-    (RecordedTable, "decide"): RecordedTable.decide,
-    (Journal, "append_input"): Journal.append_input,
-}
-MAIN = {
-    (EventPublisher, "frame"): frame,
-    (RecordedTable, "decide"): decide,
-    (Journal, "append_input"): append_input,
+def handle(self: TableController, inp: Input) -> list[Envelope]:
+    """`TableController.handle` before the prepared next card: the ordinary way for every input."""
+    self._ready = None  # what `prepare` made is dropped unused
+    st = self._state
+    st.out = []
+    st.ts = inp.ts
+    at = (inp.ts - EPOCH) // MICROSECOND
+    if st.now is None:
+        st.now = at
+        for device in st.source.devices:
+            heard(st, device)
+    if isinstance(inp, Restarted):
+        restarted(st, at)
+    else:
+        advance(st, at, _fire)
+    match inp:
+        case CardDrawn():
+            st.source.card_drawn(st, inp)
+        case CardSeen():
+            st.source.card_seen(st, inp)
+        case DeviceStatus():
+            device_status(st, inp)
+        case Command():
+            commands.handle_command(st, inp)
+        case AlarmRaised():
+            fault(st, inp.cause, detail=inp.detail)
+        case IntegrityChecked():
+            if inp.differences:
+                fault(st, "integrity_mismatch", detail="; ".join(inp.differences[:10]))
+        case Tick() | Restarted():
+            pass
+    out, st.out = st.out, []
+    return out
+
+
+Parts = Literal["halved", "prepared"]
+"""Which earlier form `swap` puts in (see the module docstring)."""
+
+FORMS: dict[Parts, tuple[dict[tuple[Any, str], Any], dict[tuple[Any, str], Any]]] = {
+    # (today's, the earlier form)
+    "halved": (
+        {
+            (EventPublisher, "frame"): EventPublisher.frame,
+            (RecordedTable, "decide"): RecordedTable.decide,
+            (Journal, "append_input"): Journal.append_input,
+        },
+        {
+            (EventPublisher, "frame"): frame,
+            (RecordedTable, "decide"): decide,
+            (Journal, "append_input"): append_input,
+        },
+    ),
+    "prepared": (
+        {(TableController, "handle"): TableController.handle},
+        {(TableController, "handle"): handle},
+    ),
 }
 
 
-def swap(*, old: bool) -> None:
-    """Have the next card take main's form of the three parts (`old`) or the current one."""
-    for (owner, name), function in (MAIN if old else CURRENT).items():
+def swap(*, old: bool, parts: Parts = "halved") -> None:
+    """Have the next card take the earlier form of `parts` (`old`) or today's."""
+    for (owner, name), function in FORMS[parts][old].items():
         setattr(owner, name, function)

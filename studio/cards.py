@@ -10,7 +10,7 @@ order clubs, diamonds, hearts, spades. The hand evaluator's lookup tables rely o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -110,7 +110,7 @@ class Card:
         """Parse a card code (`AS`, `as`, `Td`, `10d`, `T♦`); raise `CardError` naming bad input."""
         if not isinstance(code, str):
             raise CardError(f"card code must be text, got {code!r}")
-        card = _BY_CODE.get(code)
+        card = BY_CODE.get(code)
         if card is not None:
             # A canonical code, as every code the table made itself (the controller parses
             # each card's code again): the same card without the normalisation below.
@@ -135,8 +135,9 @@ class Card:
 DECK: tuple[Card, ...] = tuple(Card(Rank(i // 4), Suit(i % 4)) for i in range(52))
 """The 52 cards in index order."""
 
-_BY_CODE: dict[str, Card] = {card.code: card for card in DECK}
-"""Each card by its canonical code (`Card.parse`'s shortcut)."""
+BY_CODE: Mapping[str, Card] = {card.code: card for card in DECK}
+"""Each card by its canonical code (`Card.parse`'s shortcut; the prepared next card's lookup,
+`studio.controller.prepared`, where any other spelling takes `Card.parse`'s way)."""
 
 
 def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:

@@ -30,6 +30,7 @@ from studio.controller.incidents import (
     heard,
     restarted,
 )
+from studio.controller.prepared import PreparedCard, prepare, take
 from studio.controller.shoe_source import ShoeSource
 from studio.controller.state import CardSource, TableState, TimerName
 from studio.controller.timers import Fire, advance
@@ -82,6 +83,7 @@ class TableController:
         source = SOURCES[settings.card_source](settings)
         self._state = TableState(settings=settings, rules=settings.rules(), source=source)
         self._state.devices = dict.fromkeys(source.devices, "ok")
+        self._ready: PreparedCard | None = None
 
     @property
     def settings(self) -> TableSettings:
@@ -95,6 +97,12 @@ class TableController:
         at the previous one's time for the timers (its events still carry its own stamp).
         """
         st = self._state
+        # A prepared card is good for this input only: whatever it is, the next one is not.
+        ready, self._ready = self._ready, None
+        if ready is not None and type(inp) is CardDrawn:
+            prepared = take(ready, st, inp)
+            if prepared is not None:
+                return prepared
         st.out = []
         st.ts = inp.ts
         at = (inp.ts - EPOCH) // MICROSECOND  # `to_micros`, inline: every input
@@ -129,6 +137,17 @@ class TableController:
         out, st.out = st.out, []
         return out
 
+    def prepare(self) -> bool:
+        """Prepare what the next input, if it is the shoe's next card, will do; True if made.
+
+        Called between inputs (the runtime does, once an input's events are on their way): that
+        card then only fills in its seat and `card_dealt` pair (`studio.controller.prepared`).
+        The next input, whatever it is, drops the preparation; `handle`'s events and state are
+        the same either way.
+        """
+        self._ready = prepare(self._state)
+        return self._ready is not None
+
     def check(self, command: Command) -> str | None:
         """Why `command` would be refused now (one line), or None when it would apply."""
         return commands.check(self._state, command)
@@ -141,6 +160,7 @@ class TableController:
         journal (`studio.journal.recorder.rebuild`). `rebuilt` must not be used afterwards.
         """
         self._state = rebuilt._state
+        self._ready = None
 
     def view(self) -> TableView:
         """The table now as a frozen `TableView` (restricted: it shows face-down cards)."""

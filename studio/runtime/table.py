@@ -270,6 +270,9 @@ class TableRuntime:
         if stored and log.isEnabledFor(logging.DEBUG):
             log.debug("%s: %s", inp.kind, " ".join(event.type for event, _ in stored))
         self._arm_clock()
+        # Between inputs, off every card's way: the shoe's next card then only fills in its seat
+        # and events (`studio.controller.prepared`); any other input drops what was prepared.
+        parts.controller.prepare()
         if any(event.type in ("round_result", "round_voided") for event, _ in stored):
             self._checkpoint(parts)
         return [event.envelope for event in stored]
