@@ -52,21 +52,22 @@ NEVER = 2**63
 class PreparedCard:
     """The next shoe card's seat and `card_dealt` pair, waiting for the card (see the module).
 
-    `held` are the codes of the cards already on the table this round (seated, out of turn or
-    discarded): one of them is a duplicate. `due` is the earliest timer's deadline. `public` and
-    `restricted` are the pair's envelope fields, their bodies' `card` and the `ts` left to fill.
+    `seat` is made with no card yet; `pair` holds the two envelopes (`trusted`: their field
+    dicts, `public` and `restricted`, are their own), whose `ts` and bodies' `card` are filled in
+    by `take`; none of them is seen by anyone before. `held` are the codes of the cards already
+    on the table this round (seated, out of turn or discarded): one of them is a duplicate.
+    `due` is the earliest timer's deadline.
     """
 
     round: Round
-    deal: DealCard
-    number: int
-    step: int
+    seat: Seat
     held: frozenset[str]
     due: int
     silence: int | None
     deal_length: int
     public: dict[str, Any]
     restricted: dict[str, Any]
+    pair: list[Envelope]
 
 
 def prepare(st: TableState) -> PreparedCard | None:
@@ -106,17 +107,21 @@ def prepare(st: TableState) -> PreparedCard | None:
     held.update(card.code for card in rnd.burned)
     number = len(rnd.seats) + 1
     seconds = st.settings.device_silence_seconds
+    # As `seat_card` and `announce` make it: no camera to confirm it, announced by its pair.
+    seat = Seat(deal.position, deal.face, None, number, rnd.step, True)
+    seat.announced = True
+    public = _fields(st, rnd, st.seq + 1, "public", deal, face, number)
+    restricted = _fields(st, rnd, st.seq + 2, "restricted", deal, face, number)
     return PreparedCard(
         round=rnd,
-        deal=deal,
-        number=number,
-        step=rnd.step,
+        seat=seat,
         held=frozenset(held),
         due=min(st.timers.values(), default=NEVER),
         silence=micros(seconds) if seconds is not None else None,
         deal_length=round(st.settings.deal_timeout_seconds * SECOND),
-        public=_fields(st, rnd, st.seq + 1, "public", deal, face, number),
-        restricted=_fields(st, rnd, st.seq + 2, "restricted", deal, face, number),
+        public=public,
+        restricted=restricted,
+        pair=[trusted(Envelope, public), trusted(Envelope, restricted)],
     )
 
 
@@ -157,17 +162,16 @@ def take(ready: PreparedCard, st: TableState, inp: CardDrawn) -> list[Envelope] 
         st.timers[SHOE_SILENT] = now + ready.silence
     st.timers.pop(DEAL, None)
     st.frozen.pop(DEAL, None)
-    rnd, deal = ready.round, ready.deal
-    seat = Seat(deal.position, deal.face, card, ready.number, ready.step, True)
-    seat.announced = True
-    rnd.seats[deal.position] = seat
-    rnd.drawn.append(deal.position)
+    rnd, seat = ready.round, ready.seat
+    seat.card = card
+    rnd.seats[seat.position] = seat
+    rnd.drawn.append(seat.position)
     rnd.step += 1
     public, restricted = ready.public, ready.restricted
     public["ts"] = restricted["ts"] = inp.ts
-    if deal.face is Face.UP:
+    if seat.face is Face.UP:
         public["body"]["card"] = code
     restricted["body"]["card"] = code
     st.seq += 2
     st.timers[DEAL] = now + ready.deal_length
-    return [trusted(Envelope, public), trusted(Envelope, restricted)]
+    return ready.pair
