@@ -49,7 +49,7 @@ from drivers.camera.tuning import (
     WINDOW_IN_VIEW_PX,
     ReaderTuning,
 )
-from drivers.camera.visible import same_card, visible_part
+from drivers.camera.visible import explained, same_card, visible_part
 
 
 class DecisionListener(Protocol):
@@ -170,7 +170,7 @@ class CardRecognizer:
                 for o in sure
                 if not o.partial and inside(region.contour, o.contour)
             )
-            if covered >= REGION_EXPLAINED * area:
+            if covered >= REGION_EXPLAINED * area or _explained(region.contour, firm):
                 continue
             (cx, cy), _, _ = cv2.minAreaRect(region.contour)
             want = expected(float(cx), float(cy)) if expected is not None else None
@@ -549,6 +549,31 @@ def _without_repeats(
         else (o, r)
         for o, r in firm
     ]
+
+
+def _explained(
+    region: npt.NDArray[Any], firm: list[tuple[CardOutline, CardReading | None]]
+) -> bool:
+    """Whether the firm outlines read in `region` (a code, or a back) leave nothing of it in view.
+
+    A whole card counts by its reading's outline (fitted onto the paper's edge), a strip
+    extended to a card by its part in view only: the rest of its outline lies under a
+    neighbour whose own index may show there (`visible.explained`). The card's height is the
+    whole cards' median there (a strip's outline is a guess of it).
+    """
+    cards: list[npt.NDArray[Any]] = []
+    strips: list[npt.NDArray[Any]] = []
+    for o, r in firm:
+        if r is None or (r.code is None and not r.face_down) or not inside(region, o.contour):
+            continue
+        if o.partial:
+            strips.append(o.contour)
+        else:
+            cards.append(np.array(r.corners, np.float64))
+    if not cards:
+        return False
+    height = float(np.median([long_side(q) for q in cards]))
+    return explained(region, cards, strips, height)
 
 
 def _coded(readings: list[CardReading | None]) -> list[CardReading]:

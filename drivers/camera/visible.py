@@ -7,10 +7,14 @@ of the card actually in view is the bright region holding the strip, less every 
 outline found in it (each grown to the card's true size: a firm outline falls a little short of
 the paper's edge). `visible_part` gives the outline that region, so the reader's test of
 whether an index window is in view looks at what the camera saw, not at the strip.
+
+`explained` asks the converse of a bright region: whether anything of it is in view beyond the
+cards read there, so that another card's index could show.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,7 +24,7 @@ import numpy.typing as npt
 
 from drivers.camera.detect import inside
 from drivers.camera.outline import CardOutline, long_side
-from drivers.camera.tuning import OUTLINE_GROWTH, SAME_CARD
+from drivers.camera.tuning import INDEX_IN_VIEW, OUTLINE_GROWTH, SAME_CARD
 
 
 def same_card(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
@@ -63,3 +67,33 @@ def visible_part(
     if own is None:
         return None
     return replace(outline, contour=own)
+
+
+def explained(
+    region: npt.NDArray[Any],
+    cards: Sequence[npt.NDArray[Any]],
+    strips: Sequence[npt.NDArray[Any]],
+    height: float,
+) -> bool:
+    """Whether bright `region` (a contour) shows nothing beyond the cards read in it.
+
+    `cards` are the read whole cards' outlines (4 x 2 corners, fitted onto the paper's edge),
+    `strips` the visible regions (contours) of read cards extended from a strip, `height` the
+    card's height in pixels. What of the region lies outside them all is opened with a disc of
+    `tuning.INDEX_IN_VIEW` of the height: when nothing is left, no other card's index can be
+    in view there (the rim left is paper's edge, blur and shadow). An opening is empty exactly
+    when its erosion is, so only the erosion is made.
+    """
+    if not cards and not strips:
+        return False
+    x, y, w, h = cv2.boundingRect(region)
+    origin = np.array([x, y])
+    left: npt.NDArray[np.uint8] = np.zeros((h, w), np.uint8)
+    cv2.drawContours(left, [region - origin], -1, 1, -1)
+    for quad in cards:
+        cv2.fillConvexPoly(left, np.round(np.asarray(quad) - origin).astype(np.int32), 0)
+    if strips:
+        cv2.drawContours(left, [s - origin for s in strips], -1, 0, -1)
+    size = max(3, int(INDEX_IN_VIEW * height) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    return not cv2.erode(left, disc).any()
