@@ -14,7 +14,7 @@ from drivers.camera.recognizer import CardRecognizer, merge_guesses
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import JUMBO
 from drivers.camera.synthetic.generator import SceneStyle
-from drivers.camera.synthetic.scene import Chip, PlacedCard, Scene, render_scene
+from drivers.camera.synthetic.scene import Chip, PlacedCard, RenderedFrame, Scene, render_scene
 from drivers.camera.synthetic.scoring import overlap
 from studio.cards import Card
 
@@ -39,6 +39,15 @@ def _row(codes: tuple[str, ...], step_mm: float, **camera: float) -> Scene:
     return Scene(
         width=1920, height=1080, table_to_image=_view(), design=JUMBO, cards=cards, **camera
     )  # type: ignore[arg-type]
+
+
+def _read_scored(scene: Scene) -> tuple[RenderedFrame, list[CardReading], Score]:
+    """`scene` drawn, read by the hand-set jumbo deck's recognizer, and scored."""
+    frame = render_scene(scene)
+    readings = CardRecognizer(*deck_profile("jumbo")).recognize(frame.image)
+    score = Score()
+    score.add(frame, readings)
+    return frame, readings, score
 
 
 def test_blurred_overlapping_row_is_split_into_its_cards() -> None:
@@ -285,10 +294,7 @@ def test_chips_and_a_box_touching_cards_are_never_cards_and_the_cards_read() -> 
         width=1920, height=1080, table_to_image=view, design=JUMBO, cards=pair + row,
         chips=chips, boxes=box, blur_sigma=1.1, noise=3.0, jpeg_quality=85,
     )  # fmt: skip
-    frame = render_scene(scene)
-    readings = CardRecognizer(*deck_profile("jumbo")).recognize(frame.image)
-    score = Score()
-    score.add(frame, readings)
+    _, readings, score = _read_scored(scene)
     assert score.phantom == 0 and score.wrong == 0, score.wrongs
     assert {"6D", "TH"} <= {r.code for r in readings}, [r.code for r in readings]
     assert score.recall >= 0.8, [r.code for r in readings]
@@ -335,10 +341,7 @@ def test_a_piece_of_a_blurred_backs_border_is_not_a_card_of_its_own() -> None:
         gradient=0.03828759596352709, blur_sigma=0.30904343664537387, motion=1.2119578684275878,
         motion_angle=10.778845672311823, noise=5.112747476887896, jpeg_quality=68, seed=455503274,
     )  # fmt: skip
-    frame = render_scene(scene)
-    readings = CardRecognizer(*deck_profile("jumbo")).recognize(frame.image)
-    score = Score()
-    score.add(frame, readings)
+    _, readings, score = _read_scored(scene)
     assert score.phantom == 0, [(r.code, r.face_down, r.source, r.corners) for r in readings]
 
 
@@ -367,11 +370,39 @@ def test_a_strip_at_a_fans_edge_is_extended_under_its_neighbour_not_onto_the_fel
         gradient=0.027550639549053985, blur_sigma=0.6098157808912706, motion=1.2140124054987007,
         motion_angle=49.59011452115535, noise=2.682580032654106, jpeg_quality=85, seed=1071311698,
     )  # fmt: skip
-    frame = render_scene(scene)
-    readings = CardRecognizer(*deck_profile("jumbo")).recognize(frame.image)
-    score = Score()
-    score.add(frame, readings)
+    frame, readings, score = _read_scored(scene)
     assert score.phantom == 0, [(r.code, r.source, r.corners) for r in readings]
     # The strip's card is still found, lying under its neighbour.
     bottom = frame.cards[0].corners
     assert any(overlap(bottom, np.array(r.corners)) > 0.8 for r in readings)
+
+
+def test_a_strip_is_not_extended_across_the_felt_onto_a_back() -> None:
+    # A studio tuning frame (design 1001, seed 20261208, frame 100; its other cards, chips and
+    # glare left out): a fan of two (JD over 7S) lies beside a back with the felt between. The
+    # thin strip at the fan's edge saw paper beyond its side (the 7S) and over the area its
+    # card's rest would take (the 7S, the back's border and pale print), and was grown across
+    # the felt onto the back: an unknown card where none lay. Over half of that area is felt.
+    view = np.array([
+        [4.482513984864609, 0.6664491641004757, 960.0],
+        [-0.6665982219272764, 4.48793535442904, 540.0],
+        [-4.356252891795406e-06, 2.2951236820509334e-06, 1.0],
+    ])  # fmt: skip
+    cards = (
+        PlacedCard(Card.parse("KH"), -49.31951911236547, 0.6960276464835147, 271.8206519499772,
+                   face_up=False),
+        PlacedCard(Card.parse("7S"), -157.19315923693642, -7.221400637684667, 167.70810822322886),
+        PlacedCard(Card.parse("JD"), -168.73539143862078, -5.720751526240633, 177.47651593095088),
+    )  # fmt: skip
+    scene = Scene(
+        width=1920, height=1080, table_to_image=view, design=deckgen.design(1001), cards=cards,
+        chips=(Chip(-190.9202543453106, 43.95073104252474, 19.667031815881824, (120, 30, 120)),),
+        felt=(90, 60, 20), gain=(0.9181382999534761, 0.948197552225739, 1.051737658097733),
+        gradient=0.17592188766175718, blur_sigma=0.4592947227205724, motion=0.18986452886427085,
+        motion_angle=102.21562955889246, noise=0.8848165688178167, jpeg_quality=92,
+        seed=373499354,
+    )  # fmt: skip
+    _, readings, score = _read_scored(scene)
+    assert score.phantom == 0, [(r.code, r.source, r.corners) for r in readings]
+    # The fan's two cards are still read.
+    assert {"JD", "7S"} <= {r.code for r in readings}, [(r.code, r.source) for r in readings]

@@ -10,7 +10,7 @@ regions big enough to hold cards are handed on with them, for proposals (`propos
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
@@ -21,7 +21,7 @@ from drivers.camera.bright_parts import bright_parts
 from drivers.camera.corners import CARD_ASPECT
 from drivers.camera.outline import OUTLINE_ASPECT, CardOutline, portrait
 from drivers.camera.paper_edge import out_to_paper_edges
-from drivers.camera.tuning import PAPER_SHARE_FACE_UP
+from drivers.camera.tuning import FELT_IN_REST, PAPER_SHARE_FACE_UP
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -67,6 +67,56 @@ def _felt_inside(frame: Image, contour: npt.NDArray[Any]) -> bool:
     return float(np.abs(inner - outer).max()) < _FELT_MATCH
 
 
+@dataclass(frozen=True, slots=True)
+class FeltAround:
+    """A bright region's solid inside (a crop of the frame) and the felt seen just outside it."""
+
+    solid: Image
+    """1 inside the region, over the crop at `origin`."""
+    origin: tuple[int, int]
+    felt: npt.NDArray[Any]
+    """The felt's mean colour (BGR) 6-12 px out of the region: a blurred card's halo lies nearer."""
+    spread: npt.NDArray[Any]
+    """Its standard deviation per channel (the felt's noise and pattern)."""
+
+    def felt_share(self, frame: Image, quad: Quad) -> float:
+        """Share of a 9 x 9 grid over `quad` that shows this felt.
+
+        A point shows it outside the region, where it has the felt's colour (`_FELT_MATCH`: a
+        chip or a back differs); points outside the frame are not counted (0.0 if none is in).
+        """
+        pts = _grid(quad)
+        h, w = frame.shape[:2]
+        pts = pts[(pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)]
+        if not len(pts):
+            return 0.0
+        ox, oy = self.origin
+        sh, sw = self.solid.shape
+        lx, ly = pts[:, 0] - ox, pts[:, 1] - oy
+        held = (lx >= 0) & (lx < sw) & (ly >= 0) & (ly < sh)
+        inside = np.zeros(len(pts), bool)
+        inside[held] = self.solid[ly[held], lx[held]] > 0
+        colour = frame[pts[:, 1], pts[:, 0]].astype(np.float64)
+        felt = np.abs(colour - self.felt[None, :]).max(axis=1) < _FELT_MATCH
+        return float((felt & ~inside).mean())
+
+
+def felt_around(frame: Image, region: npt.NDArray[Any]) -> FeltAround | None:
+    """`region`'s solid inside and the felt's colour just outside it (None: no felt in view)."""
+    x, y, w, h = cv2.boundingRect(region)
+    pad = 14
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(frame.shape[1], x + w + pad), min(frame.shape[0], y + h + pad)
+    solid = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(solid, [region - np.array([x0, y0])], -1, 1, -1)
+    ring = cv2.subtract(cv2.dilate(solid, _RING_OUT), cv2.dilate(solid, _RING_IN))
+    if not cv2.countNonZero(ring):
+        return None
+    # By OpenCV over the mask (indexing the crop by a boolean mask cost a region 4 ms).
+    felt, spread = (v.ravel() for v in cv2.meanStdDev(frame[y0:y1, x0:x1], mask=ring))
+    return FeltAround(solid, (x0, y0), felt, spread)
+
+
 def _felt_holes(
     frame: Image, region: npt.NDArray[Any], holes: list[npt.NDArray[Any]]
 ) -> tuple[npt.NDArray[Any], ...]:
@@ -75,22 +125,15 @@ def _felt_holes(
     A printed box touching a card encloses felt; a card back's dark middle does not (its
     print differs from the felt in colour or pattern), and stays part of its row.
     """
-    x, y, w, h = cv2.boundingRect(region)
-    pad = 14
-    x0, y0 = max(0, x - pad), max(0, y - pad)
-    x1, y1 = min(frame.shape[1], x + w + pad), min(frame.shape[0], y + h + pad)
-    shape = (y1 - y0, x1 - x0)
-    solid = np.zeros(shape, np.uint8)
-    cv2.drawContours(solid, [region - np.array([x0, y0])], -1, 1, -1)
-    # The felt 6-12 px out: a blurred card's halo lies nearer.
-    ring = cv2.subtract(cv2.dilate(solid, _RING_OUT), cv2.dilate(solid, _RING_IN))
-    if not cv2.countNonZero(ring):
-        return ()
-    roi = frame[y0:y1, x0:x1]
     # The felt's colour and noise are the region's whatever the hole: measured once (a region
-    # of several cards has a hole between each two), by OpenCV over the mask (indexing the crop
-    # by a boolean mask cost a region 4 ms).
-    felt, spread = (v.ravel() for v in cv2.meanStdDev(roi, mask=ring))
+    # of several cards has a hole between each two).
+    around = felt_around(frame, region)
+    if around is None:
+        return ()
+    x0, y0 = around.origin
+    shape = around.solid.shape
+    roi = frame[y0 : y0 + shape[0], x0 : x0 + shape[1]]
+    felt, spread = around.felt, around.spread
     out = []
     reach = _RING_IN.shape[0] // 2 + 1
     for hole in holes:
@@ -134,8 +177,32 @@ def _band_brightness(mask: Image, a: Quad, b: Quad, outward: Quad) -> float:
     return hits / total if total else 0.0
 
 
+@dataclass(slots=True)
+class StripView:
+    """What an extension looks at.
+
+    The bright mask, and the BGR frame and the strip's bright region, to tell where the felt
+    seen around that region shows (no frame or region: felt is never seen). The felt is
+    measured once, when a side first asks.
+    """
+
+    mask: Image
+    frame: Image | None = None
+    region: npt.NDArray[Any] | None = None
+    _around: FeltAround | None = field(default=None, init=False)
+    _measured: bool = field(default=False, init=False)
+
+    def felt_share(self, quad: Quad) -> float:
+        """`FeltAround.felt_share` of `quad` (0.0 when the felt is not known)."""
+        if self.frame is None or self.region is None:
+            return 0.0
+        if not self._measured:
+            self._around, self._measured = felt_around(self.frame, self.region), True
+        return 0.0 if self._around is None else self._around.felt_share(self.frame, quad)
+
+
 def _extend(
-    rect_pts: Quad, mask: Image, short_to: float, along_long: bool = False, sized: bool = True
+    rect_pts: Quad, view: StripView, short_to: float, along_long: bool = False, sized: bool = True
 ) -> Quad | None:
     """Grow a strip's short side (its long side with `along_long`) to `short_to` pixels.
 
@@ -145,6 +212,7 @@ def _extend(
     against it), None too if the paper goes on beyond either end of the side the strip keeps
     (`_whole_side`): that side's length is then all that says how big the card is.
     """
+    mask = view.mask
     q = portrait(rect_pts)
     if along_long:
         q = np.roll(q, -1, axis=0)
@@ -163,15 +231,18 @@ def _extend(
     # grew it over the felt (two unknown cards where none lay on the studio tuning frames).
     right_rest = np.array([q[1], q[1] + grow, q[2] + grow, q[2]])
     left_rest = np.array([q[0] - grow, q[0], q[3], q[3] - grow])
+    # Nor does the felt show there: a strip at a fan's edge grown across the felt onto a back
+    # beyond it found paper enough over the rest's area (the fan's next card, the back's border
+    # and its pale print), and was an unknown card where none lay (`FELT_IN_REST`).
     right = _band_brightness(mask, q[1], q[2], unit), _paper_share(mask, right_rest)
     left = _band_brightness(mask, q[0], q[3], -unit), _paper_share(mask, left_rest)
     sides = [
         (band, grown)
-        for (band, rest), grown in (
-            (right, np.array([q[0], q[1] + grow, q[2] + grow, q[3]])),
-            (left, np.array([q[0] - grow, q[1], q[2], q[3] - grow])),
+        for (band, paper), rest, grown in (
+            (right, right_rest, np.array([q[0], q[1] + grow, q[2] + grow, q[3]])),
+            (left, left_rest, np.array([q[0] - grow, q[1], q[2], q[3] - grow])),
         )
-        if band >= 0.5 and rest >= PAPER_SHARE_FACE_UP
+        if band >= 0.5 and paper >= PAPER_SHARE_FACE_UP and view.felt_share(rest) <= FELT_IN_REST
     ]
     if not sides:
         return None
@@ -187,16 +258,21 @@ def _paper_share(mask: Image, quad: Quad) -> float:
 
     Points outside the frame are not counted; 0.0 when none is inside.
     """
-    t = np.linspace(0.05, 0.95, 9)
-    u, v = np.meshgrid(t, t)
-    top = quad[0][None, None] + u[..., None] * (quad[1] - quad[0])[None, None]
-    bottom = quad[3][None, None] + u[..., None] * (quad[2] - quad[3])[None, None]
-    pts = np.round(top + v[..., None] * (bottom - top)).astype(int).reshape(-1, 2)
+    pts = _grid(quad)
     h, w = mask.shape
     held = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
     if not held.any():
         return 0.0
     return float((mask[pts[held, 1], pts[held, 0]] > 0).mean())
+
+
+def _grid(quad: Quad) -> npt.NDArray[Any]:
+    """A 9 x 9 grid of whole pixel points over `quad`, 5% in from its sides."""
+    t = np.linspace(0.05, 0.95, 9)
+    u, v = np.meshgrid(t, t)
+    top = quad[0][None, None] + u[..., None] * (quad[1] - quad[0])[None, None]
+    bottom = quad[3][None, None] + u[..., None] * (quad[2] - quad[3])[None, None]
+    return np.asarray(np.round(top + v[..., None] * (bottom - top)).astype(int).reshape(-1, 2))
 
 
 def _whole_side(mask: Image, q: Quad) -> bool:
@@ -294,6 +370,17 @@ def detect_cards(
     frame_long = float(np.median(full_longs)) if full_longs else None
     out: list[CardOutline] = []
     whole: list[int] = []
+    views: dict[int, StripView] = {}
+
+    def strip_view(contour: npt.NDArray[Any]) -> StripView:
+        # The felt around the strip's own region, measured once per region, where a side asks.
+        if frame is None:
+            return StripView(raw)
+        k = next((n for n, r in enumerate(parts.regions) if inside(r.part.contour, contour)), -1)
+        if k not in views:
+            views[k] = StripView(raw, frame, parts.regions[k].part.contour if k >= 0 else None)
+        return views[k]
+
     for box, contour, long_side, short_side in found:
         ratio = long_side / short_side
         cx, cy = box.mean(axis=0)
@@ -313,15 +400,17 @@ def detect_cards(
             continue
         height = want if want is not None else long_side
         if ratio > OUTLINE_ASPECT[1] and 0.85 <= long_side / height <= 1.18:
-            grown = _extend(box, raw, long_side / CARD_ASPECT, sized=want is not None)
+            grown = _extend(
+                box, strip_view(contour), long_side / CARD_ASPECT, sized=want is not None
+            )
         elif (
             want is not None
             and 0.85 <= short_side * CARD_ASPECT / want <= 1.18
             and long_side < 0.9 * want
         ):
-            grown = _extend(box, raw, want, along_long=True)
+            grown = _extend(box, strip_view(contour), want, along_long=True)
         elif want is not None and 0.85 <= long_side * CARD_ASPECT / want <= 1.18:
-            grown = _extend(box, raw, want)
+            grown = _extend(box, strip_view(contour), want)
         else:
             grown = None
         if grown is not None:
