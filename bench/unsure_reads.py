@@ -6,13 +6,15 @@
 The reliability table of `bench/camera.py` counts the reads the recognizer makes, all at or
 above its bars. This bench looks under them: every outline the recognizer decided whose
 corners named no code but leaned to one (`IndexRead.hint`: every cut of the window naming that
-code, at `ReaderTuning.hint` or above), put in one of three kinds of evidence:
+code, at `ReaderTuning.hint` or above), put in one of four kinds of evidence:
 
 - `one firm`: one corner of a firm outline leans to the code (under `abstain`);
 - `one guessed`: one corner of a guessed outline (a proposal, a detected index corner) leans
   to it (under `abstain_guessed`);
-- `both ends`: the outline's two index corners lean to the same code (`ReaderTuning.both_ends`
-  reads these from its bar up; they are counted whether read or not).
+- `both ends firm`, `both ends guessed`: the two index corners of a firm or of a guessed
+  outline lean to the same code (`ReaderTuning.both_ends` reads these from its bar up, on either
+  kind of outline; they are counted whether read or not). A guessed outline's two windows are
+  cut at a size taken from other cards, so its two ends are counted apart.
 
 Per kind and confidence bin (0.05 wide; the weaker corner's for `both ends`) it prints how many
 outlines leaned, how many of them leaned to the card drawn there (a face-up card of that code
@@ -50,7 +52,7 @@ from drivers.camera.tuning import LEARNED_TUNING
 
 _WITHOUT_BOTH_ENDS = replace(LEARNED_TUNING, both_ends=2.0)
 """The recognizer's tuning with no outline read on both ends' leanings (no confidence is 2)."""
-KINDS = ("one firm", "one guessed", "both ends")
+KINDS = ("one firm", "one guessed", "both ends firm", "both ends guessed")
 """The kinds of evidence under the bar (see the module docstring)."""
 
 
@@ -71,8 +73,8 @@ def leaning(outline: CardOutline, reads: list[IndexRead]) -> Leaning | None:
     hints = [r for r in reads if r.hint is not None]
     if not hints or len({r.hint for r in hints}) != 1 or hints[0].hint is None:
         return None
-    one = "one guessed" if outline.speculative else "one firm"
-    kind = "both ends" if len(hints) == 2 else one
+    made = "guessed" if outline.speculative else "firm"
+    kind = f"both ends {made}" if len(hints) == 2 else f"one {made}"
     weaker = min(r.confidence for r in hints)
     return Leaning(kind, hints[0].hint, weaker, outline.corners.copy())
 
@@ -140,12 +142,12 @@ def main() -> None:
                 row[0] += 1
                 row[1] += right
                 row[2] += right and lean.code not in read
-    print("    kind         confidence  outlines  right  accuracy  not in the readings")
+    print("    kind               confidence  outlines  right  accuracy  not in the readings")
     for kind in KINDS:
         for (k, b), (n, ok, lost) in sorted(table.items()):
             if k == kind:
                 print(
-                    f"    {kind:12s} {b / 20:.2f}-{(b + 1) / 20:.2f}  {n:8d}  {ok:5d}  "
+                    f"    {kind:18s} {b / 20:.2f}-{(b + 1) / 20:.2f}  {n:8d}  {ok:5d}  "
                     f"{ok / n:8.2%}  {lost:5d}"
                 )
 
