@@ -154,9 +154,19 @@ class CardRecognizer:
         leaning: list[CardOutline] = []
         retry = _coded(self._read_many(frame, gray, thr, snapped, ReadingSource.SNAPPED, leaning))
         readings = [r for _, r in firm if r is not None]
-        # Outlines that read (a code, or a back) are cards beyond doubt: they explain their
-        # region and give the frame's card size to proposals elsewhere.
-        sure = [o for o, r in firm if r is not None and (r.code is not None or r.face_down)]
+        # Outlines that read (a code at the reader's bar, or a back) are cards beyond doubt:
+        # they explain their region and give the frame's card size to proposals elsewhere. A
+        # card read under the bar from its two ends (`ReaderTuning.both_ends`) is reported but
+        # leaves the guesses as they were, made in its region and sized without it: counted
+        # here, it resized a tuning frame's proposals, and those that had contested a
+        # detected corner's wrong 4C on a 4S were no longer made.
+        sure_read = [
+            (o, r)
+            for o, r in firm
+            if r is not None
+            and (r.face_down or (r.code is not None and r.confidence >= self._tuning.abstain))
+        ]
+        sure = [o for o, _ in sure_read]
         longs = [long_side(o.corners) for o in sure if not o.partial]
         frame_long = float(np.median(longs)) if longs else None
         guesses: list[CardReading] = list(retry)
@@ -170,7 +180,7 @@ class CardRecognizer:
                 for o in sure
                 if not o.partial and inside(region.contour, o.contour)
             )
-            if covered >= REGION_EXPLAINED * area or _explained(region.contour, firm):
+            if covered >= REGION_EXPLAINED * area or _explained(region.contour, sure_read):
                 continue
             (cx, cy), _, _ = cv2.minAreaRect(region.contour)
             want = expected(float(cx), float(cy)) if expected is not None else None
@@ -551,10 +561,11 @@ def _without_repeats(
     ]
 
 
-def _explained(
-    region: npt.NDArray[Any], firm: list[tuple[CardOutline, CardReading | None]]
-) -> bool:
-    """Whether the firm outlines read in `region` (a code, or a back) leave nothing of it in view.
+def _explained(region: npt.NDArray[Any], sure: list[tuple[CardOutline, CardReading]]) -> bool:
+    """Whether the outlines read sure in `region` (`sure` in `recognize`) leave nothing in view.
+
+    Sure: read at the reader's bar, or a back (a card read under the bar from its two ends
+    leaves its region to the guesses, as it does not cover one either).
 
     A whole card counts by its reading's outline (fitted onto the paper's edge), a strip
     extended to a card by its part in view only: the rest of its outline lies under a
@@ -563,8 +574,8 @@ def _explained(
     """
     cards: list[npt.NDArray[Any]] = []
     strips: list[npt.NDArray[Any]] = []
-    for o, r in firm:
-        if r is None or (r.code is None and not r.face_down) or not inside(region, o.contour):
+    for o, r in sure:
+        if not inside(region, o.contour):
             continue
         if o.partial:
             strips.append(o.contour)

@@ -155,7 +155,8 @@ under the studio camera's perspective). On the whole 1,200-frame run (4,704 card
 96.92% -> 97.02%, the same 5 wrong reads and 2 phantoms (other causes: docs/camera.md, "The
 tuning split at scale")."""
 REGION_EXPLAINED = 0.85
-"""A bright region whose area is this much covered by outlines that read (a code or a back) is
+"""A bright region whose area is this much covered by outlines that read (a code at the reader's
+bar, or a back; not a card read from its two ends under the bar, `ReaderTuning.both_ends`) is
 explained by them: no card outline is guessed (proposed) in it. Its rest is the cards' rounded
 corners and the finder's shrinkage. A region under this share is explained too when nothing of
 it wider than `INDEX_IN_VIEW` is left outside the read cards' fitted outlines."""
