@@ -145,7 +145,8 @@ class CardRecognizer:
             for o, r in firm
             if r is not None and r.code is None and not r.face_down
         ]
-        # A strip extended to a card is not fitted whole (`_read_many`): its corner in view is.
+        # A strip that read nothing on its outline anchored at one index corner (`_read_many`)
+        # is tried anchored at each corner in view, as a guess.
         strips = [
             o for o, r in firm if o.partial and r is not None and r.code is None and not r.face_down
         ]
