@@ -315,14 +315,16 @@ def window_tensors(windows: Sequence[Image]) -> list[Array | None]:
             continue
         grey = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY)
         last = grey.size - 1
-        low, high = round(0.02 * last), round(0.9 * last)
-        # The k-th smallest level is the first whose running count passes k.
-        running = np.bincount(grey.ravel(), minlength=256).cumsum()
-        ink = int(np.searchsorted(running, low, side="right"))
-        paper = int(np.searchsorted(running, high, side="right"))
+        ranks = (round(0.02 * last), round(0.9 * last))
+        # The k-th smallest level is the first whose running count passes k. OpenCV counts
+        # the levels in float32, exact for any window (under 2**24 pixels), in a third of
+        # `np.bincount`'s time.
+        running = cv2.calcHist([grey], [0], None, [256], [0, 256]).ravel().cumsum()
+        ink, paper = (int(k) for k in np.searchsorted(running, ranks, side="right"))
         if paper - ink < MIN_CONTRAST:
             continue
-        paper_px = (grey >= paper - 10).astype(np.uint8)
+        # Levels above `paper - 11` are those at least `paper - 10` (whole grey levels).
+        paper_px = cv2.threshold(grey, paper - 11, 1, cv2.THRESH_BINARY)[1]
         b, g, r, _ = cv2.mean(window, mask=paper_px)
         kept.append(n)
         levels.append((paper, paper - ink))
@@ -333,11 +335,14 @@ def window_tensors(windows: Sequence[Image]) -> list[Array | None]:
     paper_bgr = np.array(colours, np.float32)
     top = np.array([p for p, _ in levels], np.float32)
     spread = np.array([c for _, c in levels], np.float32)
+    # The same float32 operations as `window_tensor`'s, in place on one array (each
+    # temporary of a stage's windows cost as much as the operation).
     small = np.stack(smalls).astype(np.float32)
-    balanced = small * (top[:, None] / np.maximum(paper_bgr, np.float32(1.0)))[:, None, None, :]
-    tensors = np.clip(
-        (top[:, None, None, None] - balanced) / spread[:, None, None, None], -0.5, 1.5
-    ).transpose(0, 3, 1, 2)
+    small *= (top[:, None] / np.maximum(paper_bgr, np.float32(1.0)))[:, None, None, :]
+    np.subtract(top[:, None, None, None], small, out=small)
+    small /= spread[:, None, None, None]
+    np.clip(small, -0.5, 1.5, out=small)
+    tensors = np.ascontiguousarray(small.transpose(0, 3, 1, 2))
     for n, tensor in zip(kept, tensors, strict=True):
-        out[n] = np.ascontiguousarray(tensor, np.float32)
+        out[n] = tensor
     return out

@@ -33,7 +33,7 @@ from drivers.camera.finder import (
 )
 from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
-from drivers.camera.outline import CardOutline, long_side
+from drivers.camera.outline import CardOutline, long_side, side_pairs
 from drivers.camera.outline_fit import fitted_for_reading
 from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.reading import CardReading, ReadingSource
@@ -484,10 +484,8 @@ def _both_ends(
 
 def _aspect(quad: npt.NDArray[Any]) -> float:
     """An outline's long sides over its short sides (each pair's mean): a card's is about 1.4."""
-    q = np.asarray(quad, np.float64)
-    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-    first, second = sides[0] + sides[2], sides[1] + sides[3]
-    return float(max(first, second) / max(1e-6, min(first, second)))
+    first, second = side_pairs(quad)
+    return max(first, second) / max(1e-6, min(first, second))
 
 
 def _index_like(read: IndexRead, tuning: ReaderTuning) -> bool:
