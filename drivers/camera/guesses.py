@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.outline import CardOutline
+from drivers.camera.outline import CardOutline, lengths
 from drivers.camera.reading import CardReading
 from drivers.camera.tuning import INDEX_CENTRE, SAME_INDEX, SAME_SPOT
 
@@ -279,18 +279,7 @@ def _on_read_indices(
     for turn in (0, 2):
         q = quads[:, [turn, (turn + 1) % 4, (turn + 2) % 4, (turn + 3) % 4]]
         centre = q[:, 0] + u * (q[:, 1] - q[:, 0]) + v * (q[:, 3] - q[:, 0])
-        height = (_lengths(q[:, 3] - q[:, 0]) + _lengths(q[:, 2] - q[:, 1])) / 2
+        height = (lengths(q[:, 3] - q[:, 0]) + lengths(q[:, 2] - q[:, 1])) / 2
         apart = np.linalg.norm(at[None, :, :] - centre[:, None, :], axis=2)
         hits.append((apart <= SAME_INDEX * np.minimum(heights[None, :], height[:, None])).any(1))
     return list(zip(hits[0].tolist(), hits[1].tolist(), strict=True))
-
-
-def _lengths(d: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """The length of each 2-vector of `d` (N x 2), equal to the bit to `np.linalg.norm` of it.
-
-    `np.linalg.norm` of one vector is the square root of its dot product with itself, which
-    numpy's dot kernel may sum with a fused multiply-add: a batched matrix product runs that
-    kernel too (an elementwise sum of squares differs in the last bit for 8% of vectors).
-    """
-    out: npt.NDArray[np.float64] = np.sqrt((d[:, None, :] @ d[:, :, None])[:, 0, 0])
-    return out

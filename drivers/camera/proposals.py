@@ -18,7 +18,7 @@ import numpy.typing as npt
 from drivers.camera.detect import BrightRegion
 from drivers.camera.edges import corner_supports_all, local_edges, refine_all
 from drivers.camera.merged import row_proposals
-from drivers.camera.outline import OUTLINE_ASPECT, CardOutline, portraits
+from drivers.camera.outline import OUTLINE_ASPECT, CardOutline, lengths, portraits
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -89,10 +89,10 @@ def _unseen(quads: list[Quad]) -> list[int]:
     if not quads:
         return []
     q = np.stack(quads)
-    tol = [0.01 * float(np.linalg.norm(a[2] - a[1]) + np.linalg.norm(a[1] - a[0])) for a in quads]
+    tol = 0.01 * (lengths(q[:, 2] - q[:, 1]) + lengths(q[:, 1] - q[:, 0]))
     # far[i, j]: the farthest corner of quad j from the same corner of quad i.
     far = np.sqrt(((q[None, :] - q[:, None]) ** 2).sum(axis=3)).max(axis=2)
-    near = (far <= np.array(tol)[:, None]).tolist()
+    near = (far <= tol[:, None]).tolist()
     kept: list[int] = []
     for i, row in enumerate(near):
         if not any(row[j] for j in kept):
