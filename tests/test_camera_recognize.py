@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -226,13 +227,16 @@ def _leaning_4s() -> Any:
     return render_scene(scene).image
 
 
-def test_a_blurred_card_whose_two_corners_lean_to_its_code_well_under_the_bar_reads() -> None:
-    # Under the old two-ends bar (0.8) this 4S stayed unknown. Two windows at opposite ends of
-    # the card leaning to one code were the card drawn there every time on the tuning designs,
-    # from the least leaning (`ReaderTuning.hint`) up (`ReaderTuning.both_ends`).
+def test_a_card_whose_two_ends_lean_to_its_code_only_at_about_0_7_stays_unknown() -> None:
+    # Two ends leaning to one code read it from `ReaderTuning.both_ends` (0.8). Lowered to 0.5
+    # on the tuning designs, the rule read a 7D as 6D at 0.65 on held-out designs and was
+    # withdrawn (docs/camera.md, "Two ends leaning to one code"): this 4S, leaning at about 0.7,
+    # is unknown rather than read.
     (reading,) = CardRecognizer(*deck_profile("classic")).recognize(_leaning_4s())
-    assert reading.code == "4S" and reading.index_reads == 2
-    assert reading.confidence < 0.8
+    assert reading.code is None
+    low = replace(ReaderTuning(), both_ends=0.5)
+    (reading,) = CardRecognizer(*deck_profile("classic"), tuning=low).recognize(_leaning_4s())
+    assert reading.code == "4S" and reading.index_reads == 2 and reading.confidence < 0.8
 
 
 class _Guesses:
@@ -255,8 +259,10 @@ def test_a_card_read_under_the_bar_from_both_ends_leaves_its_region_to_the_guess
     # gives the frame its card size; one read under the bar from its two ends does neither, so
     # the frame's guesses are made as if it were unread (on a tuning frame, a TC read so
     # resized the proposals, and a detected corner's wrong 4C on a 4S went uncontested).
+    # (With the bar lowered so that this 4S, leaning at about 0.7, reads from its two ends.)
     listener = _Guesses()
-    rec = CardRecognizer(*deck_profile("classic"), listeners=[listener])
+    low = replace(ReaderTuning(), both_ends=0.5)
+    rec = CardRecognizer(*deck_profile("classic"), tuning=low, listeners=[listener])
     (reading,) = rec.recognize(_leaning_4s())
     assert reading.code == "4S" and reading.confidence < 0.9
     assert listener.guessed > 0
@@ -266,13 +272,13 @@ def test_two_corners_under_the_bar_read_only_leaning_to_one_code_from_its_bar(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Both corners leaning to 8S (the weaker at 0.82, over `both_ends`) read 8S at 0.82; leaning
-    # to two codes, or the weaker under the bar (no hint under `ReaderTuning.hint`), or one
+    # to two codes, or the weaker under `both_ends`, or one
     # corner alone under the reader's bar, the card stays unknown.
     rec, frame, gray, outline = _lone_8s()
     cases = (
         ((IndexRead(None, 0.85, "8S"), IndexRead(None, 0.82, "8S")), "8S"),
         ((IndexRead(None, 0.85, "8S"), IndexRead(None, 0.82, "8C")), None),
-        ((IndexRead(None, 0.85, "8S"), IndexRead(None, 0.45, "8S")), None),
+        ((IndexRead(None, 0.85, "8S"), IndexRead(None, 0.75, "8S")), None),
         ((IndexRead(None, 0.89, "8S"), IndexRead(None, 0.0)), None),
     )
     for answers, seen in cases:
