@@ -24,10 +24,7 @@ from typing import Any, Literal
 
 from studio.bus.publisher import EventPublisher, FramedEvents, _checked, _routes
 from studio.bus.wire import EnvelopeLike
-from studio.controller import TableController, commands
-from studio.controller.incidents import device_status, fault, heard, restarted
-from studio.controller.table import _fire
-from studio.controller.timers import advance
+from studio.controller import TableController
 from studio.errors import JournalError
 from studio.journal.chain import Record, canonical_json
 from studio.journal.database import COLUMNS
@@ -40,18 +37,9 @@ from studio.journal.recorder import (
 )
 from studio.journal.store import Journal
 from studio.messages import (
-    AlarmRaised,
-    CardDrawn,
-    CardSeen,
-    Command,
-    DeviceStatus,
     Envelope,
     Input,
-    IntegrityChecked,
-    Restarted,
-    Tick,
 )
-from studio.messages.envelope import EPOCH, MICROSECOND
 
 
 def frame(self: EventPublisher, events: Sequence[EnvelopeLike]) -> FramedEvents:
@@ -140,39 +128,19 @@ def append_input(
     return record
 
 
+_HANDLE = TableController.handle
+"""Today's `handle`, as imported: the earlier form is it with what `prepare` made dropped."""
+
+
 def handle(self: TableController, inp: Input) -> list[Envelope]:
-    """`TableController.handle` before the prepared next card: the ordinary way for every input."""
-    self._ready = None  # what `prepare` made is dropped unused
-    st = self._state
-    st.out = []
-    st.ts = inp.ts
-    at = (inp.ts - EPOCH) // MICROSECOND
-    if st.now is None:
-        st.now = at
-        for device in st.source.devices:
-            heard(st, device)
-    if isinstance(inp, Restarted):
-        restarted(st, at)
-    else:
-        advance(st, at, _fire)
-    match inp:
-        case CardDrawn():
-            st.source.card_drawn(st, inp)
-        case CardSeen():
-            st.source.card_seen(st, inp)
-        case DeviceStatus():
-            device_status(st, inp)
-        case Command():
-            commands.handle_command(st, inp)
-        case AlarmRaised():
-            fault(st, inp.cause, detail=inp.detail)
-        case IntegrityChecked():
-            if inp.differences:
-                fault(st, "integrity_mismatch", detail="; ".join(inp.differences[:10]))
-        case Tick() | Restarted():
-            pass
-    out, st.out = st.out, []
-    return out
+    """`TableController.handle` before the prepared next card: the ordinary way for every input.
+
+    Today's `handle` with no preparation to take: what `prepare` made after the previous card
+    is dropped unused, so the card walks the source, the dealing and the publishing as before
+    (the one difference, `handle`'s test of its preparation, is an attribute read).
+    """
+    self._ready = None
+    return _HANDLE(self, inp)
 
 
 Parts = Literal["halved", "prepared"]
@@ -193,7 +161,7 @@ FORMS: dict[Parts, tuple[dict[tuple[Any, str], Any], dict[tuple[Any, str], Any]]
         },
     ),
     "prepared": (
-        {(TableController, "handle"): TableController.handle},
+        {(TableController, "handle"): _HANDLE},
         {(TableController, "handle"): handle},
     ),
 }
