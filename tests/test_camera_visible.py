@@ -21,14 +21,20 @@ def _holds(contour: np.ndarray, x: float, y: float) -> bool:
     return cv2.pointPolygonTest(contour, (x, y), False) >= 0
 
 
-def test_a_covered_card_in_view_is_its_region_less_the_card_on_it() -> None:
-    # Card B at x=100 lies under card A at x=130: B shows a 30 px strip with its index, but the
-    # strip the finder cut is only B's 6 px margin beside the index.
+def _overlapping_pair() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Card B at x=100 under card A at x=130, and the one bright region (a contour) they make."""
     below, above = _quad(100, 50), _quad(130, 50)
     mask = np.zeros((200, 300), np.uint8)
     for q in (below, above):
         cv2.fillConvexPoly(mask, np.round(q).astype(np.int32), 1)
     (region,), _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return below, above, region
+
+
+def test_a_covered_card_in_view_is_its_region_less_the_card_on_it() -> None:
+    # Card B at x=100 lies under card A at x=130: B shows a 30 px strip with its index, but the
+    # strip the finder cut is only B's 6 px margin beside the index.
+    below, above, region = _overlapping_pair()
     strip = np.array([[[100, 60]], [[106, 60]], [[106, 130]], [[100, 130]]], np.int32)
     covered = CardOutline(below, strip, True)
     top = CardOutline(above, np.round(above).astype(np.int32).reshape(-1, 1, 2), False)
@@ -44,11 +50,7 @@ def test_a_covered_card_in_view_is_its_region_less_the_card_on_it() -> None:
 
 def test_a_region_is_explained_only_when_no_other_card_can_show_beyond_the_cards_read() -> None:
     # Card A read at x=130 over card B at x=100: B's 30 px strip holds its index.
-    below, above = _quad(100, 50), _quad(130, 50)
-    mask = np.zeros((200, 300), np.uint8)
-    for q in (below, above):
-        cv2.fillConvexPoly(mask, np.round(q).astype(np.int32), 1)
-    (region,), _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    below, above, region = _overlapping_pair()
     assert not explained(region, [above], [], 88.0)
     # B read too, as a strip extended under A (its part in view), or whole: nothing is left.
     strip = np.array([[[100, 50]], [[130, 50]], [[130, 138]], [[100, 138]]], np.int32)
