@@ -8,6 +8,9 @@ outline found in it (each grown to the card's true size: a firm outline falls a 
 the paper's edge). `visible_part` gives the outline that region, so the reader's test of
 whether an index window is in view looks at what the camera saw, not at the strip.
 
+`crossed_windows` says which index windows another card's outline crosses: the index lies
+against the edge of a card over it (`IndexClassifier.read_all`'s `crossed`).
+
 `explained` asks the converse of a bright region: whether anything of it is in view beyond the
 cards read there, so that another card's index could show.
 """
@@ -24,7 +27,7 @@ import numpy.typing as npt
 
 from drivers.camera.detect import inside
 from drivers.camera.outline import CardOutline, long_side
-from drivers.camera.tuning import INDEX_IN_VIEW, OUTLINE_GROWTH, SAME_CARD
+from drivers.camera.tuning import INDEX_IN_VIEW, OUTLINE_GROWTH, SAME_CARD, WINDOW_CROSSED
 
 
 def same_card(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
@@ -97,3 +100,31 @@ def explained(
     size = max(3, int(INDEX_IN_VIEW * height) | 1)
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
     return not cv2.erode(left, disc).any()
+
+
+def crossed_windows(
+    windows: Sequence[npt.NDArray[Any]], outlines: Sequence[npt.NDArray[Any]]
+) -> list[bool]:
+    """Whether each index window (4 x 2 corners in the frame) is crossed by another card.
+
+    Crossed: one of `outlines` (the frame's found outlines, 4 x 2 corners) that does not hold
+    the window's centre covers at least `WINDOW_CROSSED` of the window's area. An outline
+    holding the centre is the window's own card or one beneath it; one over the index would
+    hide it, and the window would not be read.
+    """
+    quads = [np.asarray(o, np.float32) for o in outlines]
+    out = []
+    for window in windows:
+        w = np.asarray(window, np.float32)
+        area = float(cv2.contourArea(w))
+        cx, cy = (float(v) for v in w.mean(axis=0))
+        crossed = False
+        for q in quads:
+            if cv2.pointPolygonTest(q, (cx, cy), False) >= 0:
+                continue
+            inter, _ = cv2.intersectConvexConvex(w, q)
+            if float(inter) >= WINDOW_CROSSED * max(area, 1.0):
+                crossed = True
+                break
+        out.append(crossed)
+    return out
