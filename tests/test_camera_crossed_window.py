@@ -3,7 +3,7 @@
 Each corner is read on its own cut and on cuts moved by 2% of the window's height; any cut naming
 something else refuses the code. On a fan the middle card's index lies tight against the edge of
 the card over it, and a cut moved by a few pixels can lose the suit to that edge (its head says
-"none"). Where a card's found outline crosses the window (`visible.crossed_windows`), one such
+"none"). Where a card's found outline crosses the window (`visible.crossed_window`), one such
 moved cut is left out of the vote; a moved cut naming another code still refuses.
 """
 
@@ -18,7 +18,7 @@ from drivers.camera.index_model import NONE
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.scene import PlacedCard, Scene, render_scene
-from drivers.camera.visible import crossed_windows
+from drivers.camera.visible import crossed_window
 from studio.cards import Card
 
 FOUR_INDEX = 1003
@@ -54,12 +54,13 @@ def test_a_window_is_crossed_only_by_a_card_over_part_of_it() -> None:
     over_edge = np.array([[30, -50], [130, -50], [130, 150], [30, 150]], np.float64)
     beneath = np.array([[-20, -20], [200, -20], [200, 300], [-20, 300]], np.float64)
     touching = np.array([[39.5, -50], [140, -50], [140, 150], [39.5, 150]], np.float64)
-    assert crossed_windows([window], [over_edge]) == [True]
+    assert crossed_window(window, [over_edge])
     # The window's own card, or one beneath it, holds the window's centre: not crossing it.
-    assert crossed_windows([window], [beneath]) == [False]
+    assert not crossed_window(window, [beneath])
     # A card touching the window's rim (under 3% of its area) is no card over the index.
-    assert crossed_windows([window], [touching]) == [False]
-    assert crossed_windows([window, window], []) == [False, False]
+    assert not crossed_window(window, [touching])
+    assert not crossed_window(window, [])
+    assert crossed_window(window, [beneath, touching, over_edge])
 
 
 def _cuts(
@@ -81,7 +82,9 @@ def test_only_one_moved_cut_naming_no_index_is_left_out() -> None:
     ranks, suits = list(templates.model.ranks), list(templates.model.suits)
     ad, ah, blank = ("A", "D"), ("A", "H"), ("A", NONE)
     pr, ps = _cuts(ranks, suits, [ad, ad, ad, ad, blank, ad])
-    kept_r, kept_s = reader._without_blank_cut(pr, ps)
+    kept = reader._without_blank_cut(pr, ps)
+    assert kept is not None
+    kept_r, kept_s = kept
     assert len(kept_r) == len(kept_s) == 5
     assert all(suits[int(s.argmax())] == "D" for s in kept_s)
     # A moved cut naming another code always votes; two blank cuts, or a blank own cut, too.
@@ -91,4 +94,4 @@ def test_only_one_moved_cut_naming_no_index_is_left_out() -> None:
         [blank, ad, ad, ad, ad, ad],
     ):
         pr, ps = _cuts(ranks, suits, names)
-        assert len(reader._without_blank_cut(pr, ps)[0]) == 6, names
+        assert reader._without_blank_cut(pr, ps) is None, names

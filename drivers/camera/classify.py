@@ -9,7 +9,7 @@ the tuning designs only. Every doubt resolves to unknown: a wrong card is worse 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -88,7 +88,7 @@ class IndexClassifier:
         windows: Sequence[tuple[Image, bool]],
         groups: Sequence[Sequence[int]] = (),
         settled: float = 0.0,
-        crossed: Sequence[bool] = (),
+        crossed: Callable[[int], bool] | None = None,
     ) -> list[IndexRead | None]:
         """`read` of each (window, guessed) pair, in order: the same reads, fewer network calls.
 
@@ -111,9 +111,10 @@ class IndexClassifier:
         up (its confidence its own cut's): the caller takes the card as read on the surest
         corner. Otherwise the others are checked as every window is.
 
-        `crossed[n]` says another card's outline crosses window `n` (`visible.crossed_windows`;
-        all False when not given): there one moved cut naming no index is left out of the
-        vote (`_without_blank_cut`).
+        `crossed(n)` says whether another card's outline crosses window `n`
+        (`visible.crossed_window`; none does when not given): there one moved cut naming no
+        index is left out of the vote (`_without_blank_cut`). It is asked only of a window
+        whose moved cuts hold exactly one such cut.
         """
         model = self._model
         tensors = window_tensors([window for window, _ in windows])
@@ -160,8 +161,7 @@ class IndexClassifier:
         # refused, and at 0.99999 none, but harsh recall fell 0.8 points (docs/camera.md,
         # "Speed at 1080p").
         now = [n for n in coded if n not in later]
-        excused = [n < len(crossed) and crossed[n] for n in range(len(windows))]
-        self._check_moved(windows, coded, pr, ps, now, out, excused)
+        self._check_moved(windows, coded, pr, ps, now, out, crossed)
         again = []
         for other, keep in later.items():
             held = out[keep]
@@ -181,7 +181,7 @@ class IndexClassifier:
                 )
             else:
                 again.append(other)
-        self._check_moved(windows, coded, pr, ps, sorted(again), out, excused)
+        self._check_moved(windows, coded, pr, ps, sorted(again), out, crossed)
         return out
 
     def _check_moved(
@@ -192,12 +192,12 @@ class IndexClassifier:
         ps: Array,
         todo: Sequence[int],
         out: list[IndexRead | None],
-        crossed: Sequence[bool],
+        crossed: Callable[[int], bool] | None,
     ) -> None:
         """Read each window of `todo` on its moved cuts too, into `out[n]`: one network call.
 
         `coded[n]` is the row of `pr` and `ps` holding the window's own cut and the rank and
-        suit classes it names (a code); `crossed[n]` whether another card crosses the window.
+        suit classes it names (a code); `crossed(n)` whether another card crosses the window.
         """
         if not todo:
             return
@@ -219,23 +219,24 @@ class IndexClassifier:
             cut_s = np.concatenate([ps[row : row + 1], ms[m : m + count]])
             m += count
             guessed = windows[n][1]
-            if crossed[n]:
-                cut_r, cut_s = self._without_blank_cut(cut_r, cut_s)
+            kept = None if crossed is None else self._without_blank_cut(cut_r, cut_s)
+            if kept is not None and crossed is not None and crossed(n):
+                cut_r, cut_s = kept
             out[n] = self._decide(cut_r, cut_s, i, j, float(pr[row, none_rank]), guessed)
 
-    def _without_blank_cut(self, pr: Array, ps: Array) -> tuple[Array, Array]:
+    def _without_blank_cut(self, pr: Array, ps: Array) -> tuple[Array, Array] | None:
         """A crossed window's cuts (own cut first) without its one moved cut naming no index.
 
         Where another card's outline crosses the window, the index lies against that card's
         edge, and a cut moved by a few pixels may lose a symbol to the edge or its shade: a
         head then names "none", which says the cut lost the index, not that the index is
-        another card's. Exactly one such moved cut is left out (two or more, or the own cut,
-        and nothing is); a moved cut naming another code always votes. On the studio tuning
-        frames (1,557 cards), every corner whose cuts agreed at the bar but for one moved cut
-        naming "none" named the card drawn there (18 corners, 6 of them crossed), while of
-        those whose one dissenting moved cut named another code 4 of 19 named a wrong card
-        (2C on a 7C, JH on a TH, 6H on a KH, 4D on an AD): those stay refused (docs/camera.md,
-        "Moved cuts at another card's edge").
+        another card's. Exactly one such moved cut is left out (None when there are two or
+        more, or none: nothing is); a moved cut naming another code always votes. On the
+        studio tuning frames (1,557 cards), every corner whose cuts agreed at the bar but for
+        one moved cut naming "none" named the card drawn there (18 corners, 6 of them
+        crossed), while of those whose one dissenting moved cut named another code 4 of 19
+        named a wrong card (2C on a 7C, JH on a TH, 6H on a KH, 4D on an AD): those stay
+        refused (docs/camera.md, "Moved cuts at another card's edge").
         """
         model = self._model
         blank = [
@@ -244,7 +245,7 @@ class IndexClassifier:
             if NONE in (model.ranks[int(pr[k].argmax())], model.suits[int(ps[k].argmax())])
         ]
         if len(blank) != 1:
-            return pr, ps
+            return None
         keep = [k for k in range(len(pr)) if k != blank[0]]
         return pr[keep], ps[keep]
 

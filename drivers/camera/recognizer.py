@@ -49,7 +49,7 @@ from drivers.camera.tuning import (
     WINDOW_IN_VIEW_PX,
     ReaderTuning,
 )
-from drivers.camera.visible import crossed_windows, explained, same_card, visible_part
+from drivers.camera.visible import crossed_window, explained, same_card, visible_part
 
 
 class DecisionListener(Protocol):
@@ -297,7 +297,7 @@ class CardRecognizer:
 
         `source` is the kind of outline they are (a firm outline extended from a strip is
         reported as `EXTENDED`); `cards` are the frame's found outlines (corners), which
-        tell a window lying against a card over it (`visible.crossed_windows`). With `leaning`
+        tell a window lying against a card over it (`visible.crossed_window`). With `leaning`
         given, each guessed outline (speculative) whose index corner read no code but leaned to
         one (`IndexRead.hint`) is added to it, rolled to start at that corner
         (`finder.refined_corners` places it again).
@@ -326,7 +326,7 @@ class CardRecognizer:
         found = self._classifier.read_all(
             [(self._corner(frame, quad), outlines[n].speculative) for n, quad in corners],
             groups=_index_groups(outlines, corners),
-            crossed=crossed_windows([self._window_quad(q) for _, q in corners], cards),
+            crossed=lambda k: crossed_window(self._window_quad(corners[k][1]), cards),
         )
         found = self._confirm_scaled(frame, [(outlines[n], quad) for n, quad in corners], found)
         reads: list[list[tuple[IndexRead, npt.NDArray[Any]]]] = [[] for _ in outlines]

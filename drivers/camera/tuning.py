@@ -227,7 +227,7 @@ pixel or two; a window cut by another card's edge by more is not read)."""
 WINDOW_CROSSED = 0.03
 """An index window is crossed by another card when that card's found outline (not holding the
 window's centre: a card beneath it, or the same card, holds it all) covers at least this share
-of the window (`visible.crossed_windows`); one moved cut naming no index is then left out of
+of the window (`visible.crossed_window`); one moved cut naming no index is then left out of
 its read (`IndexClassifier._without_blank_cut`): the index lies against the edge of a card over
 it, and a cut moved by a few pixels loses a symbol to that edge. Chosen on the studio tuning
 frames (`--designs 4 --frames 400 --seed 20261216`): the windows so crossed whose read lost a

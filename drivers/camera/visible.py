@@ -8,7 +8,7 @@ outline found in it (each grown to the card's true size: a firm outline falls a 
 the paper's edge). `visible_part` gives the outline that region, so the reader's test of
 whether an index window is in view looks at what the camera saw, not at the strip.
 
-`crossed_windows` says which index windows another card's outline crosses: the index lies
+`crossed_window` says whether another card's outline crosses an index window: the index lies
 against the edge of a card over it (`IndexClassifier.read_all`'s `crossed`).
 
 `explained` asks the converse of a bright region: whether anything of it is in view beyond the
@@ -102,29 +102,22 @@ def explained(
     return not cv2.erode(left, disc).any()
 
 
-def crossed_windows(
-    windows: Sequence[npt.NDArray[Any]], outlines: Sequence[npt.NDArray[Any]]
-) -> list[bool]:
-    """Whether each index window (4 x 2 corners in the frame) is crossed by another card.
+def crossed_window(window: npt.NDArray[Any], outlines: Sequence[npt.NDArray[Any]]) -> bool:
+    """Whether an index window (4 x 2 corners in the frame) is crossed by another card.
 
     Crossed: one of `outlines` (the frame's found outlines, 4 x 2 corners) that does not hold
     the window's centre covers at least `WINDOW_CROSSED` of the window's area. An outline
     holding the centre is the window's own card or one beneath it; one over the index would
     hide it, and the window would not be read.
     """
-    quads = [np.asarray(o, np.float32) for o in outlines]
-    out = []
-    for window in windows:
-        w = np.asarray(window, np.float32)
-        area = float(cv2.contourArea(w))
-        cx, cy = (float(v) for v in w.mean(axis=0))
-        crossed = False
-        for q in quads:
-            if cv2.pointPolygonTest(q, (cx, cy), False) >= 0:
-                continue
-            inter, _ = cv2.intersectConvexConvex(w, q)
-            if float(inter) >= WINDOW_CROSSED * max(area, 1.0):
-                crossed = True
-                break
-        out.append(crossed)
-    return out
+    w = np.asarray(window, np.float32)
+    area = float(cv2.contourArea(w))
+    cx, cy = (float(v) for v in w.mean(axis=0))
+    for outline in outlines:
+        q = np.asarray(outline, np.float32)
+        if cv2.pointPolygonTest(q, (cx, cy), False) >= 0:
+            continue
+        inter, _ = cv2.intersectConvexConvex(w, q)
+        if float(inter) >= WINDOW_CROSSED * max(area, 1.0):
+            return True
+    return False
