@@ -192,9 +192,7 @@ def test_a_card_whose_other_visible_corner_reads_nothing_reads_on_the_readers_ba
     for other, seen in ((IndexRead(None, 0.0), "8S"), (IndexRead(None, 0.86, "8C"), None)):
         answers = [IndexRead("8S", 0.905, "8S"), other]
         monkeypatch.setattr(
-            rec._classifier,
-            "read_all",
-            lambda w, groups=(), crossed=(), a=answers: [a.pop(0) for _ in w],
+            rec._classifier, "read_all", lambda w, groups=(), a=answers: [a.pop(0) for _ in w]
         )
         reading = rec._read(frame, gray, card_threshold(gray), outline)
         assert reading is not None and reading.code == seen and not reading.face_down
@@ -286,9 +284,7 @@ def test_two_corners_under_the_bar_read_only_leaning_to_one_code_from_its_bar(
     for answers, seen in cases:
         queue = list(answers)
         monkeypatch.setattr(
-            rec._classifier,
-            "read_all",
-            lambda w, groups=(), crossed=(), a=queue: [a.pop(0) for _ in w],
+            rec._classifier, "read_all", lambda w, groups=(), a=queue: [a.pop(0) for _ in w]
         )
         reading = rec._read(frame, gray, card_threshold(gray), outline)
         assert reading is not None and reading.code == seen, answers

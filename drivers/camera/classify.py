@@ -9,7 +9,7 @@ the tuning designs only. Every doubt resolves to unknown: a wrong card is worse 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -88,7 +88,6 @@ class IndexClassifier:
         windows: Sequence[tuple[Image, bool]],
         groups: Sequence[Sequence[int]] = (),
         settled: float = 0.0,
-        crossed: Callable[[int], bool] | None = None,
     ) -> list[IndexRead | None]:
         """`read` of each (window, guessed) pair, in order: the same reads, fewer network calls.
 
@@ -110,11 +109,6 @@ class IndexClassifier:
         confidences; any other comes back as no code, with that code as its `hint` from `hint`
         up (its confidence its own cut's): the caller takes the card as read on the surest
         corner. Otherwise the others are checked as every window is.
-
-        `crossed(n)` says whether another card's outline crosses window `n`
-        (`visible.crossed_window`; none does when not given): there one moved cut naming no
-        index is left out of the vote (`_without_blank_cut`). It is asked only of a window
-        whose moved cuts hold exactly one such cut.
         """
         model = self._model
         tensors = window_tensors([window for window, _ in windows])
@@ -161,7 +155,7 @@ class IndexClassifier:
         # refused, and at 0.99999 none, but harsh recall fell 0.8 points (docs/camera.md,
         # "Speed at 1080p").
         now = [n for n in coded if n not in later]
-        self._check_moved(windows, coded, pr, ps, now, out, crossed)
+        self._check_moved(windows, coded, pr, ps, now, out)
         again = []
         for other, keep in later.items():
             held = out[keep]
@@ -181,7 +175,7 @@ class IndexClassifier:
                 )
             else:
                 again.append(other)
-        self._check_moved(windows, coded, pr, ps, sorted(again), out, crossed)
+        self._check_moved(windows, coded, pr, ps, sorted(again), out)
         return out
 
     def _check_moved(
@@ -192,12 +186,11 @@ class IndexClassifier:
         ps: Array,
         todo: Sequence[int],
         out: list[IndexRead | None],
-        crossed: Callable[[int], bool] | None,
     ) -> None:
         """Read each window of `todo` on its moved cuts too, into `out[n]`: one network call.
 
         `coded[n]` is the row of `pr` and `ps` holding the window's own cut and the rank and
-        suit classes it names (a code); `crossed(n)` whether another card crosses the window.
+        suit classes it names (a code).
         """
         if not todo:
             return
@@ -219,35 +212,7 @@ class IndexClassifier:
             cut_s = np.concatenate([ps[row : row + 1], ms[m : m + count]])
             m += count
             guessed = windows[n][1]
-            kept = None if crossed is None else self._without_blank_cut(cut_r, cut_s)
-            if kept is not None and crossed is not None and crossed(n):
-                cut_r, cut_s = kept
             out[n] = self._decide(cut_r, cut_s, i, j, float(pr[row, none_rank]), guessed)
-
-    def _without_blank_cut(self, pr: Array, ps: Array) -> tuple[Array, Array] | None:
-        """A crossed window's cuts (own cut first) without its one moved cut naming no index.
-
-        Where another card's outline crosses the window, the index lies against that card's
-        edge, and a cut moved by a few pixels may lose a symbol to the edge or its shade: a
-        head then names "none", which says the cut lost the index, not that the index is
-        another card's. Exactly one such moved cut is left out (None when there are two or
-        more, or none: nothing is); a moved cut naming another code always votes. On the
-        studio tuning frames (1,557 cards), every corner whose cuts agreed at the bar but for
-        one moved cut naming "none" named the card drawn there (18 corners, 6 of them
-        crossed), while of those whose one dissenting moved cut named another code 4 of 19
-        named a wrong card (2C on a 7C, JH on a TH, 6H on a KH, 4D on an AD): those stay
-        refused (docs/camera.md, "Moved cuts at another card's edge").
-        """
-        model = self._model
-        blank = [
-            k
-            for k in range(1, len(pr))
-            if NONE in (model.ranks[int(pr[k].argmax())], model.suits[int(ps[k].argmax())])
-        ]
-        if len(blank) != 1:
-            return None
-        keep = [k for k in range(len(pr)) if k != blank[0]]
-        return pr[keep], ps[keep]
 
     def confirm_all(
         self, reads: Sequence[IndexRead], cuts: Sequence[Sequence[Image]]

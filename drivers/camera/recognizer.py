@@ -49,7 +49,7 @@ from drivers.camera.tuning import (
     WINDOW_IN_VIEW_PX,
     ReaderTuning,
 )
-from drivers.camera.visible import crossed_window, explained, same_card, visible_part
+from drivers.camera.visible import explained, same_card, visible_part
 
 
 class DecisionListener(Protocol):
@@ -115,16 +115,12 @@ class CardRecognizer:
         if not found.outlines and not found.regions:
             return []
         thr = card_threshold(gray)
-        # The cards found, by which a window is known to lie against a card over it.
-        cards = [o.corners for o in found.outlines]
         # Each stage's outlines are read together: one network call for all their corners.
         firm = _without_repeats(
             list(
                 zip(
                     found.outlines,
-                    self._read_many(
-                        frame, gray, thr, found.outlines, ReadingSource.FIRM, cards=cards
-                    ),
+                    self._read_many(frame, gray, thr, found.outlines, ReadingSource.FIRM),
                     strict=True,
                 )
             )
@@ -157,9 +153,7 @@ class CardRecognizer:
         snapped += anchored(gray, strips, thr)
         # Guessed corners whose read leaned to a code under the bar, to be placed again.
         leaning: list[CardOutline] = []
-        retry = _coded(
-            self._read_many(frame, gray, thr, snapped, ReadingSource.SNAPPED, leaning, cards=cards)
-        )
+        retry = _coded(self._read_many(frame, gray, thr, snapped, ReadingSource.SNAPPED, leaning))
         readings = [r for _, r in firm if r is not None]
         # Outlines that read (a code at the reader's bar, or a back) are cards beyond doubt:
         # they explain their region and give the frame's card size to proposals elsewhere. A
@@ -177,7 +171,7 @@ class CardRecognizer:
         longs = [long_side(o.corners) for o in sure if not o.partial]
         frame_long = float(np.median(longs)) if longs else None
         guesses: list[CardReading] = list(retry)
-        guesses.extend(self._read_in_view(frame, gray, thr, found, firm, leaning, cards))
+        guesses.extend(self._read_in_view(frame, gray, thr, found, firm, leaning))
         open_regions: dict[int, float | None] = {}
         proposals: list[CardOutline] = []
         for k, region in enumerate(found.regions):
@@ -201,9 +195,7 @@ class CardRecognizer:
         proposals = off_read_indices(proposals, readings)
         proposals += anchored(gray, proposals, thr)
         guesses += _coded(
-            self._read_many(
-                frame, gray, thr, proposals, ReadingSource.PROPOSAL, leaning, cards=cards
-            )
+            self._read_many(frame, gray, thr, proposals, ReadingSource.PROPOSAL, leaning)
         )
         # Where outlines fail (fans, merged rows), the learned detector finds index corners on
         # the open regions' rims; each is read at that corner only.
@@ -217,11 +209,9 @@ class CardRecognizer:
             at_corners = off_read_indices(at_corners, readings)
             at_corners += anchored(gray, at_corners, thr)
             guesses += _coded(
-                self._read_many(
-                    frame, gray, thr, at_corners, ReadingSource.CORNER, leaning, cards=cards
-                )
+                self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER, leaning)
             )
-        guesses += self._read_again(frame, gray, thr, leaning, readings, cards)
+        guesses += self._read_again(frame, gray, thr, leaning, readings)
         return merge_guesses(readings, guesses)
 
     def _read_again(
@@ -231,7 +221,6 @@ class CardRecognizer:
         thr: float,
         leaning: list[CardOutline],
         readings: list[CardReading],
-        cards: Sequence[npt.NDArray[Any]] = (),
     ) -> list[CardReading]:
         """Guessed corners that leaned to a code, read again where the detector places them.
 
@@ -244,7 +233,7 @@ class CardRecognizer:
         if not leaning or self._corners is None:
             return []
         again = off_read_indices(refined_corners(gray, leaning, self._corners), readings)
-        return _coded(self._read_many(frame, gray, thr, again, ReadingSource.REFINED, cards=cards))
+        return _coded(self._read_many(frame, gray, thr, again, ReadingSource.REFINED))
 
     def _read_in_view(
         self,
@@ -254,7 +243,6 @@ class CardRecognizer:
         found: Detection,
         firm: list[tuple[CardOutline, CardReading | None]],
         leaning: list[CardOutline] | None = None,
-        cards: Sequence[npt.NDArray[Any]] = (),
     ) -> list[CardReading]:
         """Partial outlines that did not read, read again on the part of their card in view.
 
@@ -273,9 +261,7 @@ class CardRecognizer:
                 again.append(replace(seen, speculative=True))
         if not again:
             return []
-        return _coded(
-            self._read_many(frame, gray, thr, again, ReadingSource.IN_VIEW, leaning, cards=cards)
-        )
+        return _coded(self._read_many(frame, gray, thr, again, ReadingSource.IN_VIEW, leaning))
 
     def _read(
         self, frame: Image, gray: Image, thr: float, outline: CardOutline
@@ -290,17 +276,13 @@ class CardRecognizer:
         outlines: Sequence[CardOutline],
         source: ReadingSource,
         leaning: list[CardOutline] | None = None,
-        *,
-        cards: Sequence[npt.NDArray[Any]] = (),
     ) -> list[CardReading | None]:
         """A reading of each of `outlines` (None where it shows no card), in order.
 
         `source` is the kind of outline they are (a firm outline extended from a strip is
-        reported as `EXTENDED`); `cards` are the frame's found outlines (corners), which
-        tell a window lying against a card over it (`visible.crossed_window`). With `leaning`
-        given, each guessed outline (speculative) whose index corner read no code but leaned to
-        one (`IndexRead.hint`) is added to it, rolled to start at that corner
-        (`finder.refined_corners` places it again).
+        reported as `EXTENDED`). With `leaning` given, each guessed outline (speculative) whose
+        index corner read no code but leaned to one (`IndexRead.hint`) is added to it, rolled to
+        start at that corner (`finder.refined_corners` places it again).
 
         Every index corner of them all goes to the reader at once (`IndexClassifier.read_all`:
         one network call for the lot), then each card is decided on its corners (`_decide`).
@@ -326,7 +308,6 @@ class CardRecognizer:
         found = self._classifier.read_all(
             [(self._corner(frame, quad), outlines[n].speculative) for n, quad in corners],
             groups=_index_groups(outlines, corners),
-            crossed=lambda k: crossed_window(self._window_quad(corners[k][1]), cards),
         )
         found = self._confirm_scaled(frame, [(outlines[n], quad) for n, quad in corners], found)
         reads: list[list[tuple[IndexRead, npt.NDArray[Any]]]] = [[] for _ in outlines]
@@ -434,14 +415,6 @@ class CardRecognizer:
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_REPLICATE,
         )
-        return out
-
-    def _window_quad(self, quad: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        """The index window at `quad`'s first corner, as four points of the frame."""
-        x0, y0, x1, y1 = self._window
-        h = cv2.getPerspectiveTransform(self._canon, quad.astype(np.float32))
-        pts = np.array([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]], np.float64)
-        out: npt.NDArray[Any] = cv2.perspectiveTransform(pts, h)[0]
         return out
 
     def _window_visible(self, quad: npt.NDArray[Any], outline: CardOutline) -> bool:

@@ -224,15 +224,6 @@ WINDOW_IN_VIEW_PX = 3.0
 """A partly covered card's index window is in view when its inner 70% lies inside the hull of
 the card's visible region, or within this many pixels of it (the region's edge is found to a
 pixel or two; a window cut by another card's edge by more is not read)."""
-WINDOW_CROSSED = 0.03
-"""An index window is crossed by another card when that card's found outline (not holding the
-window's centre: a card beneath it, or the same card, holds it all) covers at least this share
-of the window (`visible.crossed_window`); one moved cut naming no index is then left out of
-its read (`IndexClassifier._without_blank_cut`): the index lies against the edge of a card over
-it, and a cut moved by a few pixels loses a symbol to that edge. Chosen on the studio tuning
-frames (`--designs 4 --frames 400 --seed 20261216`): the windows so crossed whose read lost a
-moved cut to "none" had 6-47% of their area under the other card; under 3% is an outline's
-corner or a pixel of rounding at the window's rim, not a card lying on the index."""
 STILL_BLOCK = 8
 """A frame is compared with the one last read in blocks of 8x8 pixels (their mean, per colour
 channel; `still.StillRecognizer`): a block averages sensor noise down (an 8 px block's mean

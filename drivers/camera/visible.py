@@ -8,9 +8,6 @@ outline found in it (each grown to the card's true size: a firm outline falls a 
 the paper's edge). `visible_part` gives the outline that region, so the reader's test of
 whether an index window is in view looks at what the camera saw, not at the strip.
 
-`crossed_window` says whether another card's outline crosses an index window: the index lies
-against the edge of a card over it (`IndexClassifier.read_all`'s `crossed`).
-
 `explained` asks the converse of a bright region: whether anything of it is in view beyond the
 cards read there, so that another card's index could show.
 """
@@ -27,7 +24,7 @@ import numpy.typing as npt
 
 from drivers.camera.detect import inside
 from drivers.camera.outline import CardOutline, long_side
-from drivers.camera.tuning import INDEX_IN_VIEW, OUTLINE_GROWTH, SAME_CARD, WINDOW_CROSSED
+from drivers.camera.tuning import INDEX_IN_VIEW, OUTLINE_GROWTH, SAME_CARD
 
 
 def same_card(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
@@ -100,24 +97,3 @@ def explained(
     size = max(3, int(INDEX_IN_VIEW * height) | 1)
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
     return not cv2.erode(left, disc).any()
-
-
-def crossed_window(window: npt.NDArray[Any], outlines: Sequence[npt.NDArray[Any]]) -> bool:
-    """Whether an index window (4 x 2 corners in the frame) is crossed by another card.
-
-    Crossed: one of `outlines` (the frame's found outlines, 4 x 2 corners) that does not hold
-    the window's centre covers at least `WINDOW_CROSSED` of the window's area. An outline
-    holding the centre is the window's own card or one beneath it; one over the index would
-    hide it, and the window would not be read.
-    """
-    w = np.asarray(window, np.float32)
-    area = float(cv2.contourArea(w))
-    cx, cy = (float(v) for v in w.mean(axis=0))
-    for outline in outlines:
-        q = np.asarray(outline, np.float32)
-        if cv2.pointPolygonTest(q, (cx, cy), False) >= 0:
-            continue
-        inter, _ = cv2.intersectConvexConvex(w, q)
-        if float(inter) >= WINDOW_CROSSED * max(area, 1.0):
-            return True
-    return False
