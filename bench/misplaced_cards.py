@@ -74,6 +74,18 @@ def window_error(quad: npt.NDArray[Any], truth: npt.NDArray[Any]) -> float:
     return float(np.linalg.norm(bilinear(quad, WINDOW) - bilinear(truth, WINDOW), axis=1).max())
 
 
+def corner_offset(quad: npt.NDArray[Any], truth: npt.NDArray[Any], size: float) -> str:
+    """Where `quad`'s first corner lies from `truth`'s, in the card's own axes (shares of its
+    height): `side` along its short side (+: towards the other index's side), `end` along its
+    long side (+: into the card), and the turn between their long sides (degrees)."""
+    across = (truth[1] - truth[0]) / np.linalg.norm(truth[1] - truth[0])
+    down = (truth[3] - truth[0]) / np.linalg.norm(truth[3] - truth[0])
+    d = quad[0] - truth[0]
+    a, b = quad[3] - quad[0], truth[3] - truth[0]
+    turn = np.degrees(np.arctan2(a[0] * b[1] - a[1] * b[0], a @ b))
+    return f"side {d @ across / size:+.3f} end {d @ down / size:+.3f} turn {turn:+.1f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--envelope", choices=("studio", "harsh"), default="studio")
@@ -121,11 +133,17 @@ def main() -> None:
                 truth_scores = detector.scores(gray, wanted)
                 print("    truth: " + " ".join(f"{s:.2f}" for s in truth_scores))
                 nearest: dict[str, tuple[float, float]] = {}
+                best: tuple[float, str, npt.NDArray[Any], npt.NDArray[Any]] | None = None
                 weak: list[tuple[float, str, float, npt.NDArray[Any]]] = []
                 for c in cands:
                     for own in (0, 2):
                         quad = np.roll(c.corners, -own, axis=0)
-                        err = min(window_error(quad, w) for w in wanted) / size
+                        err, w = min(
+                            ((window_error(quad, w) / size, w) for w in wanted),
+                            key=lambda e: e[0],
+                        )
+                        if best is None or err < best[0]:
+                            best = (err, kind(c), quad, w)
                         if err < nearest.get(kind(c), (9.0, 0.0))[0]:
                             nearest[kind(c)] = (err, c.support[own])
                         if err <= WINDOW_TOL and c.support[own] < MIN_CORNER_SUPPORT:
@@ -134,6 +152,8 @@ def main() -> None:
                     "    nearest: "
                     + "  ".join(f"{n} {e:.3f} (support {s:.2f})" for n, (e, s) in nearest.items())
                 )
+                if best is not None:
+                    print(f"    offset ({best[1]}): " + corner_offset(best[2], best[3], size))
                 if weak:
                     weak_scores = detector.scores(gray, [q for *_, q in weak])
                     print(

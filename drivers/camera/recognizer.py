@@ -186,7 +186,9 @@ class CardRecognizer:
             (cx, cy), _, _ = cv2.minAreaRect(region.contour)
             want = expected(float(cx), float(cy)) if expected is not None else None
             open_regions[k] = want
-            proposals += propose(gray, region, want or frame_long, region_edges(k))
+            proposals += propose(
+                gray, region, want or frame_long, region_edges(k), [o.corners for o in sure]
+            )
         # A proposal's corner over another card has weak edges: the detector may vouch for it.
         if self._corners is not None:
             proposals += confirmed_corners(gray, proposals, self._corners, thr)
