@@ -38,9 +38,10 @@ import numpy as np
 from camera import bench_recognizers, bench_scene, tags_for
 
 from drivers.camera.outline import CardOutline
-from drivers.camera.recognizer import MIN_CORNER_SUPPORT, CardRecognizer
+from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic.scene import RenderedFrame, Scene, project, render_scene
 from drivers.camera.synthetic.scoring import Score, card_height_px
+from drivers.camera.tuning import MIN_CORNER_SUPPORT
 
 # The index window used for visibility (as the renderer's ground truth defines it).
 _WINDOW = np.array([[0.02, 0.02], [0.27, 0.02], [0.27, 0.33], [0.02, 0.33]])

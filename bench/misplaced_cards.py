@@ -13,7 +13,7 @@ card this prints (one line per item, under the card's design, frame, code and sh
   least error of an index window it places, as a share of the card's height, with the
   corner's edge support (is a candidate near, and of which kind?);
 - `weak`: candidates placing the window within 4% at a corner whose edge support is under
-  `finder.MIN_CORNER_SUPPORT`, with the detector's score there (held back by the support bar);
+  `tuning.MIN_CORNER_SUPPORT`, with the detector's score there (held back by the support bar);
 - `hypotheses`: the rim hypotheses (`corners.corner_quads`, at each region's height,
   `finder.region_heights`) whose corner lies within 15% of the card's, with their window error
   and score (is the corner on the rim at all, and is its size right?).
@@ -40,7 +40,7 @@ from miss_causes import WINDOW_TOL, MissDiagnosis, read_candidates
 from calibration.profile import CalibrationProfile
 from drivers.camera.corners import corner_quads
 from drivers.camera.detect import detect_cards
-from drivers.camera.finder import MIN_CORNER_SUPPORT, region_heights
+from drivers.camera.finder import region_heights
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline import CardOutline
 from drivers.camera.recognizer import CardRecognizer
@@ -48,7 +48,7 @@ from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import random_scene
 from drivers.camera.synthetic.scoring import card_height_px, overlap
 from drivers.camera.synthetic.splits import SPLITS
-from drivers.camera.tuning import LEARNED_TUNING
+from drivers.camera.tuning import LEARNED_TUNING, MIN_CORNER_SUPPORT
 
 WINDOW = np.array([[0.02, 0.02], [0.27, 0.02], [0.27, 0.33], [0.02, 0.33]])
 COLOURS = {

@@ -29,6 +29,7 @@ from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.tuning import (
     ANCHOR_MOVE,
     CONFIRMED_CORNER,
+    MIN_CORNER_SUPPORT,
     PERSPECTIVE_OUTLINES,
     REFINE_STEP,
     REFINE_STEPS,
@@ -37,14 +38,6 @@ from drivers.camera.tuning import (
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
-
-MIN_CORNER_SUPPORT = 0.7
-"""A proposed outline's index corner is read only when both sides meeting there lie on image
-edges along at least 70% of the stretch beside the index. Motion blur smears edges, and
-well-placed blurred proposals under this bar are the largest cause of misses under blur; 0.5
-was tried (tuning split, 6 designs x 120 frames: studio 92.1 -> 93.4%, harsh 88.6 -> 91.2%, no
-new wrong read there) but read one card wrong on the test split (4D at 0.98 over a pile), so it
-was withdrawn: a lower bar needs a guard the tuning designs show first."""
 
 
 def readable_turns(outline: CardOutline) -> tuple[int, ...]:

@@ -23,7 +23,6 @@ from drivers.camera.detect import Detection, Image, card_threshold, detect_cards
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
-    MIN_CORNER_SUPPORT,
     TURNED,
     anchored,
     confirmed_corners,
@@ -40,6 +39,7 @@ from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
     INDEX_CENTRE,
     LEARNED_TUNING,
+    MIN_CORNER_SUPPORT,
     PAPER_CHROMA,
     PAPER_SHARE_BORDER,
     PAPER_SHARE_FACE_UP,
