@@ -59,17 +59,14 @@ def propose(
     region: BrightRegion,
     card_long: float | None,
     edges: tuple[Image, Quad] | None = None,
-    read: Sequence[Quad] = (),
 ) -> list[CardOutline]:
     """Speculative card outlines inside a bright region that firm outlines did not explain.
 
-    Row proposals (`merged.row_proposals`), with the card height known a card at every
-    corner-like bend of the region's rim (`_rim_quads`), and, when the region has a card's
-    shape itself, its own rectangle (a lone card the edge cut broke up under noise).
-    `card_long` is the card height in pixels when known; `edges` may give the edge map around
-    the region and its origin (`edges.local_edges`); `read` are the outlines of cards already
-    read in the frame (`_rim_quads` proposes nothing at their corners). Each proposal has its
-    sides moved onto the nearest edges and carries its corners' edge support.
+    Row proposals (`merged.row_proposals`) and, when the region has a card's shape itself, its
+    own rectangle (a lone card the edge cut broke up under noise). `card_long` is the card height
+    in pixels when known; `edges` may give the edge map around the region and its origin
+    (`edges.local_edges`). Each proposal has its sides moved onto the nearest edges and carries
+    its corners' edge support. The cards at the rim's bends are `rim_proposals`.
     """
     body = _body(region.contour, region.holes)
     _, (rw, rh), _ = cv2.minAreaRect(body)
@@ -82,13 +79,30 @@ def propose(
     # A side may snap onto its own edge or, when that is covered, onto a neighbour's: both are
     # tried. Proposals from nearby lines often snap onto the same card: read it once.
     snapped = _snapped(edge_map, origin, quads, region.contour)
-    if card_long is not None:
-        # Only rim cards with an index corner on edges: weak ones, vouched for by the
-        # detector (`finder.confirmed_corners`), read a half-hidden 9S as 6S at 0.98 through
-        # a window turned against it (large studio tuning run), and cost a frame ~16 ms.
-        rim = _snapped(edge_map, origin, _rim_quads(body, card_long, read), region.contour)
-        snapped += [o for o in rim if max(o.support[0], o.support[2]) >= MIN_CORNER_SUPPORT]
     return [snapped[k] for k in _unseen([o.corners for o in snapped])]
+
+
+def rim_proposals(
+    gray: Image,
+    region: BrightRegion,
+    card_long: float,
+    edges: tuple[Image, Quad] | None = None,
+    read: Sequence[Quad] = (),
+) -> list[CardOutline]:
+    """Speculative card outlines at the corner-like bends of a bright region's rim.
+
+    A card at each bend (`_rim_quads`, none at a corner of an outline in `read`), its sides
+    moved onto the nearest edges as `propose` does, kept only with an index corner on edges
+    (`tuning.MIN_CORNER_SUPPORT`): weak ones, vouched for by the detector
+    (`finder.confirmed_corners`), read a half-hidden 9S as 6S at 0.98 through a window turned
+    against it (large studio tuning run), and cost a frame ~16 ms. `card_long` is the card
+    height in pixels; `edges` as for `propose`.
+    """
+    body = _body(region.contour, region.holes)
+    edge_map, origin = edges if edges is not None else local_edges(gray, region.contour)
+    rim = _snapped(edge_map, origin, _rim_quads(body, card_long, read), region.contour)
+    kept = [o for o in rim if max(o.support[0], o.support[2]) >= MIN_CORNER_SUPPORT]
+    return [kept[k] for k in _unseen([o.corners for o in kept])]
 
 
 def _rim_quads(contour: npt.NDArray[Any], card_long: float, read: Sequence[Quad]) -> list[Quad]:
