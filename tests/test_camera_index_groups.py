@@ -7,6 +7,7 @@ group (`IndexClassifier.read_all(windows, groups, settled)`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy.typing as npt
@@ -35,9 +36,11 @@ def _counted(classifier: IndexClassifier, monkeypatch: pytest.MonkeyPatch) -> li
     calls = [0]
     moved = classifier._moved
 
-    def counting(window: npt.NDArray[Any]) -> list[npt.NDArray[Any]]:
+    def counting(
+        window: npt.NDArray[Any], moves: Sequence[tuple[int, int, bool]] = ()
+    ) -> list[npt.NDArray[Any]]:
         calls[0] += 1
-        return moved(window)
+        return moved(window, moves)
 
     monkeypatch.setattr(classifier, "_moved", counting)
     return calls
@@ -85,3 +88,67 @@ def test_a_settled_group_checks_one_window_and_names_no_other_code(
 
 def _code(read: IndexRead | None) -> str | None:
     return None if read is None else read.code
+
+
+def _misplaced(
+    classifier: IndexClassifier,
+    monkeypatch: pytest.MonkeyPatch,
+    wrong: dict[int, npt.NDArray[Any]],
+    at: int,
+) -> list[int]:
+    """Moved cuts of the windows keyed in `wrong` (by `id`) showing that other window at the
+    `at`-th cut of the five, as an outline moved onto a neighbour's index would; the others as
+    they are. Returns a counter of the moved cuts made."""
+    made = [0]
+    moved = classifier._moved
+
+    def cutting(
+        window: npt.NDArray[Any], moves: Sequence[tuple[int, int, bool]] = ()
+    ) -> list[npt.NDArray[Any]]:
+        cuts = moved(window, moves) if moves else moved(window)
+        # Which of the five these are: all five, the first alone, or the four after it.
+        first = 1 if len(moves) == 4 else 0
+        made[0] += len(cuts)
+        if id(window) in wrong and first <= at < first + len(cuts):
+            cuts[at - first] = wrong[id(window)]
+        return cuts
+
+    monkeypatch.setattr(classifier, "_moved", cutting)
+    return made
+
+
+def _sure_pair(
+    classifier: IndexClassifier, windows: list[npt.NDArray[Any]]
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """Two windows read sure as two different codes."""
+    reads = classifier.read_all([(w, False) for w in windows])
+    sure = [(w, r.code) for w, r in zip(windows, reads, strict=True) if r and r.code]
+    a, code = sure[0]
+    b = next(w for w, other in sure if other != code)
+    return a, b
+
+
+def test_a_window_whose_first_moved_cut_names_another_code_is_cut_no_further() -> None:
+    classifier, windows = _pairs(2, seed=73)
+    a, b = _sure_pair(classifier, windows)
+    with pytest.MonkeyPatch.context() as patch:
+        made = _misplaced(classifier, patch, {id(a): b}, at=0)
+        (read,) = classifier.read_all([(a, False)])
+    # The card is not read there, as with all five cuts, and four cuts fewer are made.
+    assert read is not None and read.code is None and read.confidence == 0.0
+    assert made[0] == 1
+
+
+@pytest.mark.parametrize("at", [0, 1, 4])
+def test_a_moved_cut_naming_another_code_anywhere_refuses_only_its_window(at: int) -> None:
+    classifier, windows = _pairs(2, seed=74)
+    a, b = _sure_pair(classifier, windows)
+    alone = classifier.read_all([(w, False) for w in windows])
+    with pytest.MonkeyPatch.context() as patch:
+        _misplaced(classifier, patch, {id(a): b}, at=at)
+        misled = classifier.read_all([(w, False) for w in windows])
+    for w, before, after in zip(windows, alone, misled, strict=True):
+        if w is a:
+            assert after is not None and after.code is None and after.confidence == 0.0
+        else:
+            assert after == before
