@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.errors import RecognizerConfigurationError
+from drivers.camera.onnx_run import run_rows
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -249,7 +250,7 @@ class IndexCornerDetector:
         """The index-corner probability of each hypothesis (empty in, empty out)."""
         if not quads:
             return np.zeros(0, np.float32)
-        (logits,) = self._session.run(None, {"patch": patches(gray, quads)})
+        (logits,) = run_rows(self._session, None, "patch", patches(gray, quads))
         out: npt.NDArray[np.float32] = (1.0 / (1.0 + np.exp(-logits[:, 0]))).astype(np.float32)
         return out
 
