@@ -18,8 +18,6 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.onnx_run import run_rows
-
 Image = npt.NDArray[Any]
 
 MODEL_VERSION = 2
@@ -110,7 +108,7 @@ class IndexModel:
         x = np.ascontiguousarray(batch, np.float32)
         if x.ndim == 3:
             x = x[None]
-        rank, suit = run_rows(self._session, ["rank", "suit"], "window", x)
+        rank, suit = self._session.run(["rank", "suit"], {"window": x})
         return np.asarray(rank, np.float32), np.asarray(suit, np.float32)
 
     def guesses(self, windows: Sequence[Image]) -> list[IndexGuess | None]:

@@ -1,12 +1,16 @@
-"""Running the camera's networks on a batch of inputs, a few rows at a time.
+"""Running the index-corner detector's network on a batch of inputs, a few rows at a time.
 
-Both networks (the deck's index reader, `index_model.IndexModel`, and the index-corner detector,
-`index_corners.IndexCornerDetector`) take any number of rows in one onnxruntime call, and a
-frame hands them from one to ~150 at once. On one core a row costs more in a long batch than
-in a short one (the layers' activations of a long batch outgrow the CPU's caches): over the
-calls of 30 cached tuning studio frames, the detector took 2.45 ms a frame in whole batches
-and 1.9 in runs of 16 rows, the reader 4.6 and 4.3. Each row's outputs are the same to the bit
-either way (a row is computed alone in every layer; `tests/test_camera_onnx_run.py`).
+The detector (`index_corners.IndexCornerDetector`) takes any number of rows in one onnxruntime
+call, and a frame hands it from a few to ~150 hypotheses at once. On one core a row costs more
+in a long batch than in a short one (the layers' activations of a long batch outgrow the CPU's
+caches): over the detector's calls of 30 cached tuning studio frames, replayed, 2.45 ms a frame
+in whole batches and 1.9 in runs of 16 rows, each row's score the same to the bit
+(`tests/test_camera_onnx_run.py`).
+
+The deck's reader (`index_model.IndexModel`) is not run this way: in runs of 16 rows it read
+the same on the cached tuning frames and on random inputs, but a rendered scene of the test
+suite (a fan's 7S beside a back, `tests/test_camera_detect.py`) was no longer read, and why
+was not found; whole batches are what its bars were chosen on.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ Array = npt.NDArray[Any]
 
 BATCH_ROWS = 16
 """Rows of one onnxruntime call: on the calls above, runs of 8-32 rows cost the same, and
-whole batches (up to 154 rows) 10-25% more."""
+whole batches (up to 154 rows) about a quarter more."""
 
 
 class Session(Protocol):
