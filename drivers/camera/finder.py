@@ -25,7 +25,7 @@ from drivers.camera.edges import local_edges
 from drivers.camera.index_corners import THRESHOLD, IndexCornerDetector, shipped_detector
 from drivers.camera.outline import CardOutline, long_side
 from drivers.camera.outline_fit import fit_corners
-from drivers.camera.proposals import propose, rim_proposals, snap_outline
+from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.tuning import (
     ANCHOR_MOVE,
     CONFIRMED_CORNER,
@@ -142,10 +142,7 @@ def find_candidates(
     for region, maps in zip(found.regions, edge_maps, strict=True):
         (cx, cy), _, _ = cv2.minAreaRect(region.contour)
         want = expected(float(cx), float(cy)) if expected is not None else None
-        size = want or frame_long
-        out.extend(propose(gray, region, size, maps))
-        if size is not None:
-            out.extend(rim_proposals(gray, region, size, maps))
+        out.extend(propose(gray, region, want or frame_long, maps))
     if corners:
         out.extend(
             confirmed_corners(

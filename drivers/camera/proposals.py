@@ -9,19 +9,16 @@ asks of a proposal before it reads it. `snap_outline` does the same for one outl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.corners import corner_quads
 from drivers.camera.detect import BrightRegion
 from drivers.camera.edges import corner_supports_all, local_edges, refine_all
 from drivers.camera.merged import row_proposals
 from drivers.camera.outline import OUTLINE_ASPECT, CardOutline, lengths, portraits
-from drivers.camera.tuning import MIN_CORNER_SUPPORT, RIM_READ_CORNER
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -66,7 +63,7 @@ def propose(
     own rectangle (a lone card the edge cut broke up under noise). `card_long` is the card height
     in pixels when known; `edges` may give the edge map around the region and its origin
     (`edges.local_edges`). Each proposal has its sides moved onto the nearest edges and carries
-    its corners' edge support. The cards at the rim's bends are `rim_proposals`.
+    its corners' edge support.
     """
     body = _body(region.contour, region.holes)
     _, (rw, rh), _ = cv2.minAreaRect(body)
@@ -80,52 +77,6 @@ def propose(
     # tried. Proposals from nearby lines often snap onto the same card: read it once.
     snapped = _snapped(edge_map, origin, quads, region.contour)
     return [snapped[k] for k in _unseen([o.corners for o in snapped])]
-
-
-def rim_proposals(
-    gray: Image,
-    region: BrightRegion,
-    card_long: float,
-    edges: tuple[Image, Quad] | None = None,
-    read: Sequence[Quad] = (),
-) -> list[CardOutline]:
-    """Speculative card outlines at the corner-like bends of a bright region's rim.
-
-    A card at each bend (`_rim_quads`, none at a corner of an outline in `read`), its sides
-    moved onto the nearest edges as `propose` does, kept only with an index corner on edges
-    (`tuning.MIN_CORNER_SUPPORT`): weak ones, vouched for by the detector
-    (`finder.confirmed_corners`), read a half-hidden 9S as 6S at 0.98 through a window turned
-    against it (large studio tuning run), and cost a frame ~16 ms. `card_long` is the card
-    height in pixels; `edges` as for `propose`.
-    """
-    body = _body(region.contour, region.holes)
-    edge_map, origin = edges if edges is not None else local_edges(gray, region.contour)
-    rim = _snapped(edge_map, origin, _rim_quads(body, card_long, read), region.contour)
-    kept = [o for o in rim if max(o.support[0], o.support[2]) >= MIN_CORNER_SUPPORT]
-    return [kept[k] for k in _unseen([o.corners for o in kept])]
-
-
-def _rim_quads(contour: npt.NDArray[Any], card_long: float, read: Sequence[Quad]) -> list[Quad]:
-    """Card outlines at the index-corner-like bends of a region's rim, off the read cards' corners.
-
-    A fanned card is turned against the band its fan makes and ends at its own place along
-    it: a row proposal, square to the band and flush with the band's end (the highest card's)
-    or a line across it, put the index window of 13 of the 15 misplaced cards of the medium
-    studio tuning run 3.6-18% of the card's height off (turned up to 30 degrees). Each straight
-    stretch of the rim is a card's own side, its ends the card's corners (`corners.corner_quads`,
-    which the index-corner detector scores): proposed there too, the card's own side and end
-    are where its sides start, and they are snapped and asked for edge support as every
-    proposal is. A bend within `tuning.RIM_READ_CORNER` of the card's height of a corner of an
-    outline in `read` is that card's own corner: its index is read already, and at its two
-    other corners the rectangle lies across it, a quarter turned, with its index window on
-    the card's print (a four-index deck's upper right index read as a 6H on a lone TD).
-    """
-    quads = corner_quads(contour, card_long)
-    if not quads or not read:
-        return quads
-    corners = np.concatenate([np.asarray(q, np.float64).reshape(4, 2) for q in read])
-    near = RIM_READ_CORNER * card_long
-    return [q for q in quads if float(np.linalg.norm(corners - q[0], axis=1).min()) > near]
 
 
 def _unseen(quads: list[Quad]) -> list[int]:

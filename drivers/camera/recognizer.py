@@ -34,7 +34,7 @@ from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline import CardOutline, long_side, side_pairs
 from drivers.camera.outline_fit import fitted_for_reading
-from drivers.camera.proposals import propose, rim_proposals, snap_outline
+from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
     INDEX_CENTRE,
@@ -174,7 +174,6 @@ class CardRecognizer:
         guesses.extend(self._read_in_view(frame, gray, thr, found, firm, leaning))
         open_regions: dict[int, float | None] = {}
         proposals: list[CardOutline] = []
-        rims: list[CardOutline] = []
         for k, region in enumerate(found.regions):
             area = float(cv2.contourArea(region.contour))
             covered = sum(
@@ -187,12 +186,7 @@ class CardRecognizer:
             (cx, cy), _, _ = cv2.minAreaRect(region.contour)
             want = expected(float(cx), float(cy)) if expected is not None else None
             open_regions[k] = want
-            size = want or frame_long
-            proposals += propose(gray, region, size, region_edges(k))
-            if size is not None:
-                rims += rim_proposals(
-                    gray, region, size, region_edges(k), [o.corners for o in sure]
-                )
+            proposals += propose(gray, region, want or frame_long, region_edges(k))
         # A proposal's corner over another card has weak edges: the detector may vouch for it.
         if self._corners is not None:
             proposals += confirmed_corners(gray, proposals, self._corners, thr)
@@ -203,13 +197,6 @@ class CardRecognizer:
         guesses += _coded(
             self._read_many(frame, gray, thr, proposals, ReadingSource.PROPOSAL, leaning)
         )
-        # Cards at the rim's bends are read where they lie and where they anchor, never placed
-        # again by the detector (`leaning`): one lying a quarter turned on a four-index card,
-        # its corner on the rim's noise by a chip, leaned to a code on the card's upper right
-        # index, and placed again read a TD as 5D at 0.998 (large studio tuning run).
-        rims = off_read_indices(rims, readings)
-        rims += anchored(gray, rims, thr)
-        guesses += _coded(self._read_many(frame, gray, thr, rims, ReadingSource.PROPOSAL))
         # Where outlines fail (fans, merged rows), the learned detector finds index corners on
         # the open regions' rims; each is read at that corner only.
         if open_regions and self._corners is not None:

@@ -182,15 +182,6 @@ well-placed blurred proposals under this bar are the largest cause of misses und
 was tried (tuning split, 6 designs x 120 frames: studio 92.1 -> 93.4%, harsh 88.6 -> 91.2%, no
 new wrong read there) but read one card wrong on the test split (4D at 0.98 over a pile), so it
 was withdrawn: a lower bar needs a guard the tuning designs show first."""
-RIM_READ_CORNER = 0.1
-"""A card proposed at a bend of a bright region's rim (`proposals._rim_quads`) is not proposed
-when the bend lies within this share of the card's height of a corner of a card read in the
-frame: that is the read card's own corner (the rim's bend lies within ~5% of the fitted
-outline's corner: the threshold's shrinkage and the rounding), where its index is read already
-or, at its two other corners, the rectangle lies across the card a quarter turned. A fanned
-card's index corner lies further than this from the card over it: a fan's cards turn 8-18
-degrees apart round a pivot a card's height or more below their tops, 14% of the height or
-more apart along the fan's arc."""
 ANCHOR_MOVE = 0.015
 """A guessed outline gets a copy anchored on the paper's corner (`finder.anchored`) only when
 the anchoring moves its index window by more than this share of the card's height: the reader
