@@ -118,18 +118,15 @@ def felt_around(frame: Image, region: npt.NDArray[Any]) -> FeltAround | None:
 
 
 def _felt_holes(
-    frame: Image, region: npt.NDArray[Any], holes: list[npt.NDArray[Any]]
+    frame: Image, around: FeltAround, holes: list[npt.NDArray[Any]]
 ) -> tuple[npt.NDArray[Any], ...]:
-    """The `holes` (inside `region`) that show the felt seen just outside the region.
+    """The `holes` (inside the region `around` measured) that show the felt seen around it.
 
     A printed box touching a card encloses felt; a card back's dark middle does not (its
-    print differs from the felt in colour or pattern), and stays part of its row.
+    print differs from the felt in colour or pattern), and stays part of its row. The felt's
+    colour and noise are the region's whatever the hole: measured once (a region of several
+    cards has a hole between each two).
     """
-    # The felt's colour and noise are the region's whatever the hole: measured once (a region
-    # of several cards has a hole between each two).
-    around = felt_around(frame, region)
-    if around is None:
-        return ()
     x0, y0 = around.origin
     shape = around.solid.shape
     roi = frame[y0 : y0 + shape[0], x0 : x0 + shape[1]]
@@ -192,13 +189,18 @@ class StripView:
     _around: FeltAround | None = field(default=None, init=False)
     _measured: bool = field(default=False, init=False)
 
-    def felt_share(self, quad: Quad) -> float:
-        """`FeltAround.felt_share` of `quad` (0.0 when the felt is not known)."""
+    def around(self) -> FeltAround | None:
+        """`felt_around` the region, measured on the first call (None: no felt known)."""
         if self.frame is None or self.region is None:
-            return 0.0
+            return None
         if not self._measured:
             self._around, self._measured = felt_around(self.frame, self.region), True
-        return 0.0 if self._around is None else self._around.felt_share(self.frame, quad)
+        return self._around
+
+    def felt_share(self, quad: Quad) -> float:
+        """`FeltAround.felt_share` of `quad` (0.0 when the felt is not known)."""
+        around = self.around()
+        return 0.0 if around is None or self.frame is None else around.felt_share(self.frame, quad)
 
 
 def _extend(
@@ -372,14 +374,18 @@ def detect_cards(
     whole: list[int] = []
     views: dict[int, StripView] = {}
 
-    def strip_view(contour: npt.NDArray[Any]) -> StripView:
-        # The felt around the strip's own region, measured once per region, where a side asks.
-        if frame is None:
-            return StripView(raw)
-        k = next((n for n, r in enumerate(parts.regions) if inside(r.part.contour, contour)), -1)
+    def region_view(k: int) -> StripView:
+        # The felt around bright region k (-1: none), measured once, where a strip's side or
+        # the region's holes first ask.
         if k not in views:
             views[k] = StripView(raw, frame, parts.regions[k].part.contour if k >= 0 else None)
         return views[k]
+
+    def strip_view(contour: npt.NDArray[Any]) -> StripView:
+        if frame is None:
+            return StripView(raw)
+        k = next((n for n, r in enumerate(parts.regions) if inside(r.part.contour, contour)), -1)
+        return region_view(k)
 
     for box, contour, long_side, short_side in found:
         ratio = long_side / short_side
@@ -422,7 +428,7 @@ def detect_cards(
     pieces = [p.contour for p in parts.pieces]
     means = [_mean_point(p) for p in pieces]
     regions: list[BrightRegion] = []
-    for bright in parts.regions:
+    for k, bright in enumerate(parts.regions):
         region = bright.part.contour
         # A region of several cards is looked into for more cards unless it is mostly dark
         # inside (a printed box, a row of backs): face-up cards are mostly paper even where a
@@ -430,7 +436,8 @@ def detect_cards(
         if bright.part.bright_share() < _HOLLOW_REGION:
             continue
         holes = list(bright.holes)
-        felt = _felt_holes(frame, region, holes) if holes and frame is not None else ()
+        around = region_view(k).around() if holes else None
+        felt = _felt_holes(frame, around, holes) if around is not None and frame is not None else ()
         in_region = tuple(p for p, m in zip(pieces, means, strict=True) if _holds(region, m))
         regions.append(BrightRegion(region, in_region, felt))
     return Detection(out, regions)
