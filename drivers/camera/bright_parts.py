@@ -175,7 +175,11 @@ def _crops(raw: Image, min_area: float) -> list[tuple[int, int, Image]]:
     # Pooled parts one pooled pixel apart are joined: their full-size pixels may be as near as
     # a pixel, and the closing bridges gaps up to 4 px.
     joined = cv2.dilate(pooled, _JOIN)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    # Grana's block-based labelling: the same labels and stats as the default (which also
+    # labels 2 x 2 blocks in raster order), at under half its time with stats on one thread.
+    count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+        joined, 8, cv2.CV_32S, cv2.CCL_GRANA
+    )
     out = []
     for k in range(1, count):
         px, py, pw_k, ph_k, _ = (int(v) for v in stats[k])
@@ -184,9 +188,12 @@ def _crops(raw: Image, min_area: float) -> list[tuple[int, int, Image]]:
             continue
         x0, y0 = max(0, px * POOL - PAD), max(0, py * POOL - PAD)
         x1, y1 = min(w, (px + pw_k) * POOL + PAD), min(h, (py + ph_k) * POOL + PAD)
-        mine = (labels[y0 // POOL : -(-y1 // POOL), x0 // POOL : -(-x1 // POOL)] == k).view(
-            np.uint8
-        )
+        window = labels[y0 // POOL : -(-y1 // POOL), x0 // POOL : -(-x1 // POOL)]
+        mine = (window == k).view(np.uint8)
+        if cv2.countNonZero(mine) == cv2.countNonZero(window):
+            # No other part reaches into the crop: every bright pixel in it is this part's.
+            out.append((x0, y0, raw[y0:y1, x0:x1]))
+            continue
         block = cv2.resize(mine, None, fx=POOL, fy=POOL, interpolation=cv2.INTER_NEAREST)
         block = block[y0 % POOL : y0 % POOL + y1 - y0, x0 % POOL : x0 % POOL + x1 - x0]
         own = cv2.bitwise_and(raw[y0:y1, x0:x1], block)
