@@ -61,6 +61,21 @@ _SHAPE = st.tuples(
     ink=[],
     seed=0,
 )
+@example(
+    # A card lying inside a ring of others (a frame of cards round it, more than the join
+    # apart): the ring's crop holds the card's pixels, which must be left out of it; the card's
+    # own crop holds only its pixels and is taken as the threshold's own.
+    cards=[
+        (0, 0, 250, 20),
+        (0, 160, 250, 20),
+        (0, 0, 20, 180),
+        (230, 0, 20, 180),
+        (80, 60, 80, 50),
+    ],
+    holes=[],
+    ink=[],
+    seed=1,
+)
 @given(
     cards=st.lists(_SHAPE, max_size=8),
     holes=st.lists(_SHAPE, max_size=3),
