@@ -57,6 +57,11 @@ def _bilinear(quad: npt.NDArray[Any], uv: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 def _in_view(k: int, turn: int, frame: RenderedFrame, scene: Scene) -> bool:
     """Whether card k's index window at `turn` is >= 90% uncovered by later cards and chips."""
+    return shown_share(k, turn, frame, scene) >= 0.9
+
+
+def shown_share(k: int, turn: int, frame: RenderedFrame, scene: Scene) -> float:
+    """The share of card k's index window at `turn` that later cards and chips leave uncovered."""
     win = _bilinear(np.roll(frame.cards[k].corners, -turn, axis=0), WINDOW)
     x0, y0 = np.floor(win.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(win.max(axis=0)).astype(int) + 2
@@ -71,7 +76,7 @@ def _in_view(k: int, turn: int, frame: RenderedFrame, scene: Scene) -> bool:
         )
         r = round(float(np.hypot(*(c[1] - c[0]))))
         cv2.circle(mask, (round(c[0, 0]) - x0, round(c[0, 1]) - y0), r, 0, -1)
-    return float(mask.sum()) >= 0.9 * total
+    return float(mask.sum()) / total
 
 
 def _labelled(

@@ -1,0 +1,114 @@
+"""The dense index-corner detector's runtime: a frame's index corners, looked for everywhere.
+
+Today's detector (`index_corners`) only scores the corner hypotheses a bright region's rim
+makes (`corners.corner_quads`): an index corner the rim does not bend at is never looked at.
+This one looks everywhere: a small fully convolutional network over the grey frame downscaled
+`SCALE` times gives, per cell of a grid `STRIDE` input pixels apart (CenterNet-style), the odds
+that a face-up card's index corner lies in the cell, where in it, which way the card's short
+side goes from it (cos and sin of its turn) and the card's height (log). `corners` decodes the
+maps to corner outlines (the corner first, its short side next, as `corners.corner_quads`).
+Deck-agnostic; trained offline on tuning designs only (`dense_corner_training`) and run with
+onnxruntime on one thread. The recognizer does not use it: fed to the finder it read more
+cards but made a new wrong read on a tuning cache, and no model ships (`docs/camera.md`, "A
+dense index-corner detector, measured"); `bench/dense_corners.py` measures a trained model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.corners import CARD_ASPECT
+
+Array = npt.NDArray[Any]
+Quad = npt.NDArray[Any]
+
+SCALE = 4
+"""Frame pixels per input pixel: a 1080p frame is read at 480 x 270."""
+STRIDE = 4
+"""Input pixels per output cell: a cell is `SCALE * STRIDE` = 16 frame pixels."""
+HEIGHT_UNIT = 100.0
+"""The height channel is log(card height / this many frame pixels)."""
+
+
+def downscaled(gray: Array) -> Array:
+    """The grey frame averaged down `SCALE` times, padded (edge) to a multiple of `STRIDE`."""
+    h, w = gray.shape[0] // SCALE, gray.shape[1] // SCALE
+    small = cv2.resize(gray[: h * SCALE, : w * SCALE], (w, h), interpolation=cv2.INTER_AREA)
+    ph, pw = -h % STRIDE, -w % STRIDE
+    out: Array = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    return out
+
+
+def net_input(small: Array) -> npt.NDArray[np.float32]:
+    """The network's input for a downscaled frame (`downscaled`): (1, 1, h, w), about -2..2."""
+    out: npt.NDArray[np.float32] = ((small.astype(np.float32) - 128.0) / 64.0)[None, None]
+    return out
+
+
+def to_cells(points: Array) -> Array:
+    """Frame pixels to grid cells (a cell's centre at integers).
+
+    The two convolutions of stride 2 centre output i on input 4i, and input pixel x averages
+    frame pixels 4x..4x+3.
+    """
+    out: Array = (np.asarray(points, np.float64) - (SCALE - 1) / 2) / (SCALE * STRIDE)
+    return out
+
+
+def from_cells(cells: Array) -> Array:
+    """Grid cells to frame pixels (`to_cells` undone)."""
+    out: Array = np.asarray(cells, np.float64) * (SCALE * STRIDE) + (SCALE - 1) / 2
+    return out
+
+
+def corner_quad(corner: Array, turn: float, height: float) -> Quad:
+    """The card outline at an index corner: corner, short side along `turn`, long side after."""
+    along = np.array([np.cos(turn), np.sin(turn)])
+    down = np.array([-along[1], along[0]])
+    width = height / CARD_ASPECT
+    out: Quad = np.array(
+        [corner, corner + width * along, corner + width * along + height * down,
+         corner + height * down]
+    )  # fmt: skip
+    return out
+
+
+def corners(maps: Array, threshold: float) -> list[tuple[float, Quad]]:
+    """The network's output for one frame (6, h, w) decoded: (odds, outline) per peak cell.
+
+    A peak is a cell at least as sure as its eight neighbours and at least `threshold` sure.
+    """
+    odds = 1.0 / (1.0 + np.exp(-maps[0]))
+    peak = (odds >= threshold) & (odds >= cv2.dilate(odds, np.ones((3, 3), np.uint8)))
+    out: list[tuple[float, Quad]] = []
+    for i, j in zip(*np.nonzero(peak), strict=True):
+        dx, dy, c, s, logh = maps[1:, i, j]
+        corner = from_cells(np.array([j + dx, i + dy]))
+        quad = corner_quad(corner, float(np.arctan2(s, c)), HEIGHT_UNIT * float(np.exp(logh)))
+        out.append((float(odds[i, j]), quad))
+    out.sort(key=lambda d: -d[0])
+    return out
+
+
+class DenseCorners:
+    """A trained model's network (`dense_corner_training`'s output) run on one thread."""
+
+    def __init__(self, data: bytes) -> None:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            data, options, providers=["CPUExecutionProvider"]
+        )
+
+    def maps(self, small: Array) -> Array:
+        """The output maps (6, h, w) for a downscaled frame (`downscaled`)."""
+        (out,) = self._session.run(None, {"frame": net_input(small)})
+        maps: Array = np.asarray(out)[0]
+        return maps

@@ -1,0 +1,115 @@
+"""The dense index-corner detector's codec and graph (`dense_corners`, `dense_corner_training`).
+
+What the bench measures rests on two things: the maps the network is taught (`targets`) decode
+back to the drawn corners (`corners`), so a perfect network would find every corner where it
+is, turned and sized as drawn; and the ONNX graph onnxruntime runs convolves as the training
+did (strides, dilations, padding), so the weights run as they were fitted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drivers.camera.dense_corner_training import Truth, targets
+from drivers.camera.dense_corners import (
+    SCALE,
+    STRIDE,
+    corners,
+    to_cells,
+)
+from drivers.camera.onnx_dense_graph import ConvLayer, fully_conv_onnx
+
+GRID = (68, 120)  # a 1080p frame's cells
+
+
+def _perfect_maps(truth: Truth) -> np.ndarray:
+    """What a network that learned `targets` exactly would output."""
+    heat, _, reg, _ = targets(truth, GRID)
+    logit = np.where(heat >= 1.0, 10.0, -10.0)[None]
+    return np.concatenate([logit, reg]).astype(np.float32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 10), st.integers(1, 5),  # a coarse slot keeps corners apart
+            st.floats(0.05, 0.95), st.floats(0.05, 0.95),
+            st.floats(-np.pi, np.pi - 1e-6), st.floats(120.0, 400.0),
+        ),
+        min_size=1, max_size=5, unique_by=lambda c: (c[0], c[1]),
+    )
+)  # fmt: skip
+def test_taught_maps_decode_to_the_drawn_corners(
+    drawn: list[tuple[int, int, float, float, float, float]],
+) -> None:
+    cell = SCALE * STRIDE
+    corner = np.array(
+        [[(sx + fx) * 10 * cell, (sy + fy) * 10 * cell] for sx, sy, fx, fy, *_ in drawn]
+    )
+    turn = np.array([d[4] for d in drawn])
+    height = np.array([d[5] for d in drawn])
+    n = len(drawn)
+    truth = Truth(corner, turn, height, np.ones(n), np.zeros(n, bool))
+    found = corners(_perfect_maps(truth), 0.5)
+    assert len(found) == n
+    for c, t, h in zip(corner, turn, height, strict=True):
+        quad = min((q for _, q in found), key=lambda q: float(np.linalg.norm(q[0] - c)))
+        assert np.linalg.norm(quad[0] - c) < 1e-3
+        side = quad[1] - quad[0]
+        off = (np.arctan2(side[1], side[0]) - t + np.pi) % (2 * np.pi) - np.pi
+        assert abs(off) < 1e-5
+        assert abs(np.linalg.norm(quad[3] - quad[0]) - h) < 1e-3
+        # The long side goes clockwise after the short one, as on a card's index corner.
+        long_ = quad[3] - quad[0]
+        assert side[0] * long_[1] - side[1] * long_[0] > 0
+
+
+def test_a_partly_covered_corner_is_neither_taught_nor_counted_as_felt() -> None:
+    corner = np.array([[800.0, 400.0], [300.0, 600.0]])
+    truth = Truth(corner, np.zeros(2), np.full(2, 200.0), np.array([0.7, 0.2]), np.zeros(2, bool))
+    heat, weight, _, reg_w = targets(truth, GRID)
+    assert not heat.any() and not reg_w.any()
+    i, j = np.round(to_cells(corner[0])[::-1]).astype(int)
+    assert weight[i, j] == 0.0
+    # A corner nearly all covered is felt to the network: the card over it shows there.
+    i, j = np.round(to_cells(corner[1])[::-1]).astype(int)
+    assert weight[i, j] == 1.0
+
+
+def _reference(x: np.ndarray, w: np.ndarray, b: np.ndarray, layer: ConvLayer) -> np.ndarray:
+    """A plain cross-correlation with the layer's stride, dilation and 'same' padding."""
+    k = w.shape[2]
+    pad = layer.dilation * (k // 2)
+    xp = np.pad(x, ((0, 0), (pad, pad), (pad, pad)))
+    h = (x.shape[1] + 2 * pad - layer.dilation * (k - 1) - 1) // layer.stride + 1
+    wd = (x.shape[2] + 2 * pad - layer.dilation * (k - 1) - 1) // layer.stride + 1
+    out = np.zeros((w.shape[0], h, wd))
+    for i in range(h):
+        for j in range(wd):
+            y0, x0 = i * layer.stride, j * layer.stride
+            patch = xp[:, y0 : y0 + layer.dilation * (k - 1) + 1 : layer.dilation,
+                       x0 : x0 + layer.dilation * (k - 1) + 1 : layer.dilation]  # fmt: skip
+            out[:, i, j] = np.tensordot(w, patch, axes=([1, 2, 3], [0, 1, 2])) + b
+    return np.maximum(out, 0.0) if layer.relu else out
+
+
+def test_the_dense_graph_convolves_with_its_strides_and_dilations() -> None:
+    rng = np.random.default_rng(3)
+    layers = (ConvLayer("a", stride=2), ConvLayer("b", dilation=2), ConvLayer("h", relu=False))
+    shapes = {"a": (4, 1, 3, 3), "b": (5, 4, 3, 3), "h": (3, 5, 1, 1)}
+    params = {}
+    for name, shape in shapes.items():
+        params[f"{name}w"] = rng.normal(size=shape).astype(np.float32)
+        params[f"{name}b"] = rng.normal(size=shape[0]).astype(np.float32)
+    model = fully_conv_onnx(params, layers, graph="t", input_name="frame", output="maps")
+    x = rng.normal(size=(1, 1, 13, 18)).astype(np.float32)
+    (got,) = ort.InferenceSession(model).run(None, {"frame": x})
+    want = x[0].astype(np.float64)
+    for layer in layers:
+        want = _reference(want, params[f"{layer.name}w"], params[f"{layer.name}b"], layer)
+    assert got.shape == (1, 3, 7, 9)
+    np.testing.assert_allclose(got[0], want, rtol=1e-4, atol=1e-4)
