@@ -2,14 +2,14 @@
 
 Each card's index window, at both its index corners, is rendered many times through a random camera
 (`calibration.corner_render.camera_corner`); windows that hold no index of this deck (other parts
-of a face, an index upside down, a corner turned on its side, patterned backs, chip-like discs)
-teach the "none" class. A small convolutional network with a rank head and a suit head
-(`calibration.corner_net`) is trained with JAX and optax and exported to ONNX, which
-onnxruntime runs at read time. Every draw comes from one seeded generator, so the same
-references always give the same model; a process-wide cache keyed by a hash of the references
-makes a second training of the same deck free, and a cache directory on disk (the user's, from
-the command line) makes it free across processes: the simulated table learns its deck at every
-`studio run` start, and a deck calibrated again from the same images trains nothing.
+of a face, an index upside down, patterned backs, chip-like discs) teach the "none" class. A
+small convolutional network with a rank head and a suit head (`calibration.corner_net`) is
+trained with JAX and optax and exported to ONNX, which onnxruntime runs at read time. Every
+draw comes from one seeded generator, so the same references always give the same model; a
+process-wide cache keyed by a hash of the references makes a second training of the same deck
+free, and a cache directory on disk (the user's, from the command line) makes it free across
+processes: the simulated table learns its deck at every `studio run` start, and a deck
+calibrated again from the same images trains nothing.
 """
 
 from __future__ import annotations
@@ -64,10 +64,6 @@ TRAINING_VERSION = 4
 
 DEFAULT_LOOK = CameraLook()
 """The camera a deck's references are rendered through (`calibration.corner_render`)."""
-
-NEGATIVE_KINDS = 4
-"""Kinds of "none" window, in turn: another part of a face, a back, a chip, a card turned a
-quarter (`training_windows`)."""
 
 _CACHE: dict[str, tuple[IndexModel, int]] = {}
 SHIPPED_USED: set[Path] = set()
@@ -260,8 +256,7 @@ def training_windows(
     `size.positives_per_card` renders of each card (each cut `size.cuts` times through its own
     slightly wrong outline), half of them at its far index corner (the card turned half
     round), are labelled with the card's rank and suit; `size.negatives`
-    windows holding no index of this deck (other parts of a face, backs, chips, a card turned
-    a quarter so that a corner lies on its side) are labelled
+    windows holding no index of this deck (other parts of a face, backs, chips) are labelled
     `NONE` for both heads. Windows with no print at all (`window_tensor` None) are left out.
     `report(stage, done, total)` is told of the renders ("render") as they progress.
     Returns (N, CHANNELS, H, W) windows and the rank and suit indices into the names given.
@@ -297,16 +292,8 @@ def training_windows(
     ch, cw = some.shape[:2]
     ww, wh = window[2] - window[0], window[3] - window[1]
     for k in range(size.negatives):
-        kind = k % NEGATIVE_KINDS
-        if kind == 3:
-            # A card seen through a frame turned a quarter against it: the window holds one of
-            # its corners on its side (a four-index deck's third or fourth index, or margin and
-            # pips). The recognizer cuts every window upright in its own card's frame, so an
-            # index on its side is never one to read; untaught, the reader read a four-index
-            # 4H's upper right index through a proposal lying across it as 4D at 0.9999.
-            flat = _turned(flats[codes[int(rng.integers(len(codes)))]], rng)
-            add(camera_corners(flat, window, rng, look), NONE, NONE)
-        elif kind == 0:
+        kind = k % 3
+        if kind == 0:
             # Another part of a face: pips, a court picture, the far corner upside down.
             flat = flats[codes[int(rng.integers(len(codes)))]]
             while True:
@@ -320,25 +307,6 @@ def training_windows(
             add(camera_corners(fake, window, rng, look), NONE, NONE)
     report("render", renders, renders)
     return np.stack(rows), np.array(rank_y, np.int64), np.array(suit_y, np.int64)
-
-
-def _turned(flat: Image, rng: np.random.Generator) -> Image:
-    """`flat` turned a quarter either way, on a canvas of its own (upright) size.
-
-    `camera_corners` cuts the index window at the canvas's top-left corner, where the card's
-    upper right corner (turned counter-clockwise) or its lower left one (clockwise) now lies,
-    on its side: the only two corners at which a card frame turned a quarter lies over the card
-    (at the other two, a frame over the card would be its mirror image). What the turned card
-    does not cover, beyond the window's reach, is a plain felt colour.
-    """
-    way = cv2.ROTATE_90_CLOCKWISE if rng.random() < 0.5 else cv2.ROTATE_90_COUNTERCLOCKWISE
-    turned = cv2.rotate(flat, way)
-    out = np.empty_like(flat)
-    out[:] = tuple(int(c) for c in rng.integers(10, 140, 3))
-    h = min(flat.shape[0], turned.shape[0])
-    w = min(flat.shape[1], turned.shape[1])
-    out[:h, :w] = turned[:h, :w]
-    return out
 
 
 def _back(rng: np.random.Generator, size: tuple[int, int]) -> Image:
