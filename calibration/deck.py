@@ -212,13 +212,16 @@ def learn_deck(
     *,
     model_cache: Path | None = None,
     progress: Progress | None = None,
+    reader_seed: int = 0,
 ) -> tuple[DeckCalibration, DeckTemplates]:
     """Learn the deck from 52 flat upright card images keyed by code (`AS`...).
 
     Returns the deck geometry and its templates, with the learned index reader trained from the
     same cards (`calibration.corner_training`; a few seconds, cached per process by the
     references' hash, and across processes in `model_cache` when given). `progress(stage, done,
-    total)` hears how the training's rendering and fitting advance (`train_index_model`). Raises
+    total)` hears how the training's rendering and fitting advance (`train_index_model`), which
+    draws its windows and weights from `reader_seed` (0 for every table; others to measure how
+    much a reader owes to its draw, `bench/reader_seeds.py`). Raises
     `DeckCalibrationError` for a missing card or a card whose index cannot be located.
     """
     missing = [c.code for c in DECK if c.code not in cards]
@@ -282,6 +285,7 @@ def learn_deck(
         window_px,
         list(RANK_CHARS),
         list(SUIT_CHARS),
+        seed=reader_seed,
         cache_dir=model_cache,
         progress=progress,
     )
@@ -406,12 +410,16 @@ def _check_located(inks: Mapping[str, IndexInk], unlocated: Mapping[str, str]) -
 
 
 def calibrate_deck(
-    directory: Path, *, model_cache: Path | None = None, progress: Progress | None = None
+    directory: Path,
+    *,
+    model_cache: Path | None = None,
+    progress: Progress | None = None,
+    reader_seed: int = 0,
 ) -> tuple[DeckCalibration, DeckTemplates]:
     """Learn the deck from the 52 image files in `directory` (see `reference_images`).
 
-    `model_cache` and `progress` are passed to `learn_deck`.
+    `model_cache`, `progress` and `reader_seed` are passed to `learn_deck`.
     """
     paths = reference_images(directory)
     cards = {code: read_reference(path) for code, path in paths.items()}
-    return learn_deck(cards, model_cache=model_cache, progress=progress)
+    return learn_deck(cards, model_cache=model_cache, progress=progress, reader_seed=reader_seed)

@@ -24,9 +24,9 @@ from drivers.camera.index_model import (
     NONE,
     Array,
     Image,
-    IndexModel,
     window_tensor,
 )
+from drivers.camera.reader_ensemble import IndexNetwork
 from drivers.camera.tuning import INDEX_READERS, LEARNED_TUNING, ReaderTuning
 
 
@@ -51,7 +51,8 @@ class IndexClassifier:
 
     `reader` names the index reader (`tuning.INDEX_READERS`). Raises
     `RecognizerConfigurationError` for an unknown reader, or a deck calibrated before it had a
-    learned reader (`templates.model` None): it must be calibrated again.
+    learned reader (`templates.model` None): it must be calibrated again. `network`, when
+    given, reads instead of the deck's own reader (a bench's `reader_ensemble.ReaderEnsemble`).
     """
 
     def __init__(
@@ -61,6 +62,7 @@ class IndexClassifier:
         *,
         reader: str = "learned",
         tuning: ReaderTuning = LEARNED_TUNING,
+        network: IndexNetwork | None = None,
     ) -> None:
         if reader not in INDEX_READERS:
             raise RecognizerConfigurationError(
@@ -72,7 +74,7 @@ class IndexClassifier:
                 "calibrate it again with studio calibrate deck"
             )
         self._deck = deck
-        self._model: IndexModel = templates.model
+        self._model: IndexNetwork = templates.model if network is None else network
         self._tuning = tuning
 
     def read(self, window: Image, *, guessed: bool = False) -> IndexRead | None:

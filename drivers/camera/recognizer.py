@@ -35,6 +35,7 @@ from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline import CardOutline, long_side, side_pairs
 from drivers.camera.outline_fit import fitted_for_reading
 from drivers.camera.proposals import propose, snap_outline
+from drivers.camera.reader_ensemble import IndexNetwork
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
     INDEX_CENTRE,
@@ -74,7 +75,8 @@ class CardRecognizer:
     `min_card_px` is the smallest card height (pixels) looked for: 80 covers a 120 px card at
     1080p seen at 720p. `corners=False` leaves out the learned index-corner detector. `reader`
     names what decides a corner's code (`tuning.INDEX_READERS`), `tuning` the learned reader's
-    thresholds. `listeners` are told of every card-level decision (`DecisionListener`).
+    thresholds. `listeners` are told of every card-level decision (`DecisionListener`);
+    `network`, when given, reads instead of the deck's own reader (`IndexClassifier`).
     Raises `RecognizerConfigurationError` when the profile has no deck, the reader is unknown,
     or the deck has no learned index reader (calibrated before it existed).
     """
@@ -89,13 +91,16 @@ class CardRecognizer:
         reader: str = "learned",
         tuning: ReaderTuning = LEARNED_TUNING,
         listeners: Sequence[DecisionListener] = (),
+        network: IndexNetwork | None = None,
     ) -> None:
         if profile.deck is None or templates is None:
             raise RecognizerConfigurationError(
                 "the calibration profile has no deck: run `studio calibrate deck` first"
             )
         self._deck = profile.deck
-        self._classifier = IndexClassifier(profile.deck, templates, reader=reader, tuning=tuning)
+        self._classifier = IndexClassifier(
+            profile.deck, templates, reader=reader, tuning=tuning, network=network
+        )
         self._tuning = tuning
         self._listeners = tuple(listeners)
         self._geometry = TableGeometry.from_profile(profile)
