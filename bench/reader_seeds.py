@@ -30,8 +30,9 @@ from frame_cache import cached_render
 
 from calibration.deck import calibrate_deck
 from calibration.profile import CalibrationProfile, DeckCalibration, DeckTemplates
+from drivers.camera.classify import IndexNetwork
 from drivers.camera.index_model import Array, IndexModel
-from drivers.camera.reader_ensemble import Combine, IndexNetwork, ReaderEnsemble
+from drivers.camera.reader_ensemble import Combine, ReaderEnsemble
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import Design

@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from drivers.camera.classify import IndexClassifier
+from drivers.camera.classify import IndexClassifier, IndexNetwork
 from drivers.camera.index_model import Array
-from drivers.camera.reader_ensemble import Combine, IndexNetwork, ReaderEnsemble
+from drivers.camera.reader_ensemble import Combine, ReaderEnsemble
 from drivers.camera.synthetic.generator import SceneStyle
 
 CLASSES = 5

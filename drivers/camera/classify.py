@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -26,8 +27,29 @@ from drivers.camera.index_model import (
     Image,
     window_tensor,
 )
-from drivers.camera.reader_ensemble import IndexNetwork
 from drivers.camera.tuning import INDEX_READERS, LEARNED_TUNING, ReaderTuning
+
+
+class IndexNetwork(Protocol):
+    """What the classifier asks of a reader: its class names and a batch's probabilities.
+
+    The deck's `index_model.IndexModel` is one; a bench's `reader_ensemble.ReaderEnsemble`
+    (several readers read as one) is another.
+    """
+
+    @property
+    def ranks(self) -> tuple[str, ...]:
+        """The rank head's class names, ending with `index_model.NONE`."""
+        ...
+
+    @property
+    def suits(self) -> tuple[str, ...]:
+        """The suit head's class names, ending with `index_model.NONE`."""
+        ...
+
+    def probabilities(self, batch: Array) -> tuple[Array, Array]:
+        """Rank and suit class probabilities for a batch (N, CHANNELS, H, W) of windows."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,15 +348,15 @@ class IndexClassifier:
         hint = code if sure >= self._tuning.hint else None
         return IndexRead(None, round(sure, 6), hint, not_index=not_index)
 
-    def _moved(self, window: Image, moves: Sequence[tuple[int, int, bool]] = ()) -> list[Image]:
-        """`window` cut through outlines moved by `ReaderTuning.moved`, in order.
+    def _moved(self, window: Image, moves: Sequence[tuple[int, int, bool]]) -> list[Image]:
+        """`window` cut through outlines moved by `ReaderTuning.moved`, one per `moves` entry.
 
-        Moved by each of `moves` (of `_MOVES`), or by all five when none are given.
+        `moves` are entries of `_MOVES`; the cuts come back in their order.
         """
         h, w = window.shape[:2]
         out = []
         shift, grow = self._tuning.moved
-        for dx, dy, grown in moves or _MOVES:
+        for dx, dy, grown in moves:
             k = 1 + grow if grown else 1
             m = np.array([[k, 0, dx * shift * h + (1 - k) * w / 2], [0, k, dy * shift * h]])
             out.append(cv2.warpAffine(window, m, (w, h), borderMode=cv2.BORDER_REPLICATE))

@@ -1,7 +1,7 @@
 """Several index readers of one deck read as one, window by window.
 
-`IndexNetwork` is what the classifier needs of a reader; `ReaderEnsemble` combines readers
-trained from different seeds.
+`ReaderEnsemble` combines readers trained from different seeds into one
+`classify.IndexNetwork`, what the classifier needs of a reader.
 
 A deck's reader is one training run; retrained from another seed it reads the same frames a
 point of recall apart and makes other sure wrong reads (docs/camera.md, "Reader seeds
@@ -19,29 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
 
 import numpy as np
 
+from drivers.camera.classify import IndexNetwork
 from drivers.camera.index_model import Array
-
-
-class IndexNetwork(Protocol):
-    """What the classifier asks of a reader: its class names and a batch's probabilities."""
-
-    @property
-    def ranks(self) -> tuple[str, ...]:
-        """The rank head's class names, ending with `index_model.NONE`."""
-        ...
-
-    @property
-    def suits(self) -> tuple[str, ...]:
-        """The suit head's class names, ending with `index_model.NONE`."""
-        ...
-
-    def probabilities(self, batch: Array) -> tuple[Array, Array]:
-        """Rank and suit class probabilities for a batch (N, CHANNELS, H, W) of windows."""
-        ...
 
 
 class Combine(Enum):

@@ -18,7 +18,7 @@ import numpy.typing as npt
 from calibration.deck import CANON_SIZE
 from calibration.profile import CalibrationProfile, DeckTemplates
 from calibration.table import TableGeometry
-from drivers.camera.classify import IndexClassifier, IndexRead
+from drivers.camera.classify import IndexClassifier, IndexNetwork, IndexRead
 from drivers.camera.detect import Detection, Image, card_threshold, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
@@ -35,7 +35,6 @@ from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline import CardOutline, long_side, side_pairs
 from drivers.camera.outline_fit import fitted_for_reading
 from drivers.camera.proposals import propose, snap_outline
-from drivers.camera.reader_ensemble import IndexNetwork
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
     INDEX_CENTRE,
