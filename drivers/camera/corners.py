@@ -54,7 +54,6 @@ def _stretch_corners(
     n = len(poly)
     if n < 3:
         return []
-    width = card_long / CARD_ASPECT
     out = []
     for i in range(n):
         v, w = poly[i], poly[(i + 1) % n]
@@ -75,14 +74,21 @@ def _stretch_corners(
                 short, long_ = d, inward
             else:
                 short, long_ = inward, d
-            out.append(
-                np.array(
-                    [
-                        corner,
-                        corner + width * short,
-                        corner + width * short + card_long * long_,
-                        corner + card_long * long_,
-                    ]
-                )
-            )
+            out.append(outline_at_corner(corner, short, long_, card_long))
+    return out
+
+
+def outline_at_corner(
+    corner: npt.NDArray[Any], short: npt.NDArray[Any], long_: npt.NDArray[Any], height: float
+) -> Quad:
+    """The card outline (corner first, short side next) at an index corner.
+
+    `short` and `long_` are unit vectors along the card's short and long sides from `corner`;
+    `height` is the card's, its width `height / CARD_ASPECT`.
+    """
+    width = height / CARD_ASPECT
+    out: Quad = np.array(
+        [corner, corner + width * short, corner + width * short + height * long_,
+         corner + height * long_]
+    )  # fmt: skip
     return out

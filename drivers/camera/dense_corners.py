@@ -21,7 +21,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.corners import CARD_ASPECT
+from drivers.camera.corners import outline_at_corner
+from drivers.camera.onnx_run import one_core_session
 
 Array = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -68,13 +69,7 @@ def from_cells(cells: Array) -> Array:
 def corner_quad(corner: Array, turn: float, height: float) -> Quad:
     """The card outline at an index corner: corner, short side along `turn`, long side after."""
     along = np.array([np.cos(turn), np.sin(turn)])
-    down = np.array([-along[1], along[0]])
-    width = height / CARD_ASPECT
-    out: Quad = np.array(
-        [corner, corner + width * along, corner + width * along + height * down,
-         corner + height * down]
-    )  # fmt: skip
-    return out
+    return outline_at_corner(corner, along, np.array([-along[1], along[0]]), height)
 
 
 def corners(maps: Array, threshold: float) -> list[tuple[float, Quad]]:
@@ -98,14 +93,7 @@ class DenseCorners:
     """A trained model's network (`dense_corner_training`'s output) run on one thread."""
 
     def __init__(self, data: bytes) -> None:
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(
-            data, options, providers=["CPUExecutionProvider"]
-        )
+        self._session = one_core_session(data)
 
     def maps(self, small: Array) -> Array:
         """The output maps (6, h, w) for a downscaled frame (`downscaled`)."""

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.errors import RecognizerConfigurationError
-from drivers.camera.onnx_run import run_rows
+from drivers.camera.onnx_run import one_core_session, run_rows
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -222,8 +222,6 @@ class IndexCornerDetector:
     """
 
     def __init__(self, path: str | None = None, sha256: str = MODEL_SHA256) -> None:
-        import onnxruntime
-
         try:
             data = (
                 open(path, "rb").read()  # noqa: SIM115 - read whole, closed at once
@@ -238,13 +236,7 @@ class IndexCornerDetector:
                 f"index-corner model digest {digest[:12]} is not the expected {sha256[:12]}: "
                 "rebuild it with python -m drivers.camera.index_corner_training"
             )
-        options = onnxruntime.SessionOptions()
-        # One core for the whole recognizer: the network must not spread over others.
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(
-            data, options, providers=["CPUExecutionProvider"]
-        )
+        self._session = one_core_session(data)
 
     def scores(self, gray: Image, quads: list[Quad]) -> npt.NDArray[np.float32]:
         """The index-corner probability of each hypothesis (empty in, empty out)."""

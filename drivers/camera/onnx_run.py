@@ -1,4 +1,9 @@
-"""Running the index-corner detector's network on a batch of inputs, a few rows at a time.
+"""Running the camera's own networks: a session on one core, and batches a few rows at a time.
+
+`one_core_session` is how the index-corner detector and the dense detector open their
+models: the whole recognizer runs on one core, so a network must not spread over others
+(the deck's reader, `index_model.IndexModel`, opens its own the same way: its module's source
+keys every deck's trained model, so it is not edited to share this).
 
 The detector (`index_corners.IndexCornerDetector`) takes any number of rows in one onnxruntime
 call, and a frame hands it from a few to ~150 hypotheses at once. On one core a row costs more
@@ -23,6 +28,7 @@ import numpy.typing as npt
 
 Array = npt.NDArray[Any]
 
+
 BATCH_ROWS = 16
 """Rows of one onnxruntime call: on the calls above, runs of 8-32 rows cost the same, and
 whole batches (up to 154 rows) about a quarter more."""
@@ -34,6 +40,19 @@ class Session(Protocol):
     def run(self, output_names: Sequence[str] | None, input_feed: dict[str, Array]) -> list[Any]:
         """The outputs named (all when None) for the inputs fed."""
         ...
+
+
+def one_core_session(data: bytes) -> Session:
+    """An onnxruntime session of the model `data` on the CPU, one thread within and between ops."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session: Session = onnxruntime.InferenceSession(
+        data, options, providers=["CPUExecutionProvider"]
+    )
+    return session
 
 
 def run_rows(
