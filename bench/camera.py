@@ -166,14 +166,17 @@ READER = BenchReader()
 
 
 @functools.cache
-def design_deck(design: Design) -> tuple[DeckCalibration, DeckTemplates] | str:
+def design_deck(
+    design: Design, reader_seed: int = 0
+) -> tuple[DeckCalibration, DeckTemplates] | str:
     """`design`'s deck, learned as `studio calibrate deck --images DIR` learns it from the
-    design's 52 flat renders, or the calibration's refusal; once per design.
+    design's 52 flat renders, or the calibration's refusal; once per design and reader seed
+    (`learn_deck`'s `reader_seed`: 0 as every table, others for `bench/reader_seeds.py`).
     """
     with tempfile.TemporaryDirectory(prefix="bench-deck-") as tmp:
         write_reference_deck(Path(tmp), design, "scan")
         try:
-            return calibrate_deck(Path(tmp), model_cache=cache_dir())
+            return calibrate_deck(Path(tmp), model_cache=cache_dir(), reader_seed=reader_seed)
         except DeckCalibrationError as exc:
             return str(exc)
 

@@ -18,17 +18,16 @@ from __future__ import annotations
 
 import argparse
 import functools
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
-from camera import tags_for
+from camera import design_deck, tags_for
 from frame_cache import cached_render
 
-from calibration.deck import calibrate_deck
+from calibration.errors import DeckCalibrationError
 from calibration.profile import CalibrationProfile, DeckCalibration, DeckTemplates
 from drivers.camera.classify import IndexNetwork
 from drivers.camera.index_model import Array, IndexModel
@@ -38,10 +37,8 @@ from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import Design
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import random_scene
-from drivers.camera.synthetic.reference import write_reference_deck
 from drivers.camera.synthetic.scoring import Score
 from drivers.camera.synthetic.splits import SPLITS
-from studio.config import cache_dir
 
 
 @dataclass
@@ -86,22 +83,23 @@ def seeded_decks(
     """`design` calibrated as `bench/camera.py` calibrates it, with its reader of each seed.
 
     Returns seed 0's deck and templates, the readers of seeds 0..`seeds`-1, and the seconds
-    each took (a cached one takes about one).
+    each took (a cached one takes about one). Raises `DeckCalibrationError` when the design
+    does not calibrate.
     """
-    models: list[IndexModel] = []
+    learned: list[tuple[DeckCalibration, DeckTemplates]] = []
     took: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="bench-seeds-") as tmp:
-        write_reference_deck(Path(tmp), design, "scan")
-        first: tuple[DeckCalibration, DeckTemplates] | None = None
-        for s in range(seeds):
-            began = time.perf_counter()
-            deck, templates = calibrate_deck(Path(tmp), model_cache=cache_dir(), reader_seed=s)
-            took.append(time.perf_counter() - began)
-            assert templates.model is not None  # calibrate_deck always trains one
-            models.append(templates.model)
-            first = first or (deck, templates)
-    assert first is not None
-    return *first, models, took
+    for s in range(seeds):
+        began = time.perf_counter()
+        found = design_deck(design, s)
+        took.append(time.perf_counter() - began)
+        if isinstance(found, str):
+            raise DeckCalibrationError(found)
+        learned.append(found)
+    models: list[IndexModel] = []
+    for _, templates in learned:
+        assert templates.model is not None  # calibrate_deck always trains one
+        models.append(templates.model)
+    return *learned[0], models, took
 
 
 def main() -> None:
