@@ -35,7 +35,14 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.dense_corner_training import PARTLY, SHOWN, Truth, frame_truth, hold_seeds
+from drivers.camera.dense_corner_training import (
+    PARTLY,
+    SHOWN,
+    Truth,
+    frame_truth,
+    hold_seeds,
+    save_arrays,
+)
 from drivers.camera.dense_corners import (
     STRIDE,
     DenseCorners,
@@ -119,20 +126,16 @@ def _frames(cache: Path, design_seed: int, envelope: str, frames: int, seed: int
             t = frame_truth(scene, frame)
             kept, offered, painted = _today(frame.image, gray)
             arrays[f"g{n}"] = gray
-            arrays[f"t{n}"] = np.c_[t.corner, t.turn, t.height, t.shown, t.overlapped]
+            arrays[f"t{n}"] = t.packed()
             arrays[f"k{n}"] = kept
             arrays[f"f{n}"] = offered
             arrays[f"p{n}"] = painted
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
-        tmp.rename(path)
-    out = []
+        save_arrays(path, arrays)
     with np.load(path) as z:
-        for n in range(frames):
-            a = z[f"t{n}"]
-            truth = Truth(a[:, :2], a[:, 2], a[:, 3], a[:, 4], a[:, 5].astype(bool))
-            out.append(Held(z[f"g{n}"], truth, z[f"k{n}"], z[f"f{n}"], z[f"p{n}"]))
-    return out
+        return [
+            Held(z[f"g{n}"], Truth.unpacked(z[f"t{n}"]), z[f"k{n}"], z[f"f{n}"], z[f"p{n}"])
+            for n in range(frames)
+        ]
 
 
 def _hits(truth: Truth, quads: Array) -> tuple[Array, Array, Array]:

@@ -79,6 +79,23 @@ class Truth:
     shown: Array
     overlapped: Array
 
+    def packed(self) -> Array:
+        """One (N, 6) array of the corners, as `cached_draw` and the bench store them."""
+        out: Array = np.c_[self.corner, self.turn, self.height, self.shown, self.overlapped]
+        return out
+
+    @classmethod
+    def unpacked(cls, a: Array) -> Truth:
+        """The truth `packed` stored."""
+        return cls(a[:, :2], a[:, 2], a[:, 3], a[:, 4], a[:, 5].astype(bool))
+
+
+def save_arrays(path: Path, arrays: dict[str, Array]) -> None:
+    """`arrays` written to `path` (.npz) whole or not at all: a run cut short leaves no cache."""
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
+    tmp.rename(path)
+
 
 def frame_truth(scene: Scene, frame: RenderedFrame) -> Truth:
     """Every face-up card's two index corners in `frame`, with how much of each is in view."""
@@ -184,18 +201,10 @@ def cached_draw(
         arrays: dict[str, Array] = {}
         for n, d in enumerate(drawn):
             arrays[f"s{n}"] = d.small
-            t = d.truth
-            arrays[f"t{n}"] = np.c_[t.corner, t.turn, t.height, t.shown, t.overlapped]
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
-        tmp.rename(path)
+            arrays[f"t{n}"] = d.truth.packed()
+        save_arrays(path, arrays)
     with np.load(path) as z:
-        out = []
-        for n in range(frames):
-            a = z[f"t{n}"]
-            truth = Truth(a[:, :2], a[:, 2], a[:, 3], a[:, 4], a[:, 5].astype(bool))
-            out.append(Drawn(z[f"s{n}"], truth))
-    return out
+        return [Drawn(z[f"s{n}"], Truth.unpacked(z[f"t{n}"])) for n in range(frames)]
 
 
 def _init(rng: np.random.Generator) -> dict[str, Array]:
