@@ -6,8 +6,9 @@ Each design of a split (tuning by default: speed work is tuned there) is calibra
 recognised with OpenCV and onnxruntime on one thread. Times are CPU seconds of this process
 (`time.process_time`), so other jobs on a shared machine slow them less than wall-clock time;
 the wall-clock figure is printed too. Per envelope: recognition ms per frame (mean, median,
-90th percentile), fps from the mean (target >= 30), and the finder alone
-(`detect_cards`, the outline stage every frame pays).
+90th percentile), fps from the mean (target >= 30), the mean by the number of cards the scene
+holds (the target counts up to 9; the envelopes draw 1-9 a scene, evenly), and the
+finder alone (`detect_cards`, the outline stage every frame pays).
 
 Then where a frame's time goes: the same frames are recognised again under cProfile (CPU
 clock), and each stage's share of that run is printed as ms of the unprofiled mean: the finder
@@ -132,6 +133,7 @@ def _stage_ms(stats: pstats.Stats, mean_ms: float) -> tuple[dict[str, float], di
 def run(split: str, env: str, designs: int, frames: int, seed: int) -> dict[str, object]:
     """Time recognition of `frames` scenes of `env` spread over the first `designs` designs."""
     work: list[tuple[CardRecognizer, np.ndarray]] = []
+    cards: list[int] = []  # each frame's drawn cards, face up or down
     for design_seed in SPLITS[split][:designs]:
         design = deckgen.design(design_seed)
         recognizer, failure = calibrate_design(design)
@@ -140,7 +142,9 @@ def run(split: str, env: str, designs: int, frames: int, seed: int) -> dict[str,
             continue
         rng = np.random.default_rng([seed, design_seed])
         for _ in range(max(1, frames // designs)):
-            work.append((recognizer, render_scene(random_scene(rng, ENVELOPES[env], design)).image))
+            scene = random_scene(rng, ENVELOPES[env], design)
+            work.append((recognizer, render_scene(scene).image))
+            cards.append(len(scene.cards))
     if not work:
         raise SystemExit("no design calibrated")
     work[0][0].recognize(work[0][1])  # first call loads the models
@@ -171,8 +175,18 @@ def run(split: str, env: str, designs: int, frames: int, seed: int) -> dict[str,
         "fps_cpu": round(1000 / float(ms.mean()), 1),
         "fps_wall": round(len(work) / wall, 1),
         "detect_ms": round(1000 * float(np.mean(finder)), 1),
+        "by_cards": by_cards(cards, ms),
         "stages_ms": stages,
         "per_frame": {k: round(v / len(work), 1) for k, v in counts.items()},
+    }
+
+
+def by_cards(cards: list[int], ms: np.ndarray) -> dict[int, tuple[int, float]]:
+    """Per number of cards in a scene: how many frames held that many, and their mean ms."""
+    held = np.array(cards)
+    return {
+        n: (int((held == n).sum()), round(float(ms[held == n].mean()), 1))
+        for n in sorted(set(cards))
     }
 
 
@@ -271,6 +285,10 @@ def main() -> None:
             f"{r['mean_ms']} ms CPU/frame (median {r['median_ms']}, p90 {r['p90_ms']}) = "
             f"{r['fps_cpu']} fps (target >= {TARGET_FPS:.0f}); wall {r['fps_wall']} fps; "
             f"detect_cards {r['detect_ms']} ms"
+        )
+        print(
+            "  ms/frame by cards in the scene (frames): "
+            + ", ".join(f"{k}: {m} ({f})" for k, (f, m) in r["by_cards"].items())
         )
         print("  ms/frame by stage: " + ", ".join(f"{k} {v}" for k, v in r["stages_ms"].items()))
         n = r["per_frame"]
