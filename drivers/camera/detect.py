@@ -313,6 +313,9 @@ class Detection:
 
     outlines: list[CardOutline]
     regions: list[BrightRegion]
+    paper: float
+    """The grey level between felt and paper they were found at (`card_threshold`): the readers
+    and fits after the finder take it from here rather than measure the frame again."""
 
 
 def find_outlines(
@@ -440,7 +443,7 @@ def detect_cards(
         felt = _felt_holes(frame, around, holes) if around is not None and frame is not None else ()
         in_region = tuple(p for p, m in zip(pieces, means, strict=True) if _holds(region, m))
         regions.append(BrightRegion(region, in_region, felt))
-    return Detection(out, regions)
+    return Detection(out, regions, thr)
 
 
 def inside(region: npt.NDArray[Any], contour: npt.NDArray[Any]) -> bool:

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.corners import corner_quads
-from drivers.camera.detect import Detection, card_threshold, detect_cards, inside
+from drivers.camera.detect import Detection, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.index_corners import THRESHOLD, IndexCornerDetector, shipped_detector
 from drivers.camera.outline import CardOutline, long_side
@@ -148,14 +148,14 @@ def find_candidates(
             confirmed_corners(
                 gray,
                 [o for o in out if o.speculative and not o.corner],
-                paper=card_threshold(gray),
+                paper=found.paper,
             )
         )
         wanted = (
             [expected(*_centre(r.contour)) for r in found.regions] if expected is not None else None
         )
         out.extend(detected_corners(gray, found, region_heights(found, wanted)))
-    out.extend(anchored(gray, [o for o in out if o.speculative or o.partial], card_threshold(gray)))
+    out.extend(anchored(gray, [o for o in out if o.speculative or o.partial], found.paper))
     return out
 
 

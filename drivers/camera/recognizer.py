@@ -19,7 +19,7 @@ from calibration.deck import CANON_SIZE
 from calibration.profile import CalibrationProfile, DeckTemplates
 from calibration.table import TableGeometry
 from drivers.camera.classify import IndexClassifier, IndexNetwork, IndexRead
-from drivers.camera.detect import Detection, Image, card_threshold, detect_cards, inside
+from drivers.camera.detect import Detection, Image, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
@@ -110,6 +110,12 @@ class CardRecognizer:
         x0, y0, x1, y1 = profile.deck.index_window
         self._window = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
         self._canon = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
+        # The index window's inner 70% and its middle on the canonical card
+        # (`_window_visible`): the same for every corner, so made once.
+        x0, y0, x1, y1 = self._window
+        dx, dy = 0.15 * (x1 - x0), 0.15 * (y1 - y0)
+        inner = [[x0 + dx, y0 + dy], [x1 - dx, y0 + dy], [x1 - dx, y1 - dy], [x0 + dx, y1 - dy]]
+        self._window_points = np.array([[*inner, [(x0 + x1) / 2, (y0 + y1) / 2]]], np.float64)
 
     def recognize(self, frame: Image) -> list[CardReading]:
         """Return a reading for every card outline in `frame` (BGR, any size)."""
@@ -118,7 +124,7 @@ class CardRecognizer:
         found = detect_cards(gray, min_long_px=self._min_card_px, expected=expected, frame=frame)
         if not found.outlines and not found.regions:
             return []
-        thr = card_threshold(gray)
+        thr = found.paper
         # Each stage's outlines are read together: one network call for all their corners.
         firm = _without_repeats(
             list(
@@ -426,12 +432,8 @@ class CardRecognizer:
 
         The window's own corner sits on the card's rounded corner, so its inner 70% is tested.
         """
-        x0, y0, x1, y1 = self._window
-        dx, dy = 0.15 * (x1 - x0), 0.15 * (y1 - y0)
         h = cv2.getPerspectiveTransform(self._canon, quad.astype(np.float32))
-        inner = [[x0 + dx, y0 + dy], [x1 - dx, y0 + dy], [x1 - dx, y1 - dy], [x0 + dx, y1 - dy]]
-        pts = np.array([[*inner, [(x0 + x1) / 2, (y0 + y1) / 2]]], np.float64)
-        img = cv2.perspectiveTransform(pts, h)[0]
+        img = cv2.perspectiveTransform(self._window_points, h)[0]
         # The region's own outline detours round index ink cut out by the edge cut: use its hull.
         hull = cv2.convexHull(outline.contour)
         return all(
@@ -457,8 +459,10 @@ class CardRecognizer:
         # OpenCV's per-channel max and min: numpy's reduction over the colour axis cost 10x more.
         chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
         paper = (gray[y : y + h, x : x + w] > thr) & (chroma < PAPER_CHROMA)
-        inner = float(paper[inside].mean()) if inside.any() else 1.0
-        border = float(paper[ring].mean()) if ring.any() else 0.0
+        # Counted, not indexed out: a share of whole counts, as the mean of the picked pixels.
+        n_inside, n_ring = np.count_nonzero(inside), np.count_nonzero(ring)
+        inner = np.count_nonzero(paper & inside) / n_inside if n_inside else 1.0
+        border = np.count_nonzero(paper & ring) / n_ring if n_ring else 0.0
         return inner, border
 
     def _zone(self, corners: npt.NDArray[Any]) -> str | None:
