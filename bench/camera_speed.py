@@ -286,12 +286,13 @@ def main() -> None:
             f"{r['fps_cpu']} fps (target >= {TARGET_FPS:.0f}); wall {r['fps_wall']} fps; "
             f"detect_cards {r['detect_ms']} ms"
         )
+        cards, stages, n = r["by_cards"], r["stages_ms"], r["per_frame"]
+        assert isinstance(cards, dict) and isinstance(stages, dict) and isinstance(n, dict)
         print(
             "  ms/frame by cards in the scene (frames): "
-            + ", ".join(f"{k}: {m} ({f})" for k, (f, m) in r["by_cards"].items())
+            + ", ".join(f"{k}: {m} ({f})" for k, (f, m) in cards.items())
         )
-        print("  ms/frame by stage: " + ", ".join(f"{k} {v}" for k, v in r["stages_ms"].items()))
-        n = r["per_frame"]
+        print("  ms/frame by stage: " + ", ".join(f"{k} {v}" for k, v in stages.items()))
         print(
             f"  per frame: {n['corners']} corners cut, {n['inputs']} network inputs, "
             f"{n['network_calls']} network calls"
