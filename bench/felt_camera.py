@@ -24,7 +24,8 @@ game are dealt onto the felt (round r of a game uses design r mod N), filmed by 
 2 px, noise, JPEG >= 80, glare; `drivers/camera/synthetic/still_table.py`). Cards lie still: each
 frame of them gets its own defocus, motion, noise and JPEG; the lighting and glare stay for the
 round (`--glare-per-frame` redraws them every frame). After each card is laid, and after the
-reveal turns the face-down cards, frames are read and fed to the table's own `ZoneStabilizer`
+reveal turns the face-down cards, frames are read as `studio run` reads them, through
+`StillRecognizer` (`--fresh`: every frame read afresh), fed to the table's own `ZoneStabilizer`
 and judged with the controller's `sighting_verdict` until the card is confirmed (at most
 `--window` frames: after that it counts as never confirmed).
 
@@ -36,12 +37,16 @@ frame only when it has read the last). Assumed: the card lands just before a fra
 (landing mid-period adds up to one period), and the machine reads nothing else. Drawing frames
 is not counted. Prints rounds, cards, the share confirmed within 0.5 s beside the target (100%),
 p50/p99/max time to confirm, cards never confirmed, wrong confirmations (target 0), per design;
-`--json` prints one JSON object last. The default (3 designs, 3 rounds of each game) runs in a
-few minutes; the target's 1,000 rounds: `--split test --designs 40 --rounds 500` (hours).
+`--json` prints one JSON object last. Each card not confirmed within 0.5 s is printed with its
+cause (`still_table.late_cause`: slow frames, a late first read, reads that came and went, a
+wrong view, its code read at another zone, only unknown views, nothing seen) and its zone's view
+frame by frame (a frame answered from an earlier read marked "="); `--dump DIR` writes the frames
+read while the table waited for it. The default (3 designs, 3 rounds of each game) runs in a few
+minutes; the target's 1,000 rounds: `--split test --designs 40 --rounds 500` (hours).
 
     python bench/felt_camera.py --split test|tuning [--designs 3] [--rounds 3] [--fps 30]
                                 [--window 12] [--game G] [--envelope studio|harsh]
-                                [--glare-per-frame] [--seed N] [--json]
+                                [--glare-per-frame] [--seed N] [--fresh] [--dump DIR] [--json]
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -64,6 +70,7 @@ from calibration.profile import CalibrationProfile, DeckCalibration, DeckTemplat
 from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.stability import FRAMES_REQUIRED
+from drivers.camera.still import StillRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import DESIGNS, Design
 from drivers.camera.synthetic.envelopes import ENVELOPES
@@ -74,8 +81,10 @@ from drivers.camera.synthetic.still_table import (
     CardConfirmation,
     ConfirmationFigures,
     FrameRead,
+    LateCause,
     RoundWatch,
     StillCamera,
+    late_cause,
     still_layout,
 )
 from studio.cards import DECK
@@ -195,6 +204,25 @@ class TableSettings:
     envelope: str = "studio"
     seed: int = 7
     glare_per_frame: bool = False
+    fresh: bool = False
+    dump: Path | None = None
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One frame read for a card: the picture (kept only for `--dump`), and whether
+    `StillRecognizer` answered it from an earlier read."""
+
+    image: np.ndarray | None
+    reused: bool
+
+
+@dataclass(frozen=True)
+class Waited:
+    """A card's confirmation and the frames read while the table waited for it."""
+
+    card: CardConfirmation
+    shots: tuple[Shot, ...]
 
 
 @dataclass
@@ -205,37 +233,46 @@ class Table:
     felt: Felt
     read: FrameRead
     camera: StillCamera | None
+    shots: list[Shot] = field(default_factory=list)
+    """The frames `read` took since the table last began waiting for a card."""
 
 
-def deal_round(
-    game: str, felt: Felt, watch: RoundWatch, read: FrameRead, rng: random.Random
-) -> list[CardConfirmation]:
+def deal_round(game: str, table: Table, watch: RoundWatch, rng: random.Random) -> list[Waited]:
     """Deal one shuffled round of `game` card by card, then reveal; each card's confirmation."""
     rules = get_rules(game)
     deck = list(DECK)
     rng.shuffle(deck)
+    felt = table.felt
     felt.clear()
-    out: list[CardConfirmation] = []
+    out: list[Waited] = []
+
+    def confirm(zones: list[str], kind: Literal["laid", "revealed"]) -> None:
+        table.shots.clear()
+        cards = watch.confirm(zones, kind, table.read)
+        out.extend(Waited(c, tuple(table.shots)) for c in cards)
+
     down = []
     for deal in rules.deals:
         card, up = deck.pop(), deal.face.value == "up"
         felt.place(deal.position, card, up)
         watch.lay(deal.position, card, up)
-        out += watch.confirm([deal.position], "laid", read)
+        confirm([deal.position], "laid")
         if not up:
             down.append(deal.position)
     for position in down:
         felt.turn(position)
         watch.reveal(position)
     if down:
-        out += watch.confirm(down, "revealed", read)
+        confirm(down, "revealed")
     return out
 
 
 def _table(
-    settings: TableSettings, seed: int, game: str, costs: list[float]
+    settings: TableSettings, seed: int, game: str, costs: list[float], reused: list[bool]
 ) -> tuple[Table, str | None]:
-    """The felt of `game` for `design`, filmed in the envelope, read by the design's own deck."""
+    """The felt of `game` for `design`, filmed in the envelope, read by the design's own deck
+    (through `StillRecognizer` unless `settings.fresh`); each read's CPU time is appended to
+    `costs`, and whether it was answered from an earlier read to `reused`."""
     design = deckgen.design(seed)
     rng = np.random.default_rng([settings.seed, seed, GAMES.index(game)])
     style = ENVELOPES[settings.envelope]
@@ -249,17 +286,24 @@ def _table(
     deck, templates = learned
     profile = CalibrationProfile(table=layout.calibration(), zones=list(layout.zones), deck=deck)
     recognizer = CardRecognizer(profile, templates)
+    # The table's reader: `studio run`'s CameraReader reads through StillRecognizer.
+    still = None if settings.fresh else StillRecognizer(recognizer)
     camera = StillCamera(layout, style, rng, glare_per_frame=settings.glare_per_frame)
+    shots: list[Shot] = []
 
     def read() -> tuple[list[CardReading], float]:
         image = camera.frame(felt.view()[1])
         started = time.thread_time()
-        readings = recognizer.recognize(image)
+        before = still.reuses if still is not None else 0
+        readings = (still or recognizer).recognize(image)
         cost = time.thread_time() - started
         costs.append(cost)
+        kept = image if settings.dump is not None else None
+        shots.append(Shot(kept, still is not None and still.reuses > before))
+        reused.append(shots[-1].reused)
         return readings, cost
 
-    return Table(game, felt, read, camera), None
+    return Table(game, felt, read, camera, shots), None
 
 
 def run_timed(settings: TableSettings) -> dict[str, object]:
@@ -271,6 +315,9 @@ def run_timed(settings: TableSettings) -> dict[str, object]:
     tallies = {name: DesignTally(name) for name in names.values()}
     tables: dict[tuple[str, str], Table] = {}
     costs: list[float] = []
+    late: list[str] = []
+    causes: dict[LateCause, int] = {}
+    reused: list[bool] = []
     rng = random.Random(settings.seed)
     for r in range(settings.rounds):
         seed = seeds[r % len(seeds)]
@@ -279,7 +326,7 @@ def run_timed(settings: TableSettings) -> dict[str, object]:
             key = (tally.name, game)
             if key not in tables:
                 started = time.monotonic()
-                tables[key], failure = _table(settings, seed, game, costs)
+                tables[key], failure = _table(settings, seed, game, costs, reused)
                 tally.failure = tally.failure or failure
                 # Progress on stderr: a design's first calibration may train for minutes.
                 print(
@@ -292,34 +339,59 @@ def run_timed(settings: TableSettings) -> dict[str, object]:
             if table.camera is not None:
                 table.camera.relight()
             watch = RoundWatch(get_rules(game).positions, fps=settings.fps, window=settings.window)
-            tally.cards += deal_round(game, table.felt, watch, table.read, rng)
+            for waited in deal_round(game, table, watch, rng):
+                tally.cards.append(waited.card)
+                cause = late_cause(waited.card, TARGET_SECONDS)
+                if cause is not None:
+                    late.append(_late_line(f"{tally.name} {game} round {r}", waited, cause))
+                    causes[cause] = causes.get(cause, 0) + 1
+                    if settings.dump is not None:
+                        _dump(settings.dump, f"{tally.name}-{game}-r{r}", waited)
             tally.wrongs += [f"{tally.name} {game} round {r}: {w}" for w in watch.wrongs]
     everything = [c for t in tallies.values() for c in t.cards]
     wrongs = [w for t in tallies.values() for w in t.wrongs]
-    late = [
-        f"{name} {c.zone} {c.code} {c.kind}: "
-        + (f"{c.frames} frames, {c.seconds:.3f} s" if c.seconds is not None else "never")
-        for name, t in tallies.items()
-        for c in t.cards
-        if c.seconds is None or c.seconds > TARGET_SECONDS
-    ]
     return {
-        **{k: v for k, v in asdict(settings).items()},
+        **{k: v for k, v in asdict(settings).items() if k != "dump"},
         "designs": len(seeds),
         "rounds_total": settings.rounds * len(settings.games),
         "frames_required": FRAMES_REQUIRED,
         "read_ms_p50": round(1000 * float(np.median(costs)), 1) if costs else None,
         "frames_read": len(costs),
+        "frames_reused": sum(reused),
+        "reader": "fresh" if settings.fresh else "still",
         "target": {"within_seconds": TARGET_SECONDS, "within_target": 1.0, "wrong": 0},
         **asdict(ConfirmationFigures.of(everything, len(wrongs), TARGET_SECONDS)),
         "calibration_failures": {n: t.failure for n, t in tallies.items() if t.failure},
+        "late_causes": causes,
         "per_design": {
             n: asdict(ConfirmationFigures.of(t.cards, len(t.wrongs), TARGET_SECONDS))
             for n, t in tallies.items()
         },
-        "late": late[:20],
+        "late": late[:40],
         "wrongs": wrongs[:20],
     }
+
+
+def _late_line(where: str, waited: Waited, cause: LateCause) -> str:
+    """One card not confirmed in time: where, why, and its zone's view frame by frame (a view
+    answered from an earlier read of the same picture is marked with a trailing "=")."""
+    c = waited.card
+    when = f"{c.frames} frames, {c.seconds:.3f} s" if c.seconds is not None else "never"
+    # A card confirmed early in a reveal stops its views while the others are still waited on.
+    marks = ("=" if s.reused else "" for s in waited.shots)
+    views = " ".join(v + m for v, m in zip(c.views, marks, strict=False))
+    return f"{where} {c.zone} {c.code} {c.kind} ({c.expected}): {when}; {cause}: {views}"
+
+
+def _dump(folder: Path, where: str, waited: Waited) -> None:
+    """Write the frames read while the table waited for a late card, named by card and frame."""
+    folder.mkdir(parents=True, exist_ok=True)
+    c = waited.card
+    for n, shot in enumerate(waited.shots, start=1):
+        if shot.image is not None:
+            cv2.imwrite(
+                str(folder / f"{where}-{c.zone}-{c.code}-{c.kind}-f{n:02d}.png"), shot.image
+            )
 
 
 def print_timed(result: dict[str, object]) -> None:
@@ -343,8 +415,10 @@ def print_timed(result: dict[str, object]) -> None:
     )
     print(
         f"camera {result['fps']:g} fps, {result['frames_required']} agreeing frames; a frame read"
-        f" in {result['read_ms_p50']} ms (median, one core)"
+        f" in {result['read_ms_p50']} ms (median, one core); reader {result['reader']}:"
+        f" {result['frames_reused']} of {result['frames_read']} frames answered from earlier reads"
     )
+    print(f"not confirmed within {TARGET_SECONDS} s, by cause: {result['late_causes']}")
     per_design = result["per_design"]
     failures = result["calibration_failures"]
     assert isinstance(per_design, dict) and isinstance(failures, dict)
@@ -371,6 +445,10 @@ def main() -> None:
     parser.add_argument("--envelope", choices=sorted(ENVELOPES), default="studio")
     parser.add_argument("--glare-per-frame", action="store_true", help="--split: relight always")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--fresh", action="store_true", help="--split: read every frame afresh (no StillRecognizer)"
+    )
+    parser.add_argument("--dump", type=Path, help="--split: write the late cards' frames here")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.split is not None:
@@ -380,7 +458,7 @@ def main() -> None:
             args.split, min(args.designs, len(SPLITS[args.split])),
             3 if args.rounds is None else args.rounds,
             GAMES if args.game is None else (args.game,), args.fps, args.window, args.envelope,
-            args.seed, args.glare_per_frame,
+            args.seed, args.glare_per_frame, args.fresh, args.dump,
         )  # fmt: skip
         timed = run_timed(settings)
         print_timed(timed)

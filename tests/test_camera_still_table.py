@@ -28,10 +28,12 @@ from drivers.camera.synthetic.designs import JUMBO
 from drivers.camera.synthetic.envelopes import STUDIO
 from drivers.camera.synthetic.felt import Felt, FeltLayout, felt_profile
 from drivers.camera.synthetic.still_table import (
+    DOWN,
     CardConfirmation,
     ConfirmationFigures,
     RoundWatch,
     StillCamera,
+    late_cause,
 )
 from studio.cards import Card
 
@@ -126,5 +128,38 @@ def test_the_bench_prints_the_figures_beside_the_target_and_a_json_line() -> Non
     assert 0 <= out["never_confirmed"] <= out["cards"]
     for key in ("p50_s", "p99_s", "max_s", "wrong_confirmations", "calibration_failures"):
         assert key in out
+    assert out["reader"] == "still" and 0 <= out["frames_reused"] <= out["frames_read"]
+    assert sum(out["late_causes"].values()) == round(out["cards"] * (1 - out["within_target"]))
     assert list(out["per_design"]) == ["gen-1000"]
     assert out["per_design"]["gen-1000"]["cards"] == 14
+
+
+def _card(views: tuple[str, ...], frames: int | None, expected: str = "AS") -> CardConfirmation:
+    seconds = None if frames is None else frames / 10.0
+    return CardConfirmation("a", "AS", "laid", frames, seconds, expected, views)
+
+
+def test_a_late_card_is_classed_by_what_its_zone_showed_frame_by_frame() -> None:
+    assert late_cause(_card(("AS",) * 3, 3), 0.5) is None  # in time: nothing to explain
+    assert late_cause(_card(("AS",) * 3, 3), 0.2) == "slow"  # right at once, frames too slow
+    assert late_cause(_card(("-", "?", "AS", "AS", "AS"), 5), 0.4) == "late_first"
+    assert late_cause(_card(("AS", "?", "AS", "AS", "AS", "AS"), 6), 0.5) == "unstable"
+    assert late_cause(_card(("AS", "-", "AS", "?"), None), 0.5) == "unstable"
+    assert late_cause(_card(("?", "AH", "?"), None), 0.5) == "wrong"
+    assert late_cause(_card(("-", "AS@b", "AS@none"), None), 0.5) == "elsewhere"
+    assert late_cause(_card(("-", "?", "*"), None), 0.5) == "unknown"
+    assert late_cause(_card(("-", "-", "-"), None), 0.5) == "unseen"
+    # A card laid face down is confirmed by its back, and a face read there is another view.
+    assert late_cause(_card(("down",) * 3, 3, expected=DOWN), 0.5) is None
+    assert late_cause(_card(("AS", "AS"), None, expected=DOWN), 0.5) == "wrong"
+
+
+def test_the_watch_records_each_frames_view_of_a_waited_zone() -> None:
+    cards, _, read = _deal(cost=0.01)
+    a, b, c = cards
+    # Confirmed: its views stop at the confirming frame, the last ones agreeing on its code.
+    assert a.expected == "AS" and a.frames is not None and len(a.views) == a.frames
+    assert a.views[-FRAMES_REQUIRED:] == ("AS",) * FRAMES_REQUIRED
+    # Out of sight: nothing there in any frame; seen as another card: that card's code.
+    assert b.views == ("-",) * read and late_cause(b, 0.5) == "unseen"
+    assert "7H" in c.views and late_cause(c, 0.5) == "wrong"

@@ -22,10 +22,11 @@ FRAMES_REQUIRED = 3
 """Consecutive agreeing frames before a zone's content counts: at 25 fps that is 120 ms, longer
 than a dealer's hand passing over the zone, short against the confirmation timeout."""
 
-_UNCLEAR = ("unclear", None)
+UNCLEAR = ("unclear", None)
+"""The view of a zone whose readings disagree within one frame: it counts towards nothing."""
 
 
-def _observe(readings: Sequence[CardReading]) -> tuple[str, str | None]:
+def observe(readings: Sequence[CardReading]) -> tuple[str, str | None]:
     """One frame's view of a zone: ("up", code or None), ("down", None), ("none", None), unclear."""
     if not readings:
         return "none", None
@@ -36,7 +37,7 @@ def _observe(readings: Sequence[CardReading]) -> tuple[str, str | None]:
         return "up", codes.pop()
     if len(readings) == 1:
         return "up", None
-    return _UNCLEAR
+    return UNCLEAR
 
 
 class ZoneStabilizer:
@@ -59,13 +60,13 @@ class ZoneStabilizer:
                 by_zone[reading.zone].append(reading)
         out = []
         for zone in self._zones:
-            seen = _observe(by_zone[zone])
+            seen = observe(by_zone[zone])
             if seen == self._candidate.get(zone):
                 self._count[zone] += 1
             else:
                 self._candidate[zone] = seen
                 self._count[zone] = 1
-            due = self._count[zone] >= self._required and seen != _UNCLEAR
+            due = self._count[zone] >= self._required and seen != UNCLEAR
             if due and self._reported.get(zone, ("none", None)) != seen:
                 self._reported[zone] = seen
                 face, code = seen

@@ -25,7 +25,7 @@ from typing import Literal
 import numpy as np
 
 from drivers.camera.reading import CardReading
-from drivers.camera.stability import ZoneStabilizer
+from drivers.camera.stability import FRAMES_REQUIRED, UNCLEAR, ZoneStabilizer, observe
 from drivers.camera.synthetic.designs import Design
 from drivers.camera.synthetic.faces import Image
 from drivers.camera.synthetic.felt import FeltCard, FeltLayout
@@ -39,6 +39,13 @@ FrameRead = Callable[[], tuple[list[CardReading], float]]
 """Grabs and reads one frame: its readings and the CPU seconds the read took."""
 
 ConfirmationKind = Literal["laid", "revealed"]
+
+LateCause = Literal["slow", "late_first", "unstable", "wrong", "elsewhere", "unknown", "unseen"]
+"""Why a card was not confirmed in time, from its zone's view in each frame (`late_cause`)."""
+
+DOWN, NONE, UNKNOWN, UNCLEAR_VIEW = "down", "-", "?", "*"
+"""A zone's view in one frame when it is not a code: a back, nothing, a face up not read, two
+readings that disagree. A code read at another zone (or at none) is shown as `code@zone`."""
 
 
 def still_layout(
@@ -119,7 +126,10 @@ class CardConfirmation:
 
     `kind`: "laid" (as dealt, face up or down) or "revealed" (a face-down card turned up);
     `frames`: frames from the first that shows it to the one whose readings confirmed it, None
-    when none did within the window; `seconds`: those frames' periods summed (None likewise).
+    when none did within the window; `seconds`: those frames' periods summed (None likewise);
+    `expected`: the view that confirms it (its code, or `DOWN` for a card laid face down);
+    `views`: its zone's view in each frame read for it (the code read, or `DOWN`, `NONE`,
+    `UNKNOWN`, `UNCLEAR_VIEW`; its own code read at another zone is `code@zone`).
     """
 
     zone: str
@@ -127,6 +137,8 @@ class CardConfirmation:
     kind: ConfirmationKind
     frames: int | None
     seconds: float | None
+    expected: str = ""
+    views: tuple[str, ...] = ()
 
 
 class RoundWatch:
@@ -172,11 +184,14 @@ class RoundWatch:
         """
         waiting = {z: self._seats[z] for z in zones}
         done: dict[str, tuple[int, float]] = {}
+        views: dict[str, list[str]] = {z: [] for z in zones}
         elapsed = 0.0
         for n in range(1, self._window + 1):
             if len(done) == len(waiting):
                 break
             readings, cost = read()
+            for zone, waited in waiting.items():
+                views[zone].append(_view(zone, waited, readings))
             period = max(self._period, cost)
             elapsed += period
             self._clock += timedelta(seconds=period)
@@ -200,8 +215,62 @@ class RoundWatch:
         for zone, seat in waiting.items():
             frames, seconds = done.get(zone, (None, None))
             code = seat.card.code if seat.card is not None else "?"
-            out.append(CardConfirmation(zone, code, kind, frames, seconds))
+            expected = DOWN if seat.face is Face.DOWN and not seat.revealed else code
+            out.append(
+                CardConfirmation(
+                    zone,
+                    code,
+                    kind,
+                    frames,
+                    seconds,
+                    expected,
+                    tuple(views[zone][: frames or None]),
+                )
+            )
         return out
+
+
+def _view(zone: str, seat: Seat, readings: Sequence[CardReading]) -> str:
+    """`zone`'s view in one frame's `readings`, as `CardConfirmation.views` spells it."""
+    face, code = observe([r for r in readings if r.zone == zone])
+    if (face, code) == UNCLEAR:
+        return UNCLEAR_VIEW
+    if face == "up":
+        return code or UNKNOWN
+    if face == "down":
+        return DOWN
+    own = seat.card.code if seat.card is not None else None
+    away = [r.zone or "none" for r in readings if r.code is not None and r.code == own]
+    return f"{own}@{away[0]}" if away else NONE
+
+
+def late_cause(card: CardConfirmation, target_seconds: float) -> LateCause | None:
+    """Why `card` was not confirmed within `target_seconds`; None when it was.
+
+    "slow": confirmed on its first agreeing frames, each right, but they took longer than the
+    target; "late_first": read right in every frame from its first right read on, which came
+    late; "unstable": read right in some frames and otherwise in others between them, so the
+    agreeing frames came late or never; never read right at its zone: "wrong" (another code or
+    a back seen there), "elsewhere" (its code read at another zone, or outside every zone),
+    "unknown" (a face up not read, or readings that disagree), "unseen" (nothing there at all).
+    """
+    if card.seconds is not None and card.seconds <= target_seconds:
+        return None
+    views = card.views
+    right = [n for n, v in enumerate(views) if v == card.expected]
+    if right:
+        confirmed_at = len(views) if card.frames is not None else None
+        first = right[0]
+        if confirmed_at is not None and all(v == card.expected for v in views[first:]):
+            return "slow" if first == 0 and confirmed_at <= FRAMES_REQUIRED else "late_first"
+        return "unstable"
+    if any(v not in (NONE, UNKNOWN, UNCLEAR_VIEW) and "@" not in v for v in views):
+        return "wrong"
+    if any("@" in v for v in views):
+        return "elsewhere"
+    if any(v != NONE for v in views):
+        return "unknown"
+    return "unseen"
 
 
 @dataclass(frozen=True, slots=True)
