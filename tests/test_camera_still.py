@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import numpy as np
@@ -99,7 +100,7 @@ class _Scripted:
     """A reader that reads, call by call, the codes of a script (each in its own zone), whatever
     the picture: a real reader that misses a card in some frames and not in others."""
 
-    def __init__(self, script: list[tuple[str, ...]]) -> None:
+    def __init__(self, script: Sequence[tuple[str, ...]]) -> None:
         self._script = script
         self.calls = 0
 
