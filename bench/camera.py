@@ -46,6 +46,7 @@ from miss_causes import CAUSES, MissCauses, MissDiagnosis
 from calibration.deck import calibrate_deck, learn_deck
 from calibration.errors import DeckCalibrationError
 from calibration.profile import CalibrationProfile, DeckCalibration, DeckTemplates
+from calibration.reader_pair import SEEDS
 from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
@@ -167,16 +168,17 @@ READER = BenchReader()
 
 @functools.cache
 def design_deck(
-    design: Design, reader_seed: int = 0
+    design: Design, reader_seeds: tuple[int, ...] = SEEDS
 ) -> tuple[DeckCalibration, DeckTemplates] | str:
     """`design`'s deck, learned as `studio calibrate deck --images DIR` learns it from the
-    design's 52 flat renders, or the calibration's refusal; once per design and reader seed
-    (`learn_deck`'s `reader_seed`: 0 as every table, others for `bench/reader_seeds.py`).
+    design's 52 flat renders, or the calibration's refusal; once per design and reader seeds
+    (`learn_deck`'s `reader_seeds`: `SEEDS` as every table, one seed alone for
+    `bench/reader_seeds.py`).
     """
     with tempfile.TemporaryDirectory(prefix="bench-deck-") as tmp:
         write_reference_deck(Path(tmp), design, "scan")
         try:
-            return calibrate_deck(Path(tmp), model_cache=cache_dir(), reader_seed=reader_seed)
+            return calibrate_deck(Path(tmp), model_cache=cache_dir(), reader_seeds=reader_seeds)
         except DeckCalibrationError as exc:
             return str(exc)
 

@@ -1,7 +1,8 @@
 """How much a deck's reader owes to its training draw, and whether readers of several seeds help.
 
-Each design's reader is trained from seeds 0..K-1 (`learn_deck(..., reader_seed=s)`; seed 0 is
-the reader every table uses, the others cache beside it in the shared model cache). The same
+Each design's reader is trained from seeds 0..K-1 alone (`learn_deck(..., reader_seeds=(s,))`;
+every table reads with the mean of seeds 0 and 1, `calibration.reader_pair`, so the `mean` column
+of `--readers 2` is every table's reader; each seed caches in the shared model cache). The same
 frames (the shared caches' arguments, as `bench/camera.py` takes them) are read by one
 recognizer per single reader and by one per ensemble of all K (`reader_ensemble`: `mean`, the
 readers' probabilities averaged; `agree`, the least of them, so a code reads only where every
@@ -90,7 +91,7 @@ def seeded_decks(
     took: list[float] = []
     for s in range(seeds):
         began = time.perf_counter()
-        found = design_deck(design, s)
+        found = design_deck(design, (s,))
         took.append(time.perf_counter() - began)
         if isinstance(found, str):
             raise DeckCalibrationError(found)

@@ -8,7 +8,7 @@ every card's index becomes the profile's `index_window`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +16,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.corner_training import references_digest, train_index_model
+from calibration.corner_training import references_digest
 from calibration.errors import DeckCalibrationError
 from calibration.glyphs import IndexInk, aspect, find_index, normalise
 from calibration.profile import DeckCalibration, DeckTemplates, IndexModelInfo
+from calibration.reader_pair import SEEDS, train_reader
 from drivers.camera.index_model import Image, weights_digest, window_tensor
 from studio.cards import DECK, RANK_CHARS, SUIT_CHARS
 
@@ -212,16 +213,16 @@ def learn_deck(
     *,
     model_cache: Path | None = None,
     progress: Progress | None = None,
-    reader_seed: int = 0,
+    reader_seeds: Sequence[int] = SEEDS,
 ) -> tuple[DeckCalibration, DeckTemplates]:
     """Learn the deck from 52 flat upright card images keyed by code (`AS`...).
 
     Returns the deck geometry and its templates, with the learned index reader trained from the
-    same cards (`calibration.corner_training`; a few seconds, cached per process by the
-    references' hash, and across processes in `model_cache` when given). `progress(stage, done,
-    total)` hears how the training's rendering and fitting advance (`train_index_model`), which
-    draws its windows and weights from `reader_seed` (0 for every table; others to measure how
-    much a reader owes to its draw, `bench/reader_seeds.py`). Raises
+    same cards (`calibration.reader_pair`: the mean of one reader per seed of `reader_seeds`,
+    each trained by `calibration.corner_training`, cached per process by the references' hash,
+    and across processes in `model_cache` when given). `progress(stage, done, total)` hears how
+    the trainings' rendering and fitting advance. `reader_seeds` is `SEEDS` for every table; one
+    seed alone measures how much a reader owes to its draw (`bench/reader_seeds.py`). Raises
     `DeckCalibrationError` for a missing card or a card whose index cannot be located.
     """
     missing = [c.code for c in DECK if c.code not in cards]
@@ -280,12 +281,12 @@ def learn_deck(
     ]
     window_px = window_pixels(window)
     _check_not_blank(flats, window_px, unlocated)
-    model, samples = train_index_model(
+    model, samples = train_reader(
         flats,
         window_px,
         list(RANK_CHARS),
         list(SUIT_CHARS),
-        seed=reader_seed,
+        seeds=reader_seeds,
         cache_dir=model_cache,
         progress=progress,
     )
@@ -414,12 +415,12 @@ def calibrate_deck(
     *,
     model_cache: Path | None = None,
     progress: Progress | None = None,
-    reader_seed: int = 0,
+    reader_seeds: Sequence[int] = SEEDS,
 ) -> tuple[DeckCalibration, DeckTemplates]:
     """Learn the deck from the 52 image files in `directory` (see `reference_images`).
 
-    `model_cache`, `progress` and `reader_seed` are passed to `learn_deck`.
+    `model_cache`, `progress` and `reader_seeds` are passed to `learn_deck`.
     """
     paths = reference_images(directory)
     cards = {code: read_reference(path) for code, path in paths.items()}
-    return learn_deck(cards, model_cache=model_cache, progress=progress, reader_seed=reader_seed)
+    return learn_deck(cards, model_cache=model_cache, progress=progress, reader_seeds=reader_seeds)

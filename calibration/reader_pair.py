@@ -1,0 +1,131 @@
+"""A deck's reader: the mean of readers trained from several seeds, as one ONNX model.
+
+One training of the deck's reader is one draw: retrained from another seed it reads the same
+frames up to a point of recall apart and makes sure wrong reads of its own, and the mean of two
+seeds' class probabilities reads as well as either and makes none that only one of them makes
+(docs/camera.md, "Reader seeds measured" and "The reader as the mean of two seeds"). So every
+deck's reader is trained once per seed of `SEEDS` (`corner_training.train_index_model`, each
+cached and shipped under its own key as before) and the members are merged into ONE model
+(`mean_model`): the same input `window`, the same outputs `rank` and `suit`, each the mean of the
+members' probabilities. The profile, `IndexModel` and the classifier see one reader and
+onnxruntime runs one call per batch.
+
+This pairing lives apart from `corner_training` on purpose: that module's source keys every
+trained model, so editing it would retrain every deck and stale every shipped model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from calibration import corner_training
+from drivers.camera.index_model import Image, IndexModel
+
+SEEDS: tuple[int, ...] = (0, 1)
+"""The seeds every deck's reader is drawn from: two did as well as three on every tuning cache
+(docs/camera.md, "Reader seeds measured") for two thirds of the training and the network."""
+
+_CACHE: dict[tuple[str, ...], tuple[IndexModel, int]] = {}
+"""The merged reader of the members' cache keys: `corner_training` keeps one member at a time, so
+without this every `learn_deck` of the same deck in a process would train its members again."""
+
+
+def train_reader(
+    flats: Mapping[str, Image],
+    window: tuple[int, int, int, int],
+    ranks: list[str],
+    suits: list[str],
+    *,
+    seeds: Sequence[int] = SEEDS,
+    cache_dir: Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[IndexModel, int]:
+    """The deck's reader (the mean of one reader per seed of `seeds`) and its training windows.
+
+    Each member is `train_index_model(flats, window, ranks, suits, seed=s, cache_dir=...)`, so a
+    member trained, cached or shipped before is reused. One seed gives that seed's reader itself.
+    `progress(stage, done, total)` hears each member's rendering and training in turn, counted
+    over all members (the second member's "render" continues where the first's ended). Returns
+    the reader and the windows all members were trained on together.
+    """
+    if not seeds:
+        raise ValueError("a reader needs at least one seed")
+    size = corner_training.training_size()
+    keys = tuple(corner_training.model_key(flats, window, ranks, suits, s, size) for s in seeds)
+    if keys not in _CACHE:
+        members: list[IndexModel] = []
+        samples = 0
+        for n, seed in enumerate(seeds):
+            model, count = corner_training.train_index_model(
+                flats,
+                window,
+                ranks,
+                suits,
+                seed=seed,
+                cache_dir=cache_dir,
+                progress=_member_progress(progress, n, len(seeds)),
+            )
+            members.append(model)
+            samples += count
+        merged = members[0] if len(members) == 1 else mean_model(members)
+        _CACHE.clear()  # one deck at a time, as corner_training keeps it
+        _CACHE[keys] = (merged, samples)
+    return _CACHE[keys]
+
+
+def _member_progress(
+    progress: Callable[[str, int, int], None] | None, member: int, members: int
+) -> Callable[[str, int, int], None] | None:
+    """`progress` told of member `member`'s stages as a share of all `members`' work."""
+    if progress is None:
+        return None
+    report = progress
+
+    def told(stage: str, done: int, total: int) -> None:
+        report(stage, member * total + done, members * total)
+
+    return told
+
+
+def mean_model(members: Sequence[IndexModel]) -> IndexModel:
+    """One model whose `rank` and `suit` are the mean of `members`' (same input and classes).
+
+    Each member's graph is copied under its own name prefix, all reading the one input
+    `window`; an ONNX `Mean` node per output averages the members' probabilities. Raises
+    `ValueError` when the members name different classes.
+    """
+    import onnx
+    from onnx import compose, helper
+
+    first = members[0]
+    if any(m.ranks != first.ranks or m.suits != first.suits for m in members):
+        raise ValueError("the members of a reader must name the same classes")
+    graphs = [
+        compose.add_prefix_graph(
+            onnx.load_from_string(m.onnx).graph, f"seed{n}/", rename_inputs=False
+        )
+        for n, m in enumerate(members)
+    ]
+    head = onnx.load_from_string(first.onnx)
+    outputs = [o.name for o in head.graph.output]
+    nodes = [node for g in graphs for node in g.node]
+    nodes += [
+        helper.make_node("Mean", [f"seed{n}/{name}" for n in range(len(graphs))], [name])
+        for name in outputs
+    ]
+    graph = helper.make_graph(
+        nodes,
+        f"mean_of_{len(members)}_{head.graph.name}",
+        list(head.graph.input),
+        list(head.graph.output),
+        [init for g in graphs for init in g.initializer],
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=list(head.opset_import),
+        producer_name=head.producer_name,
+        ir_version=head.ir_version,
+    )
+    onnx.checker.check_model(model)
+    return IndexModel(first.ranks, first.suits, model.SerializeToString())

@@ -1,0 +1,112 @@
+"""A deck's reader is the mean of two seeds' readers, held in one ONNX model.
+
+The merged graph must answer every batch as the mean of its members' answers; a calibrated deck
+must carry that one model (saved and loaded with the profile) and read as the pair; and the
+calibration's progress must count both trainings, ending once, at the end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from calibration import corner_net, reader_pair
+from calibration.deck import learn_deck
+from calibration.profile import CalibrationProfile, load_profile, save_profile
+from drivers.camera.index_model import CHANNELS, INPUT_SIZE, Array, IndexModel
+from drivers.camera.synthetic.designs import CLASSIC
+from drivers.camera.synthetic.reference import render_reference
+from studio.cards import DECK
+
+RANKS = (*"23456789TJQKA", "-")
+SUITS = (*"CDHS", "-")
+
+
+def _random_reader(seed: int) -> IndexModel:
+    """A reader of the deck reader's shape with random (untrained) weights: no training needed."""
+    params = corner_net._init(np.random.default_rng(seed), len(RANKS), len(SUITS))
+    return IndexModel(RANKS, SUITS, corner_net.to_onnx(params))
+
+
+MEMBERS = (_random_reader(0), _random_reader(1))
+MERGED = reader_pair.mean_model(MEMBERS)
+WIDTH, HEIGHT = INPUT_SIZE
+
+
+@settings(max_examples=25)
+@given(
+    arrays(
+        np.float32,
+        st.tuples(st.integers(1, 9), st.just(CHANNELS), st.just(HEIGHT), st.just(WIDTH)),
+        elements=st.floats(-0.5, 1.5, width=32),
+    )
+)
+def test_the_merged_reader_answers_the_mean_of_its_members(batch: Array) -> None:
+    rank, suit = MERGED.probabilities(batch)
+    answers = [m.probabilities(batch) for m in MEMBERS]
+    np.testing.assert_allclose(rank, np.mean([r for r, _ in answers], axis=0), atol=1e-6)
+    np.testing.assert_allclose(suit, np.mean([s for _, s in answers], axis=0), atol=1e-6)
+    # Still probabilities: what the classifier's bars are set against.
+    np.testing.assert_allclose(rank.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_members_of_other_classes_are_refused() -> None:
+    other = IndexModel(
+        RANKS,
+        ("S", "H", "D", "C", "-"),
+        corner_net.to_onnx(corner_net._init(np.random.default_rng(2), len(RANKS), len(SUITS))),
+    )
+    with pytest.raises(ValueError, match="same classes"):
+        reader_pair.mean_model([MEMBERS[0], other])
+
+
+def test_progress_counts_both_trainings_and_ends_once() -> None:
+    heard: list[tuple[str, int, int]] = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        heard.append((stage, done, total))
+
+    for member in range(2):
+        told = reader_pair._member_progress(progress, member, 2)
+        assert told is not None
+        for done in (1, 10):
+            told("render", done, 10)
+        told("train", 5, 5)
+    assert heard == [
+        ("render", 1, 20),
+        ("render", 10, 20),
+        ("train", 5, 10),
+        ("render", 11, 20),
+        ("render", 20, 20),
+        ("train", 10, 10),
+    ]
+
+
+def test_a_calibrated_deck_carries_one_model_that_reads_as_the_pair(tmp_path: Path) -> None:
+    refs = {c.code: render_reference(c, CLASSIC, "scan", i) for i, c in enumerate(DECK)}
+    deck, templates = learn_deck(refs)
+    assert templates.model is not None and deck.index_model is not None
+    save_profile(tmp_path, CalibrationProfile(deck=deck), templates)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index_model.onnx", "profile.json"]
+    _, loaded = load_profile(tmp_path)
+    assert loaded is not None and loaded.model is not None
+    # The pair's members, each as one seed's training gives it (cached or shipped: no training).
+    singles = [learn_deck(refs, reader_seeds=(seed,)) for seed in reader_pair.SEEDS]
+    learned = [t.model for _, t in singles]
+    rng = np.random.default_rng(7)
+    batch = rng.uniform(-0.5, 1.5, (16, CHANNELS, HEIGHT, WIDTH)).astype(np.float32)
+    rank, suit = loaded.model.probabilities(batch)
+    answers = [m.probabilities(batch) for m in learned if m is not None]
+    np.testing.assert_allclose(rank, np.mean([r for r, _ in answers], axis=0), atol=1e-6)
+    np.testing.assert_allclose(suit, np.mean([s for _, s in answers], axis=0), atol=1e-6)
+    # Two readers read differently: the pair is not one of them.
+    assert not np.allclose(answers[0][0], answers[1][0], atol=1e-3)
+    # The profile counts the windows both members were trained on.
+    assert deck.index_model.samples == sum(
+        d.index_model.samples for d, _ in singles if d.index_model is not None
+    )
