@@ -8,7 +8,9 @@ deck's reader is trained once per seed of `SEEDS` (`corner_training.train_index_
 cached and shipped under its own key as before) and the members are merged into ONE model
 (`mean_model`): the same input `window`, the same outputs `rank` and `suit`, each the mean of the
 members' probabilities. The profile, `IndexModel` and the classifier see one reader and
-onnxruntime runs one call per batch.
+onnxruntime runs one call per batch. The merged reader is cached (in the process, on disk and
+shipped in the package) under a key of its own, so a table whose deck was learned before loads
+one file and never imports `onnx`.
 
 This pairing lives apart from `corner_training` on purpose: that module's source keys every
 trained model, so editing it would retrain every deck and stale every shipped model.
@@ -16,6 +18,8 @@ trained model, so editing it would retrain every deck and stale every shipped mo
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -26,9 +30,11 @@ SEEDS: tuple[int, ...] = (0, 1)
 """The seeds every deck's reader is drawn from: two did as well as three on every tuning cache
 (docs/camera.md, "Reader seeds measured") for two thirds of the training and the network."""
 
-_CACHE: dict[tuple[str, ...], tuple[IndexModel, int]] = {}
-"""The merged reader of the members' cache keys: `corner_training` keeps one member at a time, so
-without this every `learn_deck` of the same deck in a process would train its members again."""
+_CACHE: dict[str, tuple[IndexModel, int]] = {}
+"""The merged reader by its key (`pair_key`): `corner_training` keeps one member at a time, so
+without this every `learn_deck` of the same deck in a process would load its members again."""
+PAIR_KEYS: set[str] = set()
+"""The keys of the merged readers this process asked for (for the script that ships them)."""
 
 
 def train_reader(
@@ -43,35 +49,83 @@ def train_reader(
 ) -> tuple[IndexModel, int]:
     """The deck's reader (the mean of one reader per seed of `seeds`) and its training windows.
 
-    Each member is `train_index_model(flats, window, ranks, suits, seed=s, cache_dir=...)`, so a
-    member trained, cached or shipped before is reused. One seed gives that seed's reader itself.
-    `progress(stage, done, total)` hears each member's rendering and training in turn, counted
-    over all members (the second member's "render" continues where the first's ended). Returns
-    the reader and the windows all members were trained on together.
+    One seed gives that seed's reader itself (`train_index_model(..., seed=s)`). For several,
+    the merged reader is looked up as a member is: in the process, then shipped in the package
+    (`corner_training.SHIPPED_DIR`, the full setting's), then in `cache_dir`, under `pair_key`;
+    found there, no member is loaded and `onnx` is never imported (a second of a table's start).
+    Otherwise each member is `train_index_model(flats, window, ranks, suits, seed=s,
+    cache_dir=...)`, so a member trained, cached or shipped before is reused, and the merged
+    reader is stored in `cache_dir`. `progress(stage, done, total)` hears each member's rendering
+    and training in turn, counted over all members (the second member's "render" continues where
+    the first's ended). Returns the reader and the windows all members were trained on together.
     """
     if not seeds:
         raise ValueError("a reader needs at least one seed")
-    size = corner_training.training_size()
-    keys = tuple(corner_training.model_key(flats, window, ranks, suits, s, size) for s in seeds)
-    if keys not in _CACHE:
-        members: list[IndexModel] = []
-        samples = 0
-        for n, seed in enumerate(seeds):
-            model, count = corner_training.train_index_model(
-                flats,
-                window,
-                ranks,
-                suits,
-                seed=seed,
-                cache_dir=cache_dir,
-                progress=_member_progress(progress, n, len(seeds)),
-            )
-            members.append(model)
-            samples += count
-        merged = members[0] if len(members) == 1 else mean_model(members)
+    if len(seeds) == 1:
+        return corner_training.train_index_model(
+            flats, window, ranks, suits, seed=seeds[0], cache_dir=cache_dir, progress=progress
+        )
+    key = pair_key(flats, window, ranks, suits, seeds, corner_training.training_size())
+    PAIR_KEYS.add(key)
+    if key not in _CACHE:
+        shipped = pair_key(flats, window, ranks, suits, seeds, corner_training.FULL)
+        found = corner_training._load_cached(corner_training.SHIPPED_DIR, shipped, ranks, suits)
+        if found is not None:
+            PAIR_KEYS.add(shipped)
+        if found is None and cache_dir is not None:
+            found = corner_training._load_cached(cache_dir, key, ranks, suits)
+        if found is None:
+            found = _merged(flats, window, ranks, suits, seeds, cache_dir, progress)
+            if cache_dir is not None:
+                corner_training._store(cache_dir, key, *found)
         _CACHE.clear()  # one deck at a time, as corner_training keeps it
-        _CACHE[keys] = (merged, samples)
-    return _CACHE[keys]
+        _CACHE[key] = found
+    return _CACHE[key]
+
+
+def pair_key(
+    flats: Mapping[str, Image],
+    window: tuple[int, int, int, int],
+    ranks: list[str],
+    suits: list[str],
+    seeds: Sequence[int],
+    size: corner_training.TrainingSize,
+) -> str:
+    """The cache key of the merged reader: its members' keys and the source of `mean_model`.
+
+    The members' keys already hold the training code's source; the merge adds only its own.
+    """
+    digest = hashlib.sha256(_MERGE_SOURCE.encode())
+    for seed in seeds:
+        digest.update(corner_training.model_key(flats, window, ranks, suits, seed, size).encode())
+    return digest.hexdigest()
+
+
+def _merged(
+    flats: Mapping[str, Image],
+    window: tuple[int, int, int, int],
+    ranks: list[str],
+    suits: list[str],
+    seeds: Sequence[int],
+    cache_dir: Path | None,
+    progress: Callable[[str, int, int], None] | None,
+) -> tuple[IndexModel, int]:
+    """Every member of `seeds` trained (or found) and merged; the windows they trained on."""
+    members: list[IndexModel] = []
+    samples = 0
+    for n, seed in enumerate(seeds):
+        model, count = corner_training.train_index_model(
+            flats,
+            window,
+            ranks,
+            suits,
+            seed=seed,
+            cache_dir=cache_dir,
+            progress=_member_progress(progress, n, len(seeds)),
+        )
+        members.append(model)
+        samples += count
+    return mean_model(members), samples
 
 
 def _member_progress(
@@ -129,3 +183,7 @@ def mean_model(members: Sequence[IndexModel]) -> IndexModel:
     )
     onnx.checker.check_model(model)
     return IndexModel(first.ranks, first.suits, model.SerializeToString())
+
+
+_MERGE_SOURCE = inspect.getsource(mean_model)
+"""What `pair_key` hashes of the merge (read once: the key must not follow a patched name)."""

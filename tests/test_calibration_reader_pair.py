@@ -8,6 +8,7 @@ calibration's progress must count both trainings, ending once, at the end.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 import pytest
@@ -15,10 +16,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from calibration import corner_net, reader_pair
+from calibration import corner_net, corner_training, reader_pair
 from calibration.deck import learn_deck
 from calibration.profile import CalibrationProfile, load_profile, save_profile
-from drivers.camera.index_model import CHANNELS, INPUT_SIZE, Array, IndexModel
+from drivers.camera.index_model import (
+    CHANNELS,
+    INPUT_SIZE,
+    Array,
+    Image,
+    IndexModel,
+    weights_digest,
+)
 from drivers.camera.synthetic.designs import CLASSIC
 from drivers.camera.synthetic.reference import render_reference
 from studio.cards import DECK
@@ -87,26 +95,63 @@ def test_progress_counts_both_trainings_and_ends_once() -> None:
     ]
 
 
-def test_a_calibrated_deck_carries_one_model_that_reads_as_the_pair(tmp_path: Path) -> None:
-    refs = {c.code: render_reference(c, CLASSIC, "scan", i) for i, c in enumerate(DECK)}
-    deck, templates = learn_deck(refs)
+def _tiny_training(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Image]:
+    """The classic design's scans, trained in seconds, with no shipped model to find."""
+    # 2 x 2 windows a card: one whole batch, so each seed's reader takes one step of its own.
+    tiny = corner_training.TrainingSize(positives_per_card=2, cuts=2, negatives=12, epochs=1)
+    monkeypatch.setattr(corner_training, "training_size", lambda: tiny)
+    monkeypatch.setattr(corner_training, "SHIPPED_DIR", tmp_path / "nothing shipped")
+    monkeypatch.setattr(corner_training, "_CACHE", {})
+    monkeypatch.setattr(reader_pair, "_CACHE", {})
+    return {c.code: render_reference(c, CLASSIC, "scan", i) for i, c in enumerate(DECK)}
+
+
+def test_a_calibrated_deck_carries_one_model_that_reads_as_the_pair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refs = _tiny_training(monkeypatch, tmp_path)
+    cache = tmp_path / "cache"
+    deck, templates = learn_deck(refs, model_cache=cache)
     assert templates.model is not None and deck.index_model is not None
-    save_profile(tmp_path, CalibrationProfile(deck=deck), templates)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["index_model.onnx", "profile.json"]
-    _, loaded = load_profile(tmp_path)
+    profile = tmp_path / "profile"
+    save_profile(profile, CalibrationProfile(deck=deck), templates)
+    assert sorted(p.name for p in profile.iterdir()) == ["index_model.onnx", "profile.json"]
+    _, loaded = load_profile(profile)
     assert loaded is not None and loaded.model is not None
-    # The pair's members, each as one seed's training gives it (cached or shipped: no training).
-    singles = [learn_deck(refs, reader_seeds=(seed,)) for seed in reader_pair.SEEDS]
-    learned = [t.model for _, t in singles]
+    # The pair's members, each as one seed's calibration gives it (from the cache: not trained).
+    singles = [learn_deck(refs, model_cache=cache, reader_seeds=(s,)) for s in reader_pair.SEEDS]
+    learned = [t.model for _, t in singles if t.model is not None]
     rng = np.random.default_rng(7)
     batch = rng.uniform(-0.5, 1.5, (16, CHANNELS, HEIGHT, WIDTH)).astype(np.float32)
     rank, suit = loaded.model.probabilities(batch)
-    answers = [m.probabilities(batch) for m in learned if m is not None]
+    answers = [m.probabilities(batch) for m in learned]
     np.testing.assert_allclose(rank, np.mean([r for r, _ in answers], axis=0), atol=1e-6)
     np.testing.assert_allclose(suit, np.mean([s for _, s in answers], axis=0), atol=1e-6)
-    # Two readers read differently: the pair is not one of them.
-    assert not np.allclose(answers[0][0], answers[1][0], atol=1e-3)
+    # Two seeds' readers, not one read twice: the pair is neither of them.
+    digests = {weights_digest(m) for m in (*learned, loaded.model)}
+    assert len(digests) == 3
     # The profile counts the windows both members were trained on.
     assert deck.index_model.samples == sum(
         d.index_model.samples for d, _ in singles if d.index_model is not None
     )
+
+
+def test_a_deck_learned_before_loads_its_pair_without_training_or_merging(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What the simulated table's start relies on: a new process finds the merged reader in the
+    # cache (or shipped) and neither trains its members nor builds the graph again.
+    refs = _tiny_training(monkeypatch, tmp_path)
+    cache = tmp_path / "cache"
+    first = learn_deck(refs, model_cache=cache)[1].model
+    assert first is not None
+
+    def never(*args: object, **kwargs: object) -> NoReturn:
+        raise AssertionError("trained or merged again although the cache holds the pair")
+
+    monkeypatch.setattr(corner_training, "_train", never)
+    monkeypatch.setattr(reader_pair, "mean_model", never)
+    monkeypatch.setattr(corner_training, "_CACHE", {})
+    monkeypatch.setattr(reader_pair, "_CACHE", {})
+    again = learn_deck(refs, model_cache=cache)[1].model
+    assert again is not None and weights_digest(again) == weights_digest(first)

@@ -4,10 +4,11 @@
 
 The simulated table (`studio run` on embedded defaults) learns its deck from the scans of a
 built-in design (`drivers.camera.synthetic.felt.felt_profile`), and the tests learn the same
-designs from their scans at the default resolution; training takes minutes, so the models of
-those reference sets (`reference_sets`) ship in `calibration/models/`, found there by the same
-key as the training cache (references, window, seed, training size and the training code's own
-hash).
+designs from their scans at the default resolution; training takes minutes, so the readers of
+those reference sets (`reference_sets`) ship in `calibration/models/`: each the pair of seeds
+merged into one model (`calibration.reader_pair`), found there by the same key as the cache
+(its members' keys: references, window, seed, training size and the training code's own hash;
+and the pairing code's own).
 The script trains each one afresh with the full setting and writes it; training is seeded, so a
 rerun on the same code writes the same key. `--check` only reports whether each design's
 shipped model is present for the code as it is, and exits 1 when one is not.
@@ -21,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from calibration import corner_training
+from calibration import corner_training, reader_pair
 from calibration.deck import learn_deck
 from drivers.camera.index_model import Image
 from drivers.camera.synthetic.designs import DESIGNS
@@ -43,13 +44,15 @@ def main(argv: list[str] | None = None) -> int:
     keep: set[Path] = set()
     for name, refs in reference_sets().items():
         with tempfile.TemporaryDirectory(prefix="shipped-model-") as tmp:
-            # A fresh cache: the model is trained (or found shipped) and, if trained, lands
-            # in `tmp`, from which it is copied into the package.
+            # A fresh cache: the deck's reader (the pair of seeds, merged) is found shipped or,
+            # if made, lands in `tmp`, from which it alone is copied into the package (its
+            # members are trained into `tmp` too, and stay there: the table never needs them).
+            reader_pair.PAIR_KEYS.clear()
             learn_deck(refs, model_cache=Path(tmp))
-            made = list(Path(tmp).glob("index-model-*.npz"))
-            keep |= {target / p.name for p in made}
+            made = [corner_training.cached_model_path(Path(tmp), k) for k in reader_pair.PAIR_KEYS]
+            made = [p for p in made if p.exists()]
+            keep.update(corner_training.cached_model_path(target, k) for k in reader_pair.PAIR_KEYS)
             if not made:
-                keep |= _used()
                 print(f"{name}: shipped model is current")
                 continue
             stale += 1
@@ -61,8 +64,9 @@ def main(argv: list[str] | None = None) -> int:
                 (target / path.name).write_bytes(path.read_bytes())
                 print(f"{name}: wrote {target / path.name}")
         corner_training._CACHE.clear()
+        reader_pair._CACHE.clear()
     if not args.check:
-        for old in set(target.glob("*.npz")) - keep - _used():
+        for old in set(target.glob("*.npz")) - keep:
             old.unlink()  # a model no reference set of this code can ask for
     return 1 if args.check and stale else 0
 
@@ -76,11 +80,6 @@ def reference_sets() -> dict[str, dict[str, Image]]:
             c.code: render_reference(c, design, "scan", i) for i, c in enumerate(DECK)
         }
     return out
-
-
-def _used() -> set[Path]:
-    """Shipped files loaded in this process so far (found current by their key)."""
-    return set(corner_training.SHIPPED_USED)
 
 
 if __name__ == "__main__":
