@@ -136,6 +136,41 @@ def test_a_calibrated_deck_carries_one_model_that_reads_as_the_pair(
     )
 
 
+def test_calibrating_shows_both_trainings_in_one_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What `studio calibrate deck` shows: the two trainings render and fit in turn, each stage
+    # counted over both, so rendering is half done when the first fitting starts, goes on after
+    # it, and reaches its end once.
+    refs = _tiny_training(monkeypatch, tmp_path)
+    heard: list[tuple[str, int, int]] = []
+    learn_deck(refs, progress=lambda stage, done, total: heard.append((stage, done, total)))
+    stages = [stage for stage, _, _ in heard]
+    first_train = stages.index("train")
+    renders = [100 * done // total for stage, done, total in heard if stage == "render"]
+    assert renders == sorted(renders) and renders.count(100) == 1 and renders[-1] == 100
+    assert (
+        heard[first_train - 1][0] == "render"
+        and heard[first_train - 1][1] * 2 == (heard[first_train - 1][2])
+    )
+    assert "render" in stages[first_train:] and heard[-1][0] == "train"
+    assert heard[-1][1] == heard[-1][2]
+
+
+def test_the_quick_setting_trains_one_seed_where_no_pair_is_shipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tests train with the quick setting; two quick readers per test deck cost the camera and
+    # calibration tests half their CPU again, so a quick deck is read by its first seed alone.
+    refs = _tiny_training(monkeypatch, tmp_path)
+    monkeypatch.setattr(corner_training, "QUICK", corner_training.training_size())
+    cache = tmp_path / "cache"
+    quick = learn_deck(refs, model_cache=cache)[1].model
+    alone = learn_deck(refs, model_cache=cache, reader_seeds=reader_pair.SEEDS[:1])[1].model
+    assert quick is not None and alone is not None
+    assert weights_digest(quick) == weights_digest(alone)
+
+
 def test_a_deck_learned_before_loads_its_pair_without_training_or_merging(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
