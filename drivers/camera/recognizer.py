@@ -34,13 +34,13 @@ from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline import CardOutline, long_side, side_pairs
 from drivers.camera.outline_fit import fitted_for_reading
+from drivers.camera.paper import paper_shares
 from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
     INDEX_CENTRE,
     LEARNED_TUNING,
     MIN_CORNER_SUPPORT,
-    PAPER_CHROMA,
     PAPER_SHARE_BORDER,
     PAPER_SHARE_FACE_UP,
     READ_ASPECT,
@@ -402,7 +402,8 @@ class CardRecognizer:
         if outline.speculative:
             return None
         confidence = 0.0 if len(codes) > 1 else max((r.confidence for r, _ in reads), default=0.0)
-        inner, border = self._paper_shares(frame, gray, thr, outline)
+        paper = paper_shares(frame, gray, thr, outline.contour)
+        inner, border = paper.inner, paper.border
         if border < PAPER_SHARE_BORDER:
             return None
         # A back's dense pattern holds ink, but the network learned backs as "none": only a
@@ -440,30 +441,6 @@ class CardRecognizer:
             cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -WINDOW_IN_VIEW_PX
             for x, y in img
         )
-
-    def _paper_shares(
-        self, frame: Image, gray: Image, thr: float, outline: CardOutline
-    ) -> tuple[float, float]:
-        """Shares of paper-white pixels inside the card's border, and in the border itself."""
-        x, y, w, h = cv2.boundingRect(outline.contour)
-        mask: npt.NDArray[Any] = np.zeros((h, w), np.uint8)
-        cv2.drawContours(mask, [outline.contour - np.array([x, y])], -1, 1, -1)
-        # A back's white border is ~6% of its width: a ring of ~4% of the short side lies on it.
-        ring_k = max(3, int(0.08 * min(w, h)) | 1)
-        shrunk = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (ring_k, ring_k)))
-        ring = (mask > 0) & (shrunk == 0)
-        k = max(3, int(0.2 * min(w, h)) | 1)
-        inside = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))) > 0
-        roi = frame[y : y + h, x : x + w]
-        b, g, r = cv2.split(roi)
-        # OpenCV's per-channel max and min: numpy's reduction over the colour axis cost 10x more.
-        chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
-        paper = (gray[y : y + h, x : x + w] > thr) & (chroma < PAPER_CHROMA)
-        # Counted, not indexed out: a share of whole counts, as the mean of the picked pixels.
-        n_inside, n_ring = np.count_nonzero(inside), np.count_nonzero(ring)
-        inner = np.count_nonzero(paper & inside) / n_inside if n_inside else 1.0
-        border = np.count_nonzero(paper & ring) / n_ring if n_ring else 0.0
-        return inner, border
 
     def _zone(self, corners: npt.NDArray[Any]) -> str | None:
         if self._geometry is None:

@@ -1,0 +1,115 @@
+"""How much of a card is paper: inside its border and in the border itself.
+
+A face shows paper inside its border, a back print (`tuning.PAPER_SHARE_FACE_UP`); every card
+has a paper margin (`tuning.PAPER_SHARE_BORDER`). `own_paper` measures a cue that was tried to
+tell a light back from a face (a face's inside is the same paper as its own border, a back's
+print is darker or tinted against it): measured, not used by the recognizer (`docs/camera.md`,
+"Light backs read as backs").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.tuning import PAPER_CHROMA
+
+Image = npt.NDArray[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PaperShares:
+    """Shares of paper-white pixels inside a card's border (`inner`) and in the border itself."""
+
+    inner: float
+    border: float
+
+
+@dataclass(frozen=True, slots=True)
+class OwnPaper:
+    """Shares of a card's inside that are its own border's paper.
+
+    `own` at the border paper's grey level, `tint` at its tint too.
+    """
+
+    own: float
+    tint: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Card:
+    """A card's pixels: its bounding box, its border ring and its inside (masks of the box)."""
+
+    box: tuple[int, int, int, int]
+    ring: npt.NDArray[Any]
+    inside: npt.NDArray[Any]
+
+
+def _card(contour: npt.NDArray[Any]) -> _Card:
+    x, y, w, h = cv2.boundingRect(contour)
+    mask: npt.NDArray[Any] = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [contour - np.array([x, y])], -1, 1, -1)
+    # A back's white border is ~6% of its width: a ring of ~4% of the short side lies on it.
+    ring_k = max(3, int(0.08 * min(w, h)) | 1)
+    shrunk = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (ring_k, ring_k)))
+    ring = (mask > 0) & (shrunk == 0)
+    k = max(3, int(0.2 * min(w, h)) | 1)
+    inside = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))) > 0
+    return _Card((x, y, w, h), ring, inside)
+
+
+def _channels(frame: Image, box: tuple[int, int, int, int]) -> tuple[Image, Image, Image, Image]:
+    """The box's blue, green and red, and its chroma (the channels' spread)."""
+    x, y, w, h = box
+    b, g, r = cv2.split(frame[y : y + h, x : x + w])
+    # OpenCV's per-channel max and min: numpy's reduction over the colour axis cost 10x more.
+    chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+    return b, g, r, chroma
+
+
+def paper_shares(frame: Image, gray: Image, thr: float, contour: npt.NDArray[Any]) -> PaperShares:
+    """Shares of paper-white pixels inside the border of the card outlined by `contour`.
+
+    Paper is grey over `thr` (the frame's felt/paper level) and nearly grey (`PAPER_CHROMA`).
+    """
+    card = _card(contour)
+    x, y, w, h = card.box
+    *_, chroma = _channels(frame, card.box)
+    paper = (gray[y : y + h, x : x + w] > thr) & (chroma < PAPER_CHROMA)
+    # Counted, not indexed out: a share of whole counts, as the mean of the picked pixels.
+    n_inside, n_ring = np.count_nonzero(card.inside), np.count_nonzero(card.ring)
+    inner = np.count_nonzero(paper & card.inside) / n_inside if n_inside else 1.0
+    border = np.count_nonzero(paper & card.ring) / n_ring if n_ring else 0.0
+    return PaperShares(inner, border)
+
+
+def own_paper(
+    frame: Image, gray: Image, thr: float, contour: npt.NDArray[Any], level: float, tint: int
+) -> OwnPaper:
+    """The shares of the card's inside that are its border's paper (the measured cue).
+
+    A pixel is the border's paper when nearly grey, at least `level` times the median grey of
+    the border ring's paper (as `paper_shares` counts it, over `thr`) and, for `tint`, within
+    `tint` (of 255) of its median blue and red against green. A card with no paper on its ring
+    gets its inside's share over `thr` for both.
+    """
+    card = _card(contour)
+    x, y, w, h = card.box
+    b, g, r, chroma = _channels(frame, card.box)
+    grey = gray[y : y + h, x : x + w]
+    pale = chroma < PAPER_CHROMA
+    on_ring = (grey > thr) & pale & card.ring
+    n_inside = np.count_nonzero(card.inside)
+    if not n_inside or not np.any(on_ring):
+        share = np.count_nonzero((grey > thr) & pale & card.inside) / n_inside if n_inside else 1.0
+        return OwnPaper(share, share)
+    mine = (grey >= level * float(np.median(grey[on_ring]))) & pale & card.inside
+    bg = cv2.subtract(b, g, dtype=cv2.CV_16S)
+    rg = cv2.subtract(r, g, dtype=cv2.CV_16S)
+    tb, tr = float(np.median(bg[on_ring])), float(np.median(rg[on_ring]))
+    tinted = mine & (np.abs(bg - tb) <= tint) & (np.abs(rg - tr) <= tint)
+    return OwnPaper(np.count_nonzero(mine) / n_inside, np.count_nonzero(tinted) / n_inside)
