@@ -80,19 +80,33 @@ def train_reader(
         )
     key = pair_key(flats, window, ranks, suits, seeds, size)
     PAIR_KEYS.add(key)
-    if key not in _CACHE:
-        found = (
-            None
-            if cache_dir is None
-            else corner_training._load_cached(cache_dir, key, ranks, suits)
-        )
-        if found is None:
-            found = _merged(flats, window, ranks, suits, seeds, cache_dir, progress)
-            if cache_dir is not None:
-                corner_training._store(cache_dir, key, *found)
-        _CACHE.clear()  # one deck at a time, as corner_training keeps it
-        _CACHE[key] = found
-    return _CACHE[key]
+    found = _held(key, cache_dir, ranks, suits)
+    if found is None:
+        found = _merged(flats, window, ranks, suits, seeds, cache_dir, progress)
+        if cache_dir is not None:
+            corner_training._store(cache_dir, key, *found)
+        _keep(key, found)
+    return found
+
+
+def _held(
+    key: str, directory: Path | None, ranks: list[str], suits: list[str]
+) -> tuple[IndexModel, int] | None:
+    """The merged reader of `key` held in this process, else loaded from `directory`, or None."""
+    if key in _CACHE:
+        return _CACHE[key]
+    found = (
+        None if directory is None else corner_training._load_cached(directory, key, ranks, suits)
+    )
+    if found is not None:
+        _keep(key, found)
+    return found
+
+
+def _keep(key: str, found: tuple[IndexModel, int]) -> None:
+    """Hold `found` as the process's merged reader: one deck at a time, as corner_training."""
+    _CACHE.clear()
+    _CACHE[key] = found
 
 
 def _shipped(
@@ -105,13 +119,7 @@ def _shipped(
     """The pair of `seeds` shipped in the package (always the full setting's), or None."""
     key = pair_key(flats, window, ranks, suits, seeds, corner_training.FULL)
     PAIR_KEYS.add(key)
-    if key not in _CACHE:
-        found = corner_training._load_cached(corner_training.SHIPPED_DIR, key, ranks, suits)
-        if found is None:
-            return None
-        _CACHE.clear()
-        _CACHE[key] = found
-    return _CACHE[key]
+    return _held(key, corner_training.SHIPPED_DIR, ranks, suits)
 
 
 def pair_key(
