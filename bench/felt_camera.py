@@ -59,7 +59,6 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import cv2
 import numpy as np
@@ -80,6 +79,7 @@ from drivers.camera.synthetic.splits import SPLITS
 from drivers.camera.synthetic.still_table import (
     CardConfirmation,
     ConfirmationFigures,
+    ConfirmationKind,
     FrameRead,
     LateCause,
     RoundWatch,
@@ -246,7 +246,7 @@ def deal_round(game: str, table: Table, watch: RoundWatch, rng: random.Random) -
     felt.clear()
     out: list[Waited] = []
 
-    def confirm(zones: list[str], kind: Literal["laid", "revealed"]) -> None:
+    def confirm(zones: list[str], kind: ConfirmationKind) -> None:
         table.shots.clear()
         cards = watch.confirm(zones, kind, table.read)
         out.extend(Waited(c, tuple(table.shots)) for c in cards)
