@@ -23,34 +23,23 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
-from unittest.mock import patch
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 from camera import calibrated_designs
 
 from calibration.profile import CalibrationProfile
-from drivers.camera.detect import card_threshold
-from drivers.camera.outline import CardOutline
-from drivers.camera.reading import ReadingSource
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import CARD_HEIGHT_MM, CARD_WIDTH_MM, Design
+from drivers.camera.synthetic.placed import inset_quad, read_as_placed
 from drivers.camera.synthetic.scene import PlacedCard, RenderedFrame, Scene, render_scene
-from drivers.camera.synthetic.scoring import inset_quad
 from drivers.camera.synthetic.splits import SPLITS
 from studio.cards import Card
 
 DECK = [Card.parse(r + s) for s in "SHDC" for r in "A23456789TJQK"]
 PER_FRAME = 9
 """Cards drawn a frame, three rows of three apart from each other."""
-
-
-def firm_outline(quad: npt.NDArray[Any]) -> CardOutline:
-    """A firm, whole outline lying on `quad`."""
-    return CardOutline(quad, np.round(quad).astype(np.int32).reshape(-1, 1, 2), partial=False)
 
 
 def drawn_frames(
@@ -76,17 +65,14 @@ def drawn_frames(
 def read_inset(
     recognizer: CardRecognizer, frame: RenderedFrame, share: float
 ) -> list[tuple[str, str | None, float]]:
-    """Each card of `frame` read as a firm outline `share` inside it: (truth, code, confidence)."""
-    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
-    outlines = [firm_outline(inset_quad(c.corners, share)) for c in frame.cards]
-    # As placed: the fit onto the paper's edge would undo the inset.
-    with patch("drivers.camera.recognizer.fitted_for_reading", lambda _g, o, _t: list(o)):
-        reads = recognizer._read_many(
-            frame.image, gray, card_threshold(gray), outlines, ReadingSource.FIRM
-        )
+    """Each card of `frame` read as a firm outline `share` inside it: (truth, code, confidence).
+
+    As placed: the fit onto the paper's edge would undo the inset.
+    """
+    quads = [inset_quad(c.corners, share) for c in frame.cards]
     return [
         (c.code, None if r is None else r.code, 0.0 if r is None else r.confidence)
-        for c, r in zip(frame.cards, reads, strict=True)
+        for c, r in zip(frame.cards, read_as_placed(recognizer, frame.image, quads), strict=True)
     ]
 
 

@@ -324,6 +324,33 @@ class IndexClassifier:
                 )
         return out
 
+    def contradicts(self, reads: Sequence[IndexRead], windows: Sequence[Image]) -> list[bool]:
+        """Whether each of `windows` names a code other than `reads[n]`'s own (code or lean).
+
+        `windows[n]` is another cut of the corner `reads[n]` was read at (moved out toward the
+        card's edges, `ReaderTuning.outward`). "None" in either head, or a window too flat to
+        read, contradicts nothing. One network call for all.
+        """
+        tensors = window_tensors(windows)
+        rows = [t for t in tensors if t is not None]
+        if not rows:
+            return [False] * len(windows)
+        model = self._model
+        pr, ps = model.probabilities(np.stack(rows))
+        named = iter(
+            (model.ranks[int(r.argmax())], model.suits[int(s.argmax())])
+            for r, s in zip(pr, ps, strict=True)
+        )
+        out: list[bool] = []
+        for read, tensor in zip(reads, tensors, strict=True):
+            classes = None if tensor is None else next(named)
+            out.append(
+                classes is not None
+                and NONE not in classes
+                and "".join(classes) != (read.code or read.hint)
+            )
+        return out
+
     def _decide(
         self, pr: Array, ps: Array, i: int, j: int, not_index: float, guessed: bool
     ) -> IndexRead:

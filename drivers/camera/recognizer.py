@@ -319,7 +319,8 @@ class CardRecognizer:
             [(self._corner(frame, quad), outlines[n].speculative) for n, quad in corners],
             groups=_index_groups(outlines, corners),
         )
-        found = self._confirm_scaled(frame, [(outlines[n], quad) for n, quad in corners], found)
+        cut = [(outlines[n], quad) for n, quad in corners]
+        found = self._confirm_outward(frame, cut, self._confirm_scaled(frame, cut, found))
         reads: list[list[tuple[IndexRead, npt.NDArray[Any]]]] = [[] for _ in outlines]
         for (n, quad), read in zip(corners, found, strict=True):
             if read is not None:
@@ -370,6 +371,41 @@ class CardRecognizer:
             out[n] = read
         for listener in self._listeners:
             listener.scaled(found, out)
+        return out
+
+    def _confirm_outward(
+        self,
+        frame: Image,
+        cut: list[tuple[CardOutline, npt.NDArray[Any]]],
+        found: list[IndexRead | None],
+    ) -> list[IndexRead | None]:
+        """`found`, each firm corner's code or lean refused where the outline moved out refutes it.
+
+        Refuted: the corner cut through its outline moved out by each share of
+        `ReaderTuning.outward` names another code every time (`IndexClassifier.contradicts`).
+        A firm outline left inside its card moves both windows in, and an index tight to the
+        card's edge loses its top to the window's edge: what is left may read as another rank.
+        Moved out toward the card's edges, the window shows the whole index. The shares are cut
+        in turn, each only for corners every share before contradicted: on the tuning designs
+        the first (2%) named the corner's own code on 98% of right reads.
+        """
+        if not self._tuning.outward:
+            return found
+        todo = [
+            n
+            for n, ((outline, _), read) in enumerate(zip(cut, found, strict=True))
+            if not outline.speculative and read is not None and (read.code or read.hint)
+        ]
+        for share in self._tuning.outward:
+            if not todo:
+                return found
+            windows = [self._corner(frame, moved_out(cut[n][1], share)) for n in todo]
+            against = self._classifier.contradicts([r for n in todo if (r := found[n])], windows)
+            todo = [n for n, refuted in zip(todo, against, strict=True) if refuted]
+        out = list(found)
+        for n in todo:
+            if (read := found[n]) is not None:
+                out[n] = IndexRead(None, 0.0, None, read.not_index)
         return out
 
     def _decide(
@@ -465,6 +501,20 @@ def _both_ends(
         return None
     weaker = a if a.confidence <= b.confidence else b
     return weaker, qa if a.confidence >= b.confidence else qb
+
+
+def moved_out(quad: npt.NDArray[Any], share: float) -> npt.NDArray[Any]:
+    """`quad` moved `share` of its height out past both sides meeting at its first corner.
+
+    That is toward the card's edges at the corner read, the way an outline lying inside its
+    card has to go to reach them.
+    """
+    q = np.asarray(quad, np.float64)
+    down, across = q[3] - q[0], q[1] - q[0]
+    height = float(np.linalg.norm(down))
+    step = down / max(1e-9, height) + across / max(1e-9, float(np.linalg.norm(across)))
+    out: npt.NDArray[Any] = q - share * height * step
+    return out
 
 
 def _aspect(quad: npt.NDArray[Any]) -> float:

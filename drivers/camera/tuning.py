@@ -54,6 +54,23 @@ class ReaderTuning:
     that changes under a moved cut is not read, and the confidence is the least over all.
     Guessed outlines' corners at one printed index naming one code are checked once, on the
     surest of them; the others then read on their own cut (`IndexClassifier.read_all`)."""
+    outward: tuple[float, ...] = (0.02, 0.04)
+    """A firm outline's corner that names a code (or leans to one) is also cut through the
+    outline moved out toward both of the card's edges meeting at that corner, by each of these
+    shares of the card's height, and reads nothing (no code, no lean) when every such cut names
+    another code; "none" in either head on any of them keeps it (that cut shows felt past the
+    paper). A firm outline the fit left inside its card (a side with no paper edge found, a
+    border line taken for the edge) lies 3-5% of the height in, and where the index sits tight
+    to the card's edge the window's edge cuts the index's top off: what is left read, sure and
+    at both corners, as another rank (`bench/cutoff_index.py`, 8 tuning designs' cards through
+    outlines 3-6% in: 29 wrong reads sharp, 31 blurred, 6 as 9, 10 as 8, 9 as 7), which the
+    moved cuts (`moved`: 2% of the window's height, under 1% of the card's) never show. Moved
+    out, the window shows the index whole and names the card drawn there. Both shares must
+    contradict because the reader does not call a window moved past the card's edge "none"
+    reliably: one cut 2% out contradicted 36 of 829 right reads on their true outlines (5% out:
+    108), two cuts 2% and 4% out none sharp and one blurred, and took every wrong read away; 2%
+    and 5% let 4 through at 3%, 3% and 4% cost 34 right reads (docs/camera.md, "Firm corners cut
+    again moved out"). Guessed outlines are not cut so: they have the scaled cut (`scaled`)."""
     scaled: tuple[float, ...] = (1.06,)
     """A guessed outline's coded corner is also cut through that outline scaled about the
     corner by this share, down and up, and reads only when both cuts name the same code (the

@@ -99,21 +99,3 @@ def card_height_px(truth: CardTruth) -> float:
     """The drawn card's height in pixels (mean of its two long sides)."""
     c = truth.corners
     return float((np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])) / 2)
-
-
-def inset_quad(quad: npt.NDArray[Any], share: float) -> npt.NDArray[Any]:
-    """`quad` (a card's corners in order round it) with every side moved `share` in.
-
-    Each side moves parallel to itself by `share` of the card's height: a firm outline the fit
-    left inside its card.
-    """
-    q = np.asarray(quad, np.float64)
-    height = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
-    out = np.empty_like(q)
-    for k in range(4):
-        to_next = q[(k + 1) % 4] - q[k]
-        to_prev = q[(k - 1) % 4] - q[k]
-        out[k] = q[k] + share * height * (
-            to_next / np.linalg.norm(to_next) + to_prev / np.linalg.norm(to_prev)
-        )
-    return out
