@@ -5,7 +5,8 @@ renders only, through `studio calibrate deck`'s code path (`calibrate_deck` on a
 reference images), as a studio would from photographs; a design that fails to calibrate is
 reported as a failure with the reason, and its cards count as missed. Then random scenes of each
 envelope (`drivers/camera/synthetic/envelopes.py`: studio, harsh) are read. Prints, per split and
-envelope: recall of readable face-up cards, wrong reads (target zero), phantoms, unknown rate,
+envelope: recall of readable face-up cards, wrong reads (target zero), phantoms, face-up cards
+reported face down (a face taken for a back: the table would take it for one), unknown rate,
 recall by difficulty tag, fps at 1920x1080 on one core, and a reliability table (confidence bin
 against the share of coded reads that were right). **The test split's figures are the ones that
 count**; the tuning split is for choosing things.
@@ -321,7 +322,8 @@ def main() -> None:
             print(
                 f"{split}/{env}: readable {score.readable}  recall {score.recall:.2%}  "
                 f"wrong reads {score.wrong}  phantoms {score.phantom}  "
-                f"unknown rate {score.unknown_rate:.2%}  fps(1080p, 1 core) {fps}  "
+                f"faces called down {score.face_errors}  unknown rate {score.unknown_rate:.2%}  "
+                f"fps(1080p, 1 core) {fps}  "
                 f"calibration failures {len(failures)}/{len(runs)}  reader {READER.reader}"
             )
             for line in score.wrongs[:10]:
@@ -355,6 +357,7 @@ def main() -> None:
                 "recall": round(score.recall, 4),
                 "wrong_reads": score.wrong,
                 "phantom_cards": score.phantom,
+                "faces_called_down": score.face_errors,
                 "unknown_rate": round(score.unknown_rate, 4),
                 "fps_1080p": fps,
                 "calibration_failures": failures,
