@@ -9,7 +9,10 @@ its paper share inside the border against the frame's felt threshold (the recogn
 at the card's own border level (`paper.own_paper`, at each `--levels` share of the border's
 grey, and at the first level within `--tint` of the border's tint as well). Prints, per cue,
 the distribution over faces (courts apart) and backs, how many lie on the wrong side of `--bar`
-and how many a cue moves across it against the recognizer's, with examples.
+and how many a cue moves across it against the recognizer's, with examples; then how many of
+each kind the recognizer's own rule calls a back (under `PAPER_SHARE_FACE_UP` of paper against
+the felt, or `paper.light_back`) when no corner reads: a face it calls so is reported face down
+only where no guess on its spot reads a code.
 
     python bench/card_backs.py [--split tuning] [--designs 8] [--envelope studio|harsh]
                                [--levels 0.8 0.85 0.9] [--tint 20] [--bar 0.3] [--seed 7]
@@ -26,13 +29,14 @@ import numpy as np
 
 from calibration.zones import zone_centre
 from drivers.camera.detect import detect_cards
-from drivers.camera.paper import own_paper, paper_shares
+from drivers.camera.paper import light_back, own_paper, paper_shares
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.felt import Felt, FeltCard
 from drivers.camera.synthetic.scene import project
 from drivers.camera.synthetic.splits import SPLITS
 from drivers.camera.synthetic.still_table import StillCamera, still_layout
+from drivers.camera.tuning import PAPER_SHARE_FACE_UP
 from studio.cards import DECK
 from studio.games import get_rules
 from studio.runtime.camera import position_rows
@@ -44,7 +48,8 @@ def measure(
     split: str, designs: int, envelope: str, levels: list[float], tint: int, seed: int
 ) -> dict[str, list[tuple[str, tuple[float, ...]]]]:
     """Each card's cues by kind (face, court, back): its paper share over the felt threshold,
-    its own paper's share at each of `levels`, then at the first level and `tint` too."""
+    its own paper's share at each of `levels`, then at the first level and `tint` too, and
+    last 1.0 where the recognizer's rule calls it a back (else 0.0)."""
     cv2.setNumThreads(1)
     rules = get_rules("caribbean-stud")
     style = ENVELOPES[envelope]
@@ -92,7 +97,10 @@ def measure(
                 own = [
                     own_paper(image, gray, found.paper, outline.contour, lv, tint) for lv in levels
                 ]
-                cue = (old, *(p.own for p in own), own[0].tint)
+                back = old < PAPER_SHARE_FACE_UP or light_back(
+                    image, gray, found.paper, outline.contour
+                )
+                cue = (old, *(p.own for p in own), own[0].tint, float(back))
                 out[kind].append((f"{tag} {card.card.code}", cue))
     return out
 
@@ -140,6 +148,15 @@ def main() -> None:
                 print(f"    wrong side: {t}")
             for t in flips[:4] if i else []:
                 print(f"    moved: {t} {[round(x, 2) for x in dict(data[kind])[t]]}")
+    print("the recognizer's rule (felt threshold, or a light back) calls a back:")
+    for kind in ("face", "court", "back"):
+        called = [t for t, v in data[kind] if v[-1]]
+        # The cards the light-back cue adds to the felt threshold's.
+        more = [t for t, v in data[kind] if v[-1] and v[0] >= PAPER_SHARE_FACE_UP]
+        print(
+            f"  {kind:5} {len(called)} of {len(data[kind])}, {len(more)} of them light backs"
+            + "".join(f"; {t}" for t in more[:4])
+        )
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """How much of a card is paper: inside its border and in the border itself.
 
 A face shows paper inside its border, a back print (`tuning.PAPER_SHARE_FACE_UP`); every card
-has a paper margin (`tuning.PAPER_SHARE_BORDER`). `own_paper` measures a cue that was tried to
-tell a light back from a face (a face's inside is the same paper as its own border, a back's
-print is darker or tinted against it): measured, not used by the recognizer (`docs/camera.md`,
-"Light backs read as backs").
+has a paper margin (`tuning.PAPER_SHARE_BORDER`). A light back's print is brighter than the felt
+and nearly grey, so it counts as paper there; `own_paper` tells it from a face (a face's inside is
+the same paper as its own border, a back's print is darker or tinted against it), and
+`light_back` is the one rule that calls it a back (`docs/camera.md`, "Light backs read as backs").
 """
 
 from __future__ import annotations
@@ -16,7 +16,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.tuning import PAPER_CHROMA
+from drivers.camera.tuning import (
+    LIGHT_BACK_GREY,
+    LIGHT_BACK_TINT,
+    OWN_PAPER_LEVEL,
+    OWN_PAPER_TINT,
+    PAPER_CHROMA,
+)
 
 Image = npt.NDArray[Any]
 
@@ -113,3 +119,13 @@ def own_paper(
     tb, tr = float(np.median(bg[on_ring])), float(np.median(rg[on_ring]))
     tinted = mine & (np.abs(bg - tb) <= tint) & (np.abs(rg - tr) <= tint)
     return OwnPaper(np.count_nonzero(mine) / n_inside, np.count_nonzero(tinted) / n_inside)
+
+
+def light_back(frame: Image, gray: Image, thr: float, contour: npt.NDArray[Any]) -> bool:
+    """Whether the card outlined by `contour` shows a light back's print, not its border's paper.
+
+    Under `LIGHT_BACK_TINT` of its inside is the border's paper at `OWN_PAPER_LEVEL` of its grey
+    and within `OWN_PAPER_TINT` of its tint, and under `LIGHT_BACK_GREY` at its grey alone.
+    """
+    own = own_paper(frame, gray, thr, contour, OWN_PAPER_LEVEL, OWN_PAPER_TINT)
+    return own.tint < LIGHT_BACK_TINT and own.own < LIGHT_BACK_GREY

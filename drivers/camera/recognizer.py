@@ -1,8 +1,9 @@
 """`CardRecognizer`: one frame in, a `CardReading` for every card outline out.
 
 Per outline: read both index corners (a card lies either way up, and a neighbour may hide one
-corner), agree or say unknown, decide face down from how little paper the visible face shows,
-and place the card in a zone through the table calibration.
+corner), agree or say unknown, decide face down from how little paper the visible face shows
+(or, for a light back, how little of it is its own border's paper, once no guess read a face
+there), and place the card in a zone through the table calibration.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
 from drivers.camera.outline import CardOutline, long_side, side_pairs
 from drivers.camera.outline_fit import fitted_for_reading
-from drivers.camera.paper import paper_shares
+from drivers.camera.paper import light_back, paper_shares
 from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
@@ -125,12 +126,17 @@ class CardRecognizer:
         if not found.outlines and not found.regions:
             return []
         thr = found.paper
+        # Unread firm cards whose inside is a light back's print (`_decide`): unknown faces
+        # until the guesses are merged.
+        backs: list[CardReading] = []
         # Each stage's outlines are read together: one network call for all their corners.
         firm = _without_repeats(
             list(
                 zip(
                     found.outlines,
-                    self._read_many(frame, gray, thr, found.outlines, ReadingSource.FIRM),
+                    self._read_many(
+                        frame, gray, thr, found.outlines, ReadingSource.FIRM, backs=backs
+                    ),
                     strict=True,
                 )
             )
@@ -222,7 +228,7 @@ class CardRecognizer:
                 self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER, leaning)
             )
         guesses += self._read_again(frame, gray, thr, leaning, readings)
-        return merge_guesses(readings, guesses)
+        return _backs_down(merge_guesses(readings, guesses), backs)
 
     def _read_again(
         self,
@@ -286,13 +292,16 @@ class CardRecognizer:
         outlines: Sequence[CardOutline],
         source: ReadingSource,
         leaning: list[CardOutline] | None = None,
+        backs: list[CardReading] | None = None,
     ) -> list[CardReading | None]:
         """A reading of each of `outlines` (None where it shows no card), in order.
 
         `source` is the kind of outline they are (a firm outline extended from a strip is
         reported as `EXTENDED`). With `leaning` given, each guessed outline (speculative) whose
         index corner read no code but leaned to one (`IndexRead.hint`) is added to it, rolled to
-        start at that corner (`finder.refined_corners` places it again).
+        start at that corner (`finder.refined_corners` places it again). With `backs` given,
+        each unknown face-up reading whose inside is a light back's print (`_decide`) is added
+        to it (`_backs_down` reports it face down unless a guess replaced it).
 
         Every index corner of them all goes to the reader at once (`IndexClassifier.read_all`:
         one network call for the lot), then each card is decided on its corners (`_decide`).
@@ -333,7 +342,7 @@ class CardRecognizer:
                 ):
                     leaning.append(replace(outlines[n], corners=quad))
         decided = [
-            self._decide(frame, gray, thr, outline, got, source)
+            self._decide(frame, gray, thr, outline, got, source, backs)
             for outline, got in zip(outlines, reads, strict=True)
         ]
         for listener in self._listeners:
@@ -416,8 +425,13 @@ class CardRecognizer:
         outline: CardOutline,
         reads: list[tuple[IndexRead, npt.NDArray[Any]]],
         source: ReadingSource,
+        backs: list[CardReading] | None = None,
     ) -> CardReading | None:
-        """The card `outline` shows, from the reads of its index corners (the quad of each)."""
+        """The card `outline` shows, from the reads of its index corners (the quad of each).
+
+        An unknown face-up card whose inside is not its own border's paper (`paper.light_back`:
+        a light back's print counts as paper against the felt) is added to `backs` when given.
+        """
         codes = {r.code for r, _ in reads if r.code is not None}
         # A corner too unsure to read that still leans to another code contradicts the read.
         hints = {r.hint for r, _ in reads if r.code is None and r.hint is not None}
@@ -444,11 +458,18 @@ class CardRecognizer:
             return None
         # A back's dense pattern holds ink, but the network learned backs as "none": only a
         # corner it takes for an index (`ReaderTuning.index_like`) makes a paperless card a face.
-        face_down = inner < PAPER_SHARE_FACE_UP and not any(
-            _index_like(r, self._tuning) for r, _ in reads
-        )
+        index_like = any(_index_like(r, self._tuning) for r, _ in reads)
+        face_down = inner < PAPER_SHARE_FACE_UP and not index_like
         confidence = 0.0 if face_down else confidence
-        return _reading(None, face_down, outline.corners, confidence, zone, source, 0)
+        reading = _reading(None, face_down, outline.corners, confidence, zone, source, 0)
+        # A light back stays an unknown face here: the recognizer still looks for a face on
+        # its spot (proposals, snapped and in-view outlines) as it does for an unread face.
+        # Called face down now, the guesses that would have replaced a face the cue took for a
+        # back were no longer made or merged (two and one cards on the large tuning caches).
+        unread_face = not face_down and not index_like
+        if backs is not None and unread_face and light_back(frame, gray, thr, outline.contour):
+            backs.append(reading)
+        return reading
 
     def _corner(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
         x0, y0, x1, y1 = self._window
@@ -483,6 +504,22 @@ class CardRecognizer:
             return None
         cx, cy = corners.mean(axis=0)
         return self._geometry.zone_at(float(cx), float(cy))
+
+
+def _backs_down(readings: list[CardReading], backs: list[CardReading]) -> list[CardReading]:
+    """`readings` (merged) with the light backs (`backs`) still in them reported face down.
+
+    A light back that a guess read a code on its spot replaced (`merge_guesses` replaces an
+    unknown face so) was a face after all, and is gone from `readings`; one still there is a
+    back: the table waits for a face-down card where a dealer's card lies, and an unread face
+    would keep it waiting.
+    """
+    if not backs:
+        return readings
+    return [
+        r.model_copy(update={"face_down": True, "confidence": 0.0}) if r in backs else r
+        for r in readings
+    ]
 
 
 def _both_ends(

@@ -134,6 +134,27 @@ PAPER_SHARE_BORDER = 0.5
 shape without one is not a card, whatever its outline looks like."""
 PAPER_CHROMA = 60
 """Paper is grey-white: a pixel whose channels spread more than this (of 255) is print or felt."""
+OWN_PAPER_LEVEL = 0.85
+"""A pixel inside a card is its own border's paper at this share of the border ring's median
+paper grey or more (`paper.own_paper`). A face is printed on the same paper as its border; a
+light back's print is darker or tinted against its white border. 0.85 and 0.9 called the same
+faces on 40 tuning designs (`bench/card_backs.py`), so the level is not what separates them."""
+OWN_PAPER_TINT = 20
+"""...and, for the tinted share, within this (of 255) of the ring's median blue and red against
+green: a light back's pattern is its ground lightened evenly, so it keeps the ground's tint,
+where a face's paper has its border's."""
+LIGHT_BACK_TINT = 0.08
+"""An unread card whose inside is under 8% its border's tinted paper is a light back
+(`paper.light_back`): on 40 tuning designs, of the cards the felt threshold calls faces, studio
+backs reached 0.13 (95th percentile 0.09) and faces and court cards started at 0.29 (harsh court
+cards, a panel over most of the inside, at 0.11), but for one ace at 0.00 that
+`LIGHT_BACK_GREY` keeps up. Such a card stays an unknown face while the guesses are merged
+(`recognizer._backs_down`): a guess reading a code on its spot replaces it, as it would an
+unread face; only a card no guess reads is reported face down."""
+LIGHT_BACK_GREY = 0.5
+"""...and under half its inside at its border's grey (whatever the tint): light patterns are the
+paper's grey over at most 0.50 of a studio back, and an ace whose tint the cue missed (0.00) was
+0.93 its border's grey."""
 SAME_SPOT = 0.7
 """Two readings whose quads share 70% of the smaller one describe the same card, when one has no
 code to say where its index is (`guesses.merge_guesses`: an unknown reading is replaced by a
