@@ -55,22 +55,36 @@ class _Card:
     inside: npt.NDArray[Any]
 
 
-def _card(contour: npt.NDArray[Any]) -> _Card:
-    x, y, w, h = cv2.boundingRect(contour)
-    mask: npt.NDArray[Any] = np.zeros((h, w), np.uint8)
-    cv2.drawContours(mask, [contour - np.array([x, y])], -1, 1, -1)
+def _card(contour: npt.NDArray[Any], shape: tuple[int, ...]) -> _Card:
+    """The card's pixels in view: its ring and inside, cut to the part of a frame of `shape`.
+
+    The masks are drawn with a pixel of margin round the card, so that erosion meets its
+    edge on every side (a card square to the frame fills its bounding box, and without the
+    margin its ring would be empty), and then cut to the frame: a guessed or extended outline
+    may run past the frame's edge, and only the pixels in view are counted.
+    """
+    bx, by, bw, bh = cv2.boundingRect(contour)
+    mask: npt.NDArray[Any] = np.zeros((bh + 2, bw + 2), np.uint8)
+    cv2.drawContours(mask, [contour - np.array([bx - 1, by - 1])], -1, 1, -1)
     # A back's white border is ~6% of its width: a ring of ~4% of the short side lies on it.
-    ring_k = max(3, int(0.08 * min(w, h)) | 1)
+    ring_k = max(3, int(0.08 * min(bw, bh)) | 1)
     shrunk = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (ring_k, ring_k)))
-    ring = (mask > 0) & (shrunk == 0)
-    k = max(3, int(0.2 * min(w, h)) | 1)
+    k = max(3, int(0.2 * min(bw, bh)) | 1)
     inside = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))) > 0
-    return _Card((x, y, w, h), ring, inside)
+    x, y = min(max(bx, 0), shape[1]), min(max(by, 0), shape[0])
+    w, h = min(bx + bw, shape[1]) - x, min(by + bh, shape[0]) - y
+    w, h = max(w, 0), max(h, 0)
+    view = (slice(y - by + 1, y - by + 1 + h), slice(x - bx + 1, x - bx + 1 + w))
+    ring = (mask[view] > 0) & (shrunk[view] == 0)
+    return _Card((x, y, w, h), ring, inside[view])
 
 
 def _channels(frame: Image, box: tuple[int, int, int, int]) -> tuple[Image, Image, Image, Image]:
     """The box's blue, green and red, and its chroma (the channels' spread)."""
     x, y, w, h = box
+    if not (w and h):
+        empty: Image = np.zeros((h, w), np.uint8)
+        return empty, empty, empty, empty
     b, g, r = cv2.split(frame[y : y + h, x : x + w])
     # OpenCV's per-channel max and min: numpy's reduction over the colour axis cost 10x more.
     chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
@@ -82,7 +96,7 @@ def paper_shares(frame: Image, gray: Image, thr: float, contour: npt.NDArray[Any
 
     Paper is grey over `thr` (the frame's felt/paper level) and nearly grey (`PAPER_CHROMA`).
     """
-    card = _card(contour)
+    card = _card(contour, gray.shape)
     x, y, w, h = card.box
     *_, chroma = _channels(frame, card.box)
     paper = (gray[y : y + h, x : x + w] > thr) & (chroma < PAPER_CHROMA)
@@ -103,7 +117,7 @@ def own_paper(
     `tint` (of 255) of its median blue and red against green. A card with no paper on its ring
     gets its inside's share over `thr` for both.
     """
-    card = _card(contour)
+    card = _card(contour, gray.shape)
     x, y, w, h = card.box
     b, g, r, chroma = _channels(frame, card.box)
     grey = gray[y : y + h, x : x + w]
