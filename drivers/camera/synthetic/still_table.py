@@ -249,7 +249,8 @@ def late_cause(card: CardConfirmation, target_seconds: float) -> LateCause | Non
 
     "slow": confirmed on its first agreeing frames, each right, but they took longer than the
     target; "late_first": read right in every frame from its first right read on, which came
-    late; "unstable": read right in some frames and otherwise in others between them, so the
+    late; "unstable": read right in some frames and otherwise in others between them (an unread
+    face too: it does not break the reads' run, but it does not count towards it), so the
     agreeing frames came late or never; never read right at its zone: "wrong" (another code or
     a back seen there), "elsewhere" (its code read at another zone, or outside every zone),
     "unknown" (a face up not read, or readings that disagree), "unseen" (nothing there at all).
