@@ -3,6 +3,7 @@ guessed corners at an index a firm outline read at both ends are left unread, an
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import cv2
@@ -192,7 +193,7 @@ def test_guesses_misreading_a_firm_cards_index_do_not_take_the_card_away() -> No
 
 
 def _reading(
-    code: str, quad: list[tuple[float, float]], reads: int, source: ReadingSource
+    code: str, quad: Sequence[tuple[float, float]], reads: int, source: ReadingSource
 ) -> CardReading:
     return CardReading(
         code=code, face_down=False, corners=(quad[0], quad[1], quad[2], quad[3]),
@@ -240,3 +241,58 @@ def test_a_guess_on_a_firm_card_of_its_code_still_contests_an_index_read_as_anot
         "QS", [(104, 102), (194, 102), (194, 232), (104, 232)], 1, ReadingSource.PROPOSAL
     )
     assert [r.code for r in merge_guesses([qs, qh], [guess])] == ["QS", None]
+
+
+def test_a_guess_repeating_a_code_read_elsewhere_in_the_frame_adds_nothing() -> None:
+    # One deck a round: a code shows once in a frame. Seen on the tuning caches (studio,
+    # gen-1005): a 7C under a chip and a face-down KS, its index partly hidden, read QC at
+    # 0.985 by a proposal, while the frame's QC lay in another pile, read at 1.0. Before, the
+    # two did not overlap and both were reported: a wrong card on the 7C's spot.
+    right = _reading(
+        "QC", [(1280.7, 703.6), (1266.2, 952.0), (919.8, 929.7), (959.5, 688.1)], 1,
+        ReadingSource.PROPOSAL,
+    ).model_copy(update={"confidence": 1.0})  # fmt: skip
+    on_7c = _reading(
+        "QC", [(1430.4, 572.8), (1334.8, 343.6), (1719.1, 157.6), (1814.7, 386.7)], 1,
+        ReadingSource.PROPOSAL,
+    ).model_copy(update={"confidence": 0.9848})  # fmt: skip
+    for guesses in ([right, on_7c], [on_7c, right]):
+        assert merge_guesses([], guesses) == [right]
+    # Held by a firm card, the code is not repeated by a surer guess either.
+    firm = right.model_copy(update={"source": ReadingSource.FIRM, "confidence": 0.95})
+    sure = on_7c.model_copy(update={"confidence": 1.0})
+    assert merge_guesses([firm], [sure]) == [firm]
+
+
+@st.composite
+def _apart(draw: st.DrawFn) -> list[CardReading]:
+    """Coded readings of cards lying apart (no two overlap), codes often repeated."""
+    out = []
+    for k in range(draw(st.integers(0, 8))):
+        x, y = 400.0 * (k % 4), 500.0 * (k // 4)
+        quad = [(x, y), (x + 63.0, y), (x + 63.0, y + 88.0), (x, y + 88.0)]
+        out.append(
+            _reading(draw(st.sampled_from(_CODES[:2])), quad, draw(st.integers(1, 2)),
+                     ReadingSource.PROPOSAL).model_copy(
+                update={"confidence": draw(st.floats(0.9, 1.0))}
+            )
+        )  # fmt: skip
+    return out
+
+
+@given(st.one_of(_claims(), _apart()), st.integers(0, 14))
+def test_no_guess_repeats_a_code_and_no_believed_code_is_lost(
+    claims: list[CardReading], firm: int
+) -> None:
+    firm = min(firm, len(claims))
+    readings = [c.model_copy(update={"source": ReadingSource.FIRM}) for c in claims[:firm]]
+    guesses = claims[firm:]
+    out = merge_guesses(readings, guesses)
+    codes = [r.code for r in out if r.code is not None]
+    # A guess in the output names a code nothing else in the output names.
+    for r in out:
+        if r.code is not None and any(r is g for g in guesses):
+            assert codes.count(r.code) == 1
+    # Every claim no other contradicts still has its code reported somewhere.
+    doubted = contested(readings + guesses, firm)
+    assert {c.code for n, c in enumerate(readings + guesses) if n not in doubted} <= set(codes)

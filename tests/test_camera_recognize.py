@@ -398,3 +398,30 @@ def test_a_guessed_corner_a_little_off_its_index_is_read_where_the_detector_plac
     assert len(leaning) == 1
     (again,) = rec._read_again(frame.image, gray, thr, leaning, [])
     assert again.code == "9C" and again.source is ReadingSource.REFINED
+
+
+@pytest.mark.parametrize(("px_per_mm", "blur"), [(3.2, 0.8), (3.6, 0.0)])
+def test_a_code_a_firm_card_holds_is_not_repeated_by_a_guess_elsewhere(
+    px_per_mm: float, blur: float
+) -> None:
+    # One deck a round: a code shows once in a frame. Drawn here with the 9C twice (no dealt
+    # round holds that), a lone firm 9C and one under a KD: the one under the KD is read only
+    # by a guess (a proposal or a detected corner), which repeats the firm card's code. On the
+    # tuning caches such repeats were misread indices (a 7C under a chip read QC while the
+    # frame's QC lay elsewhere); before, both were reported.
+    cards = (
+        PlacedCard(Card.parse("9C"), -170, 0, 10),
+        PlacedCard(Card.parse("9C"), 0, 0, 3),
+        PlacedCard(Card.parse("KD"), 30, 12, -4),
+    )
+    scene = Scene(
+        width=1920, height=1080, table_to_image=_view(px_per_mm), design=JUMBO, cards=cards,
+        blur_sigma=blur, noise=3.0, jpeg_quality=85,
+    )  # fmt: skip
+    frame = render_scene(scene)
+    readings = CardRecognizer(*deck_profile("jumbo")).recognize(frame.image)
+    coded = sorted((r.code, r.source) for r in readings if r.code is not None)
+    assert coded == [("9C", ReadingSource.FIRM), ("KD", ReadingSource.FIRM)]
+    (nine,) = [r for r in readings if r.code == "9C"]
+    lone = frame.cards[0].corners
+    assert np.allclose(np.array(nine.corners).mean(axis=0), lone.mean(axis=0), atol=10.0)

@@ -195,10 +195,11 @@ def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> li
     guess repeating the contradicting code then replaced it (on the tuning designs a proposal
     too small for its card read an 8S's index as QS twice: the first read cleared the 8S, the
     second took its place). Then each uncontradicted guess, surest first: one repeating a
-    code already read on a reading it overlaps at all adds nothing; otherwise it is a card of
-    its own, even over most of another card (a row, a fan): it replaces the unknown readings on
-    its spot (`SAME_SPOT`), and coded readings there, read at other indices, stay. The surest
-    of the contradicted guesses stands as an unknown card where no reading covers its spot.
+    code a reading already holds, anywhere in the frame (a firm reading, or a surer guess),
+    adds nothing (`_held`); otherwise it is a card of its own, even over most of another card
+    (a row, a fan): it replaces the unknown readings on its spot (`SAME_SPOT`), and coded
+    readings there, read at other indices, stay. The surest of the contradicted guesses stands
+    as an unknown card where no reading covers its spot.
     """
     firm = [i for i, r in enumerate(readings) if r.code is not None]
     claims = [readings[i] for i in firm] + list(guesses)
@@ -212,7 +213,7 @@ def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> li
     ]
     believed = [g for n, g in enumerate(guesses) if len(firm) + n not in doubted]
     for g in sorted(believed, key=lambda r: -r.confidence):
-        if any(r.code == g.code and _overlap(r, g) > 0.0 for r in out):
+        if _held(g, out):
             continue
         same = [i for i, r in enumerate(out) if r.code is None and _overlap(r, g) >= SAME_SPOT]
         out = [r for i, r in enumerate(out) if i not in same]
@@ -225,6 +226,20 @@ def merge_guesses(readings: list[CardReading], guesses: list[CardReading]) -> li
         if not any(_overlap(r, g) >= SAME_SPOT for r in out):
             out.append(g.model_copy(update={"code": None, "confidence": 0.0, "index_reads": 0}))
     return out
+
+
+def _held(guess: CardReading, readings: list[CardReading]) -> bool:
+    """Whether a reading of `readings` already names `guess`'s code, wherever it lies.
+
+    Each round is dealt from one 52-card deck (docs/games.md), so a code shows once in a
+    frame: a guess repeating a held code either read that card's own print again (over it,
+    which the merge always dropped) or misread another card's partly covered index as it (on
+    the tuning caches, a proposal's QC at 0.985 on a 7C under a chip, the QC read at 1.0 in
+    another pile; a refined 2C at 0.973 on a fanned 2S, the 2C read at 1.0 beside it). The
+    reading already held is the firm card's or the surer guess's (`merge_guesses` adds the
+    guesses surest first); every repeat on those caches was the less sure claim, and wrong.
+    """
+    return any(r.code == guess.code for r in readings)
 
 
 def off_read_indices(outlines: list[CardOutline], readings: list[CardReading]) -> list[CardOutline]:
