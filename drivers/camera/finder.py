@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.corners import corner_quads
+from drivers.camera.dense_corners import DenseCorners, corner_quad, corners, downscaled
 from drivers.camera.detect import Detection, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.index_corners import THRESHOLD, IndexCornerDetector, shipped_detector
@@ -29,6 +30,8 @@ from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.tuning import (
     ANCHOR_MOVE,
     CONFIRMED_CORNER,
+    DENSE_CORNER,
+    DENSE_ON_REGION_PX,
     MIN_CORNER_SUPPORT,
     PERSPECTIVE_OUTLINES,
     REFINE_STEP,
@@ -104,7 +107,7 @@ def _windows(quads: Quad) -> npt.NDArray[Any]:
     return out
 
 
-def _window_shift(a: Quad, b: Quad) -> float:
+def window_shift(a: Quad, b: Quad) -> float:
     """How far (pixels) the index window at the first corner moves from quad `a` to `b`."""
 
     def points(q: Quad) -> npt.NDArray[Any]:
@@ -264,6 +267,45 @@ def detected_corners(
     return out
 
 
+def dense_found_corners(
+    gray: Image,
+    found: Detection,
+    heights: Sequence[float | None],
+    dense: DenseCorners,
+    regions: set[int],
+) -> list[CardOutline]:
+    """Outlines at the index corners the dense detector finds on the bright regions `regions`.
+
+    The rim corners (`detected_corners`) are only where a region's outline bends; a card lying
+    on a pile shows its index corner inside the region, where the rim makes no hypothesis and a
+    blurred proposal's edges place no corner. The dense detector (`dense_corners`) looks at
+    every cell of the frame: each peak at least `tuning.DENSE_CORNER` sure within
+    `tuning.DENSE_ON_REGION_PX` of one of `regions` (by number in `found.regions`) whose card
+    height `heights` knows (`region_heights`) gives an outline at its corner, turned as the
+    network says and sized by that height (its own height head is 17% off at the median).
+    These are not read as they are: like a weakly edged proposal corner (`support` 0 at the
+    first corner, the other index corner left out), they go to `confirmed_corners`, which
+    anchors each on the paper's corner and keeps only what the index-corner detector vouches
+    for. The outline's region is the one its corner lies on.
+    """
+    if not regions:
+        return []
+    small = downscaled(gray)
+    out: list[CardOutline] = []
+    for _, quad in corners(dense.maps(small), DENSE_CORNER):
+        at = (float(quad[0][0]), float(quad[0][1]))
+        for k in sorted(regions):
+            height = heights[k]
+            contour = found.regions[k].contour
+            if height is None or cv2.pointPolygonTest(contour, at, True) < -DENSE_ON_REGION_PX:
+                continue
+            side = quad[1] - quad[0]
+            q = corner_quad(quad[0], float(np.arctan2(side[1], side[0])), height)
+            out.append(CardOutline(q, contour, True, True, (0.0, 0.0, 1.0, 0.0)))
+            break
+    return out
+
+
 def confirmed_corners(
     gray: Image,
     outlines: list[CardOutline],
@@ -321,7 +363,7 @@ def confirmed_corners(
     for i in vouched:
         o, quad, _ = todo[i]
         near = SAME_CORNER * long_side(quad)
-        if any(_window_shift(c.corners, quad) <= near for c in out):
+        if any(window_shift(c.corners, quad) <= near for c in out):
             continue
         out.append(CardOutline(quad, o.contour, o.partial, True, (1.0, 0.0, 0.0, 0.0), corner=True))
     return out
@@ -368,7 +410,7 @@ def refined_corners(
             continue
         q = placed[best]
         near = SAME_CORNER * long_side(q)
-        if any(_window_shift(c.corners, q) <= near for c in out):
+        if any(window_shift(c.corners, q) <= near for c in out):
             continue
         out.append(CardOutline(q, o.contour, o.partial, True, (1.0, 0.0, 0.0, 0.0), corner=True))
     return out

@@ -36,6 +36,9 @@ class ReadingSource(StrEnum):
     """A card-sized outline proposed inside a bright region holding several cards (`merged.py`)."""
     CORNER = "corner"
     """An outline built on an index corner the learned detector found (`finder.py`)."""
+    DENSE = "dense"
+    """An outline built on an index corner the dense detector found inside a bright region,
+    vouched for by the learned index-corner detector (`finder.dense_found_corners`)."""
     REFINED = "refined"
     """A guessed index corner whose read leaned under the bar, moved to where the learned
     detector places the index and read again (`finder.refined_corners`)."""

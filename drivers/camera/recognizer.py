@@ -20,16 +20,21 @@ from calibration.deck import CANON_SIZE
 from calibration.profile import CalibrationProfile, DeckTemplates
 from calibration.table import TableGeometry
 from drivers.camera.classify import IndexClassifier, IndexNetwork, IndexRead
+from drivers.camera.dense_corners import DenseCorners
 from drivers.camera.detect import Detection, Image, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
+    SAME_CORNER,
     TURNED,
     anchored,
     confirmed_corners,
+    dense_found_corners,
     detected_corners,
+    readable_turns,
     refined_corners,
     region_heights,
+    window_shift,
 )
 from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
@@ -92,6 +97,7 @@ class CardRecognizer:
         tuning: ReaderTuning = LEARNED_TUNING,
         listeners: Sequence[DecisionListener] = (),
         network: IndexNetwork | None = None,
+        dense: DenseCorners | None = None,
     ) -> None:
         if profile.deck is None or templates is None:
             raise RecognizerConfigurationError(
@@ -107,6 +113,7 @@ class CardRecognizer:
         self._min_card_px = min_card_px
         # Loaded (and its digest checked) now, so a bad model stops the start, not a frame.
         self._corners = shipped_detector() if corners else None
+        self._dense = dense if corners else None
         cw, ch = CANON_SIZE
         x0, y0, x1, y1 = profile.deck.index_window
         self._window = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
@@ -227,6 +234,16 @@ class CardRecognizer:
             guesses += _coded(
                 self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER, leaning)
             )
+            if self._dense is not None:
+                at_dense = dense_found_corners(gray, found, heights, self._dense, set(open_regions))
+                at_dense = _not_read_again(
+                    confirmed_corners(gray, at_dense, self._corners, thr), proposals + at_corners
+                )
+                at_dense = off_read_indices(at_dense, readings)
+                at_dense += anchored(gray, at_dense, thr)
+                guesses += _coded(
+                    self._read_many(frame, gray, thr, at_dense, ReadingSource.DENSE, leaning)
+                )
         guesses += self._read_again(frame, gray, thr, leaning, readings)
         return _backs_down(merge_guesses(readings, guesses), backs)
 
@@ -656,6 +673,20 @@ def _explained(region: npt.NDArray[Any], sure: list[tuple[CardOutline, CardReadi
         return False
     height = float(np.median([long_side(q) for q in cards]))
     return explained(region, cards, strips, height)
+
+
+def _not_read_again(outlines: list[CardOutline], read: Sequence[CardOutline]) -> list[CardOutline]:
+    """`outlines` (read at their first corner) without the windows `read` were read at.
+
+    A window within `finder.SAME_CORNER` of the card's height of one of `read`'s is dropped:
+    a dense corner at an index a proposal or a rim corner placed would be the same read again.
+    """
+    done = [np.roll(o.corners, -t, axis=0) for o in read for t in readable_turns(o)]
+    return [
+        o
+        for o in outlines
+        if not any(window_shift(q, o.corners) <= SAME_CORNER * long_side(o.corners) for q in done)
+    ]
 
 
 def _coded(readings: list[CardReading | None]) -> list[CardReading]:
