@@ -33,6 +33,13 @@ STRIDE = 4
 """Input pixels per output cell: a cell is `SCALE * STRIDE` = 16 frame pixels."""
 HEIGHT_UNIT = 100.0
 """The height channel is log(card height / this many frame pixels)."""
+CELL = SCALE * STRIDE
+"""Frame pixels per output cell."""
+REACH = 8 * CELL
+"""Frame pixels round a cell that its output depends on, with its neighbours' (a peak is
+compared with them): the layers see 47 input pixels (188 frame pixels) across, a cell's
+neighbours 16 pixels more each way. A crop this far past what is looked for decodes as the
+whole frame does there."""
 
 
 def downscaled(gray: Array) -> Array:
@@ -94,6 +101,22 @@ class DenseCorners:
 
     def __init__(self, data: bytes) -> None:
         self._session = one_core_session(data)
+
+    def corners_within(
+        self, gray: Array, box: tuple[int, int, int, int], threshold: float
+    ) -> list[tuple[float, Quad]]:
+        """`corners` of the grey frame's part round `box` (x0, y0, x1, y1 in frame pixels).
+
+        Only the box and `REACH` round it are run, cut on the cell grid, so each corner in the
+        box decodes as on the whole frame: where cards are already read, a frame need not pay
+        the network (2.2 ms on the whole 1080p frame) there. Corners are in frame pixels.
+        """
+        h, w = gray.shape[:2]
+        x0, y0 = (max(0, v - REACH) // CELL * CELL for v in box[:2])
+        x1, y1 = min(w, box[2] + REACH), min(h, box[3] + REACH)
+        found = corners(self.maps(downscaled(gray[y0:y1, x0:x1])), threshold)
+        shift = np.array([x0, y0], np.float64)
+        return [(odds, quad + shift) for odds, quad in found]
 
     def maps(self, small: Array) -> Array:
         """The output maps (6, h, w) for a downscaled frame (`downscaled`)."""

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.corners import corner_quads
-from drivers.camera.dense_corners import DenseCorners, corner_quad, corners, downscaled
+from drivers.camera.dense_corners import DenseCorners, corner_quad
 from drivers.camera.detect import Detection, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.index_corners import THRESHOLD, IndexCornerDetector, shipped_detector
@@ -107,7 +107,7 @@ def _windows(quads: Quad) -> npt.NDArray[Any]:
     return out
 
 
-def window_shift(a: Quad, b: Quad) -> float:
+def _window_shift(a: Quad, b: Quad) -> float:
     """How far (pixels) the index window at the first corner moves from quad `a` to `b`."""
 
     def points(q: Quad) -> npt.NDArray[Any]:
@@ -117,6 +117,23 @@ def window_shift(a: Quad, b: Quad) -> float:
         return out
 
     return float(np.linalg.norm(points(a) - points(b), axis=1).max())
+
+
+def not_read_again(outlines: list[CardOutline], read: Sequence[CardOutline]) -> list[CardOutline]:
+    """`outlines` (read at their first corner) without the index windows `read` are read at.
+
+    An outline whose window lies within `SAME_CORNER` of its card's height of one of `read`'s
+    (at each corner worth reading, `readable_turns`) is dropped: a dense corner at an index a
+    proposal or a rim corner placed would only be the same read again.
+    """
+    done = [np.roll(o.corners, -t, axis=0) for o in read for t in readable_turns(o)]
+    if not outlines or not done:
+        return list(outlines)
+    quads = np.array([o.corners for o in outlines], np.float64)
+    apart = np.linalg.norm(_windows(quads)[:, None] - _windows(np.array(done))[None], axis=3)
+    near = SAME_CORNER * np.array([long_side(q) for q in quads])
+    hit = (apart.max(axis=2) <= near[:, None]).any(axis=1)
+    return [o for o, h in zip(outlines, hit, strict=True) if not h]
 
 
 def find_candidates(
@@ -290,9 +307,15 @@ def dense_found_corners(
     """
     if not regions:
         return []
-    small = downscaled(gray)
+    boxes = np.array([cv2.boundingRect(found.regions[k].contour) for k in regions])
+    box = (
+        int(boxes[:, 0].min()),
+        int(boxes[:, 1].min()),
+        int((boxes[:, 0] + boxes[:, 2]).max()),
+        int((boxes[:, 1] + boxes[:, 3]).max()),
+    )
     out: list[CardOutline] = []
-    for _, quad in corners(dense.maps(small), DENSE_CORNER):
+    for _, quad in dense.corners_within(gray, box, DENSE_CORNER):
         at = (float(quad[0][0]), float(quad[0][1]))
         for k in sorted(regions):
             height = heights[k]
@@ -363,7 +386,7 @@ def confirmed_corners(
     for i in vouched:
         o, quad, _ = todo[i]
         near = SAME_CORNER * long_side(quad)
-        if any(window_shift(c.corners, quad) <= near for c in out):
+        if any(_window_shift(c.corners, quad) <= near for c in out):
             continue
         out.append(CardOutline(quad, o.contour, o.partial, True, (1.0, 0.0, 0.0, 0.0), corner=True))
     return out
@@ -410,7 +433,7 @@ def refined_corners(
             continue
         q = placed[best]
         near = SAME_CORNER * long_side(q)
-        if any(window_shift(c.corners, q) <= near for c in out):
+        if any(_window_shift(c.corners, q) <= near for c in out):
             continue
         out.append(CardOutline(q, o.contour, o.partial, True, (1.0, 0.0, 0.0, 0.0), corner=True))
     return out

@@ -25,16 +25,14 @@ from drivers.camera.detect import Detection, Image, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
-    SAME_CORNER,
     TURNED,
     anchored,
     confirmed_corners,
     dense_found_corners,
     detected_corners,
-    readable_turns,
+    not_read_again,
     refined_corners,
     region_heights,
-    window_shift,
 )
 from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
@@ -235,10 +233,14 @@ class CardRecognizer:
                 self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER, leaning)
             )
             if self._dense is not None:
+                # A dense corner at a window read already is left out before the vouching (it
+                # would cost the detector its patches) and its vouched copies after it.
+                read = proposals + at_corners
                 at_dense = dense_found_corners(gray, found, heights, self._dense, set(open_regions))
-                at_dense = _not_read_again(
-                    confirmed_corners(gray, at_dense, self._corners, thr), proposals + at_corners
+                at_dense = confirmed_corners(
+                    gray, not_read_again(at_dense, read), self._corners, thr
                 )
+                at_dense = not_read_again(at_dense, read)
                 at_dense = off_read_indices(at_dense, readings)
                 at_dense += anchored(gray, at_dense, thr)
                 guesses += _coded(
@@ -673,20 +675,6 @@ def _explained(region: npt.NDArray[Any], sure: list[tuple[CardOutline, CardReadi
         return False
     height = float(np.median([long_side(q) for q in cards]))
     return explained(region, cards, strips, height)
-
-
-def _not_read_again(outlines: list[CardOutline], read: Sequence[CardOutline]) -> list[CardOutline]:
-    """`outlines` (read at their first corner) without the windows `read` were read at.
-
-    A window within `finder.SAME_CORNER` of the card's height of one of `read`'s is dropped:
-    a dense corner at an index a proposal or a rim corner placed would be the same read again.
-    """
-    done = [np.roll(o.corners, -t, axis=0) for o in read for t in readable_turns(o)]
-    return [
-        o
-        for o in outlines
-        if not any(window_shift(q, o.corners) <= SAME_CORNER * long_side(o.corners) for q in done)
-    ]
 
 
 def _coded(readings: list[CardReading | None]) -> list[CardReading]:
