@@ -8,16 +8,19 @@ did (strides, dilations, padding), so the weights run as they were fitted.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import onnxruntime as ort
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.camera.dense_corner_training import Truth, targets
+from drivers.camera.dense_corner_training import LAYERS, WIDTHS, Truth, targets, to_onnx
 from drivers.camera.dense_corners import (
     SCALE,
     STRIDE,
+    DenseCorners,
     corners,
+    downscaled,
     to_cells,
 )
 from drivers.camera.onnx_dense_graph import ConvLayer, fully_conv_onnx
@@ -113,3 +116,49 @@ def test_the_dense_graph_convolves_with_its_strides_and_dilations() -> None:
         want = _reference(want, params[f"{layer.name}w"], params[f"{layer.name}b"], layer)
     assert got.shape == (1, 3, 7, 9)
     np.testing.assert_allclose(got[0], want, rtol=1e-4, atol=1e-4)
+
+
+def _random_detector(seed: int) -> DenseCorners:
+    """The detector's layers with random weights: any weights must crop alike."""
+    rng = np.random.default_rng(seed)
+    params: dict[str, np.ndarray] = {}
+    before = 1
+    for layer in LAYERS:
+        k = 1 if layer.name == "h" else 3
+        shape = (WIDTHS[layer.name], before, k, k)
+        params[f"{layer.name}w"] = (rng.normal(size=shape) / np.sqrt(before * k * k)).astype(
+            np.float32
+        )
+        params[f"{layer.name}b"] = rng.normal(0.0, 0.1, size=shape[0]).astype(np.float32)
+        before = shape[0]
+    return DenseCorners(to_onnx(params))
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.integers(0, 3),
+    st.integers(0, 639), st.integers(0, 479), st.integers(1, 400), st.integers(1, 300),
+)  # fmt: skip
+def test_a_crop_round_a_box_finds_the_corners_the_whole_frame_finds_there(
+    seed: int, x: int, y: int, w: int, h: int
+) -> None:
+    # The recognizer runs the network only round the open bright regions: a corner there must
+    # come out as the whole frame's network finds it, or cropping would change what is read.
+    rng = np.random.default_rng(seed)
+    gray = cv2.GaussianBlur(rng.integers(0, 256, (480, 640), dtype=np.uint8), (9, 9), 3)
+    detector = _random_detector(seed)
+    box = (x, y, x + w, y + h)
+
+    def in_box(quad: np.ndarray) -> bool:
+        return bool(x <= quad[0][0] <= x + w and y <= quad[0][1] <= y + h)
+
+    whole = [(o, q) for o, q in corners(detector.maps(downscaled(gray)), 0.2) if in_box(q)]
+    cropped = [(o, q) for o, q in detector.corners_within(gray, box, 0.2) if in_box(q)]
+    assert len(cropped) == len(whole)
+    for (o1, q1), (o2, q2) in zip(sorted(whole, key=_key), sorted(cropped, key=_key), strict=True):
+        assert abs(o1 - o2) < 1e-4
+        np.testing.assert_allclose(q1, q2, atol=1e-2)
+
+
+def _key(found: tuple[float, np.ndarray]) -> tuple[float, float]:
+    return float(found[1][0][0]), float(found[1][0][1])

@@ -303,7 +303,15 @@ def dense_found_corners(
     These are not read as they are: like a weakly edged proposal corner (`support` 0 at the
     first corner, the other index corner left out), they go to `confirmed_corners`, which
     anchors each on the paper's corner and keeps only what the index-corner detector vouches
-    for. The outline's region is the one its corner lies on.
+    for, and only where the fit finds the paper's corner (`anchored_only`). The network sees
+    an index, not a card's corner: a deck printing an index at all four corners shows, at the
+    corner no index is read from, the same glyph mirrored in place, the card's paper running
+    on past it where a read corner would have the paper's edge. Taken for an index corner
+    there, the outline runs the wrong way over the neighbour (tuning studio, gen-1003: a KS
+    read sure on the 5C beside it, the corner 21% of the card's height in from the KS's own).
+    The paper's corner is what makes a glyph a card's corner: where the fit finds no paper edge
+    along both sides meeting there, the corner is not read. The outline's region is the one
+    its corner lies on.
     """
     if not regions:
         return []
@@ -334,6 +342,8 @@ def confirmed_corners(
     outlines: list[CardOutline],
     detector: IndexCornerDetector | None = None,
     paper: float | None = None,
+    *,
+    anchored_only: bool = False,
 ) -> list[CardOutline]:
     """Copies of guessed `outlines` at weakly supported corners the detector calls index corners.
 
@@ -358,6 +368,9 @@ def confirmed_corners(
     sides were found on the paper's edge: it counts as fully supported. Of copies placing
     one window (`SAME_CORNER`), the one whose corner's sides lie best on edges (`support`)
     is kept, the surer on a tie.
+
+    With `anchored_only` (and `paper`), only the anchored copies are offered: a corner the fit
+    finds no paper corner at is not read (`dense_found_corners` says why).
     """
     todo = [
         (o, o.corners[TURNED[turn]], o.support[turn])
@@ -370,11 +383,14 @@ def confirmed_corners(
     if paper is not None:
         moved = fit_corners(gray, np.array([q for _, q, _ in todo], np.float64), paper)
         # A corner the fit left where it was (no paper edge found) is scored once, as found.
-        todo += [
+        copies = [
             (o, m, 1.0)
             for (o, q, _), m in zip(todo, moved, strict=True)
             if not np.array_equal(m, q)
         ]
+        todo = copies if anchored_only else todo + copies
+        if not todo:
+            return []
     scores = (detector or shipped_detector()).scores(gray, [q for _, q, _ in todo])
     # The detector saturates round an index corner: on a tuning studio fan, copies 1.7% and
     # 4.7% of the card's height off one index scored 0.998 and 0.999, and keeping the surer

@@ -238,7 +238,7 @@ class CardRecognizer:
                 read = proposals + at_corners
                 at_dense = dense_found_corners(gray, found, heights, self._dense, set(open_regions))
                 at_dense = confirmed_corners(
-                    gray, not_read_again(at_dense, read), self._corners, thr
+                    gray, not_read_again(at_dense, read), self._corners, thr, anchored_only=True
                 )
                 at_dense = not_read_again(at_dense, read)
                 at_dense = off_read_indices(at_dense, readings)
