@@ -48,7 +48,6 @@ from calibration.deck import calibrate_deck, learn_deck
 from calibration.errors import DeckCalibrationError
 from calibration.profile import CalibrationProfile, DeckCalibration, DeckTemplates
 from calibration.reader_pair import SEEDS
-from drivers.camera.dense_corners import DenseCorners
 from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
@@ -163,7 +162,6 @@ class BenchReader:
 
     reader: str = "learned"
     tuning: ReaderTuning = LEARNED_TUNING
-    dense: DenseCorners | None = None
 
 
 READER = BenchReader()
@@ -210,11 +208,7 @@ def calibrate_design(design: Design) -> tuple[CardRecognizer | None, str | None]
         return None, learned
     deck, templates = learned
     recognizer = CardRecognizer(
-        CalibrationProfile(deck=deck),
-        templates,
-        reader=READER.reader,
-        tuning=READER.tuning,
-        dense=READER.dense,
+        CalibrationProfile(deck=deck), templates, reader=READER.reader, tuning=READER.tuning
     )
     return recognizer, None
 
@@ -302,11 +296,8 @@ def main() -> None:
         metavar=("FIRM", "GUESSED"),
         help="the learned reader's abstain thresholds, to choose them on the tuning split",
     )
-    parser.add_argument("--dense-model", type=Path, help="feed the finder this dense model")
     args = parser.parse_args()
     READER.reader = args.reader
-    if args.dense_model:
-        READER.dense = DenseCorners(args.dense_model.read_bytes())
     if args.abstain:
         READER.tuning = replace(
             LEARNED_TUNING, abstain=args.abstain[0], abstain_guessed=args.abstain[1]

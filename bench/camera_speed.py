@@ -13,7 +13,9 @@ finder alone (`detect_cards`, the outline stage every frame pays).
 Then where a frame's time goes: the same frames are recognised again under cProfile (CPU
 clock), and each stage's share of that run is printed as ms of the unprofiled mean: the finder
 (`detect_cards`), row proposals, snapping unread outlines onto edges, edge maps of open regions,
-the learned index-corner detector (finding, vouching for and placing again index corners),
+the learned index-corner detector (finding, vouching for and placing again index corners), the
+dense index-corner detector (its network round the open regions, decoding, sizing, and leaving
+out windows read already; its corners' vouching counts as the detector's),
 fitting firm outlines onto the paper's edge, anchoring guesses on the paper's corner, the
 bookkeeping of guesses (which index corners are read already, merging, the card sizes of
 regions, the parts of strips in view), then the reading of index corners split into cutting the
@@ -72,6 +74,10 @@ STAGES: dict[str, tuple[tuple[str, str, str | None], ...]] = {
         ("finder.py", "detected_corners", "recognize"),
         ("finder.py", "confirmed_corners", "recognize"),
         ("finder.py", "refined_corners", "_read_again"),
+    ),
+    "dense corners": (
+        ("finder.py", "dense_found_corners", "recognize"),
+        ("finder.py", "not_read_again", "recognize"),
     ),
     "outline fitting": (("outline_fit.py", "fitted_for_reading", "_read_many"),),
     "anchoring": (("finder.py", "anchored", "recognize"),),

@@ -1,6 +1,6 @@
 """The dense index-corner detector measured against today's hypotheses, on held-out tuning designs.
 
-    python bench/dense_corners.py --model /tmp/cam-dense/dense_corners.onnx [--frames 8]
+    python bench/dense_corners.py [--model FILE] [--frames 8]
 
 Frames of the last `HOLD_OUT` tuning designs (never trained on; never a test design), both
 envelopes. For every face-up card's index corner whose window is in view (`SHOWN`), is some
@@ -44,11 +44,12 @@ from drivers.camera.dense_corner_training import (
     save_arrays,
 )
 from drivers.camera.dense_corners import (
+    MODEL_SHA256,
     STRIDE,
-    DenseCorners,
     corner_quad,
     corners,
     downscaled,
+    load_dense,
     to_cells,
 )
 from drivers.camera.detect import card_threshold, detect_cards
@@ -165,7 +166,8 @@ def _hits(truth: Truth, quads: Array) -> tuple[Array, Array, Array]:
 def main() -> None:
     """Measure and print (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--model", type=Path, default=Path("/tmp/cam-dense/dense_corners.onnx"))
+    parser.add_argument("--model", help="a trained model (the shipped one if not given)")
+    parser.add_argument("--sha256", default=MODEL_SHA256, help="the --model file's digest")
     parser.add_argument("--frames", type=int, default=8, help="frames per design and envelope")
     parser.add_argument("--seed", type=int, default=20261207)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/cam-dense"))
@@ -173,7 +175,7 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(1)
     args.cache.mkdir(parents=True, exist_ok=True)
-    net = DenseCorners(args.model.read_bytes())
+    net = load_dense(args.model, args.sha256)
     # (method, group) -> [corners, window hits, corner hits]; (method, envelope) -> [false, frames]
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     false: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])

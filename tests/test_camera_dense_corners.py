@@ -1,28 +1,39 @@
-"""The dense index-corner detector's codec and graph (`dense_corners`, `dense_corner_training`).
+"""The dense index-corner detector's codec, graph, crop and model (`dense_corners`).
 
-What the bench measures rests on two things: the maps the network is taught (`targets`) decode
+What the recognizer reads rests on these: the maps the network is taught (`targets`) decode
 back to the drawn corners (`corners`), so a perfect network would find every corner where it
-is, turned and sized as drawn; and the ONNX graph onnxruntime runs convolves as the training
-did (strides, dilations, padding), so the weights run as they were fitted.
+is, turned and sized as drawn; the ONNX graph onnxruntime runs convolves as the training did
+(strides, dilations, padding), so the weights run as they were fitted; the network run round
+the open regions only finds there what the whole frame's finds; and the model that ships is
+the one its digest names.
 """
 
 from __future__ import annotations
 
+import hashlib
+from importlib import resources
+from pathlib import Path
+
 import cv2
 import numpy as np
 import onnxruntime as ort
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.camera.dense_corner_training import LAYERS, WIDTHS, Truth, targets, to_onnx
 from drivers.camera.dense_corners import (
+    MODEL_FILE,
+    MODEL_SHA256,
     SCALE,
     STRIDE,
     DenseCorners,
     corners,
     downscaled,
+    load_dense,
     to_cells,
 )
+from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.onnx_dense_graph import ConvLayer, fully_conv_onnx
 
 GRID = (68, 120)  # a 1080p frame's cells
@@ -162,3 +173,19 @@ def test_a_crop_round_a_box_finds_the_corners_the_whole_frame_finds_there(
 
 def _key(found: tuple[float, np.ndarray]) -> tuple[float, float]:
     return float(found[1][0][0]), float(found[1][0][1])
+
+
+def test_the_shipped_model_is_the_one_its_digest_names_and_another_is_refused(
+    tmp_path: Path,
+) -> None:
+    # The recognizer feeds the finder what this network finds: a changed file must stop the
+    # start, never read with other weights.
+    shipped = resources.files("drivers.camera").joinpath("models", MODEL_FILE).read_bytes()
+    assert hashlib.sha256(shipped).hexdigest() == MODEL_SHA256
+    assert load_dense() is not None
+    bad = tmp_path / MODEL_FILE
+    bad.write_bytes(shipped[:-1])
+    with pytest.raises(RecognizerConfigurationError, match="digest"):
+        load_dense(str(bad))
+    with pytest.raises(RecognizerConfigurationError, match="dense index-corner model"):
+        load_dense(str(tmp_path / "missing.onnx"))

@@ -10,9 +10,10 @@ truth is every face-up card's index corner whose window is in view
 the cos and sin of its turn and the log of its card's height, L1 at the cell and its
 neighbours) on crops of the downscaled frames, with JAX and optax (AdamW, warm-up and cosine
 schedule, seeded: same data, same weights); `onnx_dense_graph.fully_conv_onnx` writes it to
-`--out` and its SHA-256 is printed. No model ships: the recognizer does not use the detector
-(`docs/camera.md`, "A dense index-corner detector, measured"). The drawn frames are cached
-under `--cache`. JAX is imported only to train.
+`--out` (the package's model by default) and its SHA-256 is printed, which
+`dense_corners.MODEL_SHA256` must match. The recognizer feeds its corners to the finder
+(`docs/camera.md`, "The dense index-corner detector fed to the finder"). The drawn frames are
+cached under `--cache`. JAX is imported only to train.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import numpy.typing as npt
 
 from drivers.camera.dense_corners import (
     HEIGHT_UNIT,
+    MODEL_FILE,
     SCALE,
     STRIDE,
     downscaled,
@@ -350,10 +352,10 @@ def main() -> None:
     """Draw (or reuse) the training frames, train, write the model and print its digest."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--frames", type=int, default=16, help="scenes per design and envelope")
-    parser.add_argument("--epochs", type=int, default=24)
+    parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seed", type=int, default=20261206)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/cam-dense"))
-    parser.add_argument("--out", type=Path, default=Path("/tmp/cam-dense/dense_corners.onnx"))
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "models" / MODEL_FILE)
     parser.add_argument("--draw-only", action="store_true", help="draw the frames, do not train")
     args = parser.parse_args()
     cv2.setNumThreads(1)

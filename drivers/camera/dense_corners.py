@@ -7,14 +7,17 @@ This one looks everywhere: a small fully convolutional network over the grey fra
 that a face-up card's index corner lies in the cell, where in it, which way the card's short
 side goes from it (cos and sin of its turn) and the card's height (log). `corners` decodes the
 maps to corner outlines (the corner first, its short side next, as `corners.corner_quads`).
-Deck-agnostic; trained offline on tuning designs only (`dense_corner_training`) and run with
-onnxruntime on one thread. The recognizer does not use it: fed to the finder it read more
-cards but made a new wrong read on a tuning cache, and no model ships (`docs/camera.md`, "A
-dense index-corner detector, measured"); `bench/dense_corners.py` measures a trained model.
+Deck-agnostic; trained offline on tuning designs only (`dense_corner_training`, seeded) and run
+with onnxruntime on one thread. The recognizer runs it round the bright regions no read card
+explains and feeds its corners to the finder (`finder.dense_found_corners`). The model ships
+as package data; its SHA-256 is checked at load and a mismatch is a
+`RecognizerConfigurationError`, never a silent model (`docs/camera.md`, "The dense
+index-corner detector fed to the finder"); `bench/dense_corners.py` measures a trained model.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import cv2
@@ -22,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.corners import outline_at_corner
-from drivers.camera.onnx_run import one_core_session
+from drivers.camera.onnx_run import checked_model, one_core_session
 
 Array = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -33,6 +36,9 @@ STRIDE = 4
 """Input pixels per output cell: a cell is `SCALE * STRIDE` = 16 frame pixels."""
 HEIGHT_UNIT = 100.0
 """The height channel is log(card height / this many frame pixels)."""
+MODEL_FILE = "dense_corners.onnx"
+MODEL_SHA256 = "fe1a2d6a6d93243a9fa89de13b4297eceae5b76e9517a343d6918a86ad647d11"
+"""The digest of the shipped model (`python -m drivers.camera.dense_corner_training` prints it)."""
 CELL = SCALE * STRIDE
 """Frame pixels per output cell."""
 REACH = 8 * CELL
@@ -123,3 +129,20 @@ class DenseCorners:
         (out,) = self._session.run(None, {"frame": net_input(small)})
         maps: Array = np.asarray(out)[0]
         return maps
+
+
+def load_dense(path: str | None = None, sha256: str = MODEL_SHA256) -> DenseCorners:
+    """The shipped model's network, or the model at `path`, whose digest must be `sha256`.
+
+    Raises `RecognizerConfigurationError` when the file is missing or its digest differs.
+    """
+    data = checked_model(
+        MODEL_FILE, path, sha256, "dense index-corner model", "drivers.camera.dense_corner_training"
+    )
+    return DenseCorners(data)
+
+
+@cache
+def shipped_dense() -> DenseCorners:
+    """The shipped dense detector, loaded once per process."""
+    return load_dense()

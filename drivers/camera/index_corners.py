@@ -11,17 +11,14 @@ is checked at load and a mismatch is a `RecognizerConfigurationError`, never a s
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.errors import RecognizerConfigurationError
-from drivers.camera.onnx_run import one_core_session, run_rows
+from drivers.camera.onnx_run import checked_model, one_core_session, run_rows
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -222,20 +219,9 @@ class IndexCornerDetector:
     """
 
     def __init__(self, path: str | None = None, sha256: str = MODEL_SHA256) -> None:
-        try:
-            data = (
-                open(path, "rb").read()  # noqa: SIM115 - read whole, closed at once
-                if path is not None
-                else resources.files("drivers.camera").joinpath("models", MODEL_FILE).read_bytes()
-            )
-        except OSError as err:
-            raise RecognizerConfigurationError(f"index-corner model: {err}") from err
-        digest = hashlib.sha256(data).hexdigest()
-        if digest != sha256:
-            raise RecognizerConfigurationError(
-                f"index-corner model digest {digest[:12]} is not the expected {sha256[:12]}: "
-                "rebuild it with python -m drivers.camera.index_corner_training"
-            )
+        data = checked_model(
+            MODEL_FILE, path, sha256, "index-corner model", "drivers.camera.index_corner_training"
+        )
         self._session = one_core_session(data)
 
     def scores(self, gray: Image, quads: list[Quad]) -> npt.NDArray[np.float32]:

@@ -20,11 +20,15 @@ was not found; whole batches are what its bars were chosen on.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from importlib import resources
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
+from drivers.camera.errors import RecognizerConfigurationError
 
 Array = npt.NDArray[Any]
 
@@ -40,6 +44,30 @@ class Session(Protocol):
     def run(self, output_names: Sequence[str] | None, input_feed: dict[str, Array]) -> list[Any]:
         """The outputs named (all when None) for the inputs fed."""
         ...
+
+
+def checked_model(file: str, path: str | None, sha256: str, what: str, rebuild: str) -> bytes:
+    """A model's bytes: the package's `models/file`, or the file at `path`, digest `sha256`.
+
+    The camera's networks ship as package data and a model is never used silently: a missing
+    file or another digest raises `RecognizerConfigurationError`, naming `what` the model is
+    and the module that rebuilds it (`rebuild`, run with `python -m`).
+    """
+    try:
+        data = (
+            open(path, "rb").read()  # noqa: SIM115 - read whole, closed at once
+            if path is not None
+            else resources.files("drivers.camera").joinpath("models", file).read_bytes()
+        )
+    except OSError as err:
+        raise RecognizerConfigurationError(f"{what}: {err}") from err
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != sha256:
+        raise RecognizerConfigurationError(
+            f"{what} digest {digest[:12]} is not the expected {sha256[:12]}: "
+            f"rebuild it with python -m {rebuild}"
+        )
+    return data
 
 
 def one_core_session(data: bytes) -> Session:

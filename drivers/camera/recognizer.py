@@ -20,7 +20,7 @@ from calibration.deck import CANON_SIZE
 from calibration.profile import CalibrationProfile, DeckTemplates
 from calibration.table import TableGeometry
 from drivers.camera.classify import IndexClassifier, IndexNetwork, IndexRead
-from drivers.camera.dense_corners import DenseCorners
+from drivers.camera.dense_corners import shipped_dense
 from drivers.camera.detect import Detection, Image, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
@@ -76,7 +76,8 @@ class CardRecognizer:
     """Recognises cards in BGR frames with a calibration profile that has a deck.
 
     `min_card_px` is the smallest card height (pixels) looked for: 80 covers a 120 px card at
-    1080p seen at 720p. `corners=False` leaves out the learned index-corner detector. `reader`
+    1080p seen at 720p. `corners=False` leaves out the learned index-corner detector (and the
+    dense one, whose corners it vouches for); `dense=False` the dense one alone. `reader`
     names what decides a corner's code (`tuning.INDEX_READERS`), `tuning` the learned reader's
     thresholds. `listeners` are told of every card-level decision (`DecisionListener`);
     `network`, when given, reads instead of the deck's own reader (`IndexClassifier`).
@@ -95,7 +96,7 @@ class CardRecognizer:
         tuning: ReaderTuning = LEARNED_TUNING,
         listeners: Sequence[DecisionListener] = (),
         network: IndexNetwork | None = None,
-        dense: DenseCorners | None = None,
+        dense: bool = True,
     ) -> None:
         if profile.deck is None or templates is None:
             raise RecognizerConfigurationError(
@@ -111,7 +112,7 @@ class CardRecognizer:
         self._min_card_px = min_card_px
         # Loaded (and its digest checked) now, so a bad model stops the start, not a frame.
         self._corners = shipped_detector() if corners else None
-        self._dense = dense if corners else None
+        self._dense = shipped_dense() if corners and dense else None
         cw, ch = CANON_SIZE
         x0, y0, x1, y1 = profile.deck.index_window
         self._window = (round(x0 * cw), round(y0 * ch), round(x1 * cw), round(y1 * ch))
