@@ -5,8 +5,8 @@
 
 Every card of each tuning design (`--seeds`, tuning designs only; default the first eight,
 whose readers are cached) is drawn upright on the felt, turned a degree or two, `--heights`
-pixels tall, and read by the recognizer as a firm outline (`CardRecognizer._read_many`, the
-classifier and every check the recognizer reads a firm card with) through its drawn outline
+pixels tall, and read by the recognizer as a firm outline (`CardRecognizer.read_as_placed`:
+the classifier and every check the recognizer reads a firm card with) through its drawn outline
 with every side moved into the card by each of `--insets` (percent of the card's height). The
 fit onto the paper's edge (`outline_fit.fitted_for_reading`) is left out: it is what would put
 the outline back, and these are the outlines it did not (a side with no paper edge found, a
@@ -32,7 +32,7 @@ from calibration.profile import CalibrationProfile
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import CARD_HEIGHT_MM, CARD_WIDTH_MM, Design
-from drivers.camera.synthetic.placed import inset_quad, read_as_placed
+from drivers.camera.synthetic.placed import inset_quad
 from drivers.camera.synthetic.scene import PlacedCard, RenderedFrame, Scene, render_scene
 from drivers.camera.synthetic.splits import SPLITS
 from studio.cards import Card
@@ -72,7 +72,7 @@ def read_inset(
     quads = [inset_quad(c.corners, share) for c in frame.cards]
     return [
         (c.code, None if r is None else r.code, 0.0 if r is None else r.confidence)
-        for c, r in zip(frame.cards, read_as_placed(recognizer, frame.image, quads), strict=True)
+        for c, r in zip(frame.cards, recognizer.read_as_placed(frame.image, quads), strict=True)
     ]
 
 

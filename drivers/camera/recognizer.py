@@ -21,7 +21,7 @@ from calibration.profile import CalibrationProfile, DeckTemplates
 from calibration.table import TableGeometry
 from drivers.camera.classify import IndexClassifier, IndexNetwork, IndexRead
 from drivers.camera.dense_corners import shipped_dense
-from drivers.camera.detect import Detection, Image, detect_cards, inside
+from drivers.camera.detect import Detection, Image, card_threshold, detect_cards, inside
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
@@ -36,7 +36,7 @@ from drivers.camera.finder import (
 )
 from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
-from drivers.camera.outline import CardOutline, long_side, side_pairs
+from drivers.camera.outline import CardOutline, Quad, long_side, side_pairs
 from drivers.camera.outline_fit import fitted_for_reading
 from drivers.camera.paper import light_back, paper_shares
 from drivers.camera.proposals import propose, snap_outline
@@ -250,6 +250,27 @@ class CardRecognizer:
         guesses += self._read_again(frame, gray, thr, leaning, readings)
         return _backs_down(merge_guesses(readings, guesses), backs)
 
+    def read_as_placed(self, frame: Image, quads: Sequence[Quad]) -> list[CardReading | None]:
+        """Each of `quads` in the BGR `frame` read as a firm, whole card outline lying there.
+
+        A quad is a card's four image corners in the order outlines take (clockwise from an
+        index corner, first side short: `outline.portrait`). Each is read with every check a
+        firm outline found in a frame is read with (the reader's moved cuts, the cut-off
+        guard, the paper shares and the face-down test), but exactly where it lies: it is not
+        fitted onto the paper's edge (`outline_fit.fitted_for_reading`), and the reading's
+        outline is the quad given. Benches and tests measure with it what the reader makes of
+        an outline where the fit left it (a few percent inside its card, `bench/cutoff_index.py`),
+        which the fit would move. Nothing else of the frame is looked for or read.
+        """
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        outlines = [
+            CardOutline(q, np.round(q).astype(np.int32).reshape(-1, 1, 2), partial=False)
+            for q in (np.asarray(quad, np.float64) for quad in quads)
+        ]
+        return self._read_many(
+            frame, gray, card_threshold(gray), outlines, ReadingSource.FIRM, fit=False
+        )
+
     def _read_again(
         self,
         frame: Image,
@@ -313,6 +334,8 @@ class CardRecognizer:
         source: ReadingSource,
         leaning: list[CardOutline] | None = None,
         backs: list[CardReading] | None = None,
+        *,
+        fit: bool = True,
     ) -> list[CardReading | None]:
         """A reading of each of `outlines` (None where it shows no card), in order.
 
@@ -321,12 +344,15 @@ class CardRecognizer:
         index corner read no code but leaned to one (`IndexRead.hint`) is added to it, rolled to
         start at that corner (`finder.refined_corners` places it again). With `backs` given,
         each unknown face-up reading whose inside is a light back's print (`_decide`) is added
-        to it (`_backs_down` reports it face down unless a guess replaced it).
+        to it (`_backs_down` reports it face down unless a guess replaced it). With `fit`
+        (every stage of `recognize`), the outlines are first placed as the reader reads them
+        (`outline_fit.fitted_for_reading`); without it they are read where they lie
+        (`read_as_placed`).
 
         Every index corner of them all goes to the reader at once (`IndexClassifier.read_all`:
         one network call for the lot), then each card is decided on its corners (`_decide`).
         """
-        outlines = fitted_for_reading(gray, outlines, thr)
+        outlines = fitted_for_reading(gray, outlines, thr) if fit else list(outlines)
         corners: list[tuple[int, npt.NDArray[Any]]] = []
         for n, outline in enumerate(outlines):
             # A window cut through an outline squashed shorter than a card can look is cut too
