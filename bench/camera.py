@@ -14,6 +14,7 @@ count**; the tuning split is for choosing things.
     python bench/camera.py [--split test|tuning|both] [--envelope studio|harsh|both]
                            [--designs N] [--frames N] [--seed N] [--json]
                            [--dump DIR] [--no-miss-causes] [--frame-cache DIR]
+                           [--aspect H/W]
 
 `--dump DIR` writes every wrong read and phantom out to be looked at (`camera_dump.py`: one
 JSON line each in `DIR/<split>-<envelope>/events.jsonl`, a crop with the outline drawn and the
@@ -22,7 +23,9 @@ whole frame); their counts by kind and by outline source are printed either way.
 run looking for wrong reads). `--frame-cache DIR` keeps each drawn frame (lossless) and its
 ground truth, and reads them back on a later run with the same seed (`frame_cache.py`): drawing
 a frame costs more than recognising it, so a long run repeated to compare two recognizers costs
-a fraction of the first.
+a fraction of the first. `--aspect 1.544` prints the split's designs on cards of another shape
+(`deckgen.with_aspect`: bridge size is 88 x 57 mm, 1.544; poker size, 1.397, is every design's
+own), so the same designs are compared at two shapes, calibration included.
 
 `bench_scene` and `bench_recognizers` serve the older benches on the two hand-set designs.
 """
@@ -223,10 +226,12 @@ def run_split(
     dump: EventDump | None = None,
     causes_wanted: bool = True,
     frame_cache: Path | None = None,
+    aspect: float | None = None,
 ) -> tuple[list[DesignRun], Score, Reliability, list[float], MissCauses]:
     """Calibrate each design of `seeds` and read `frames` scenes of `style` spread over them;
     also find why each missed card was missed (`miss_causes`, unless `causes_wanted` is
-    False), and hand each frame to `dump` (wrong reads and phantoms written out)."""
+    False), and hand each frame to `dump` (wrong reads and phantoms written out). `aspect`
+    prints every design on cards of that height/width (None: the design's own, poker size)."""
     runs: list[DesignRun] = []
     total = Score()
     reliability = Reliability()
@@ -235,6 +240,8 @@ def run_split(
     per_design = max(1, frames // len(seeds))
     for design_seed in seeds:
         d = deckgen.design(design_seed)
+        if aspect is not None:
+            d = deckgen.with_aspect(d, aspect)
         rng = np.random.default_rng([seed, design_seed])
         score = Score()
         began = time.perf_counter()
@@ -287,6 +294,9 @@ def main() -> None:
     parser.add_argument("--dump", type=Path, help="write each wrong read and phantom here")
     parser.add_argument("--frame-cache", type=Path, help="keep drawn frames here, read them back")
     parser.add_argument(
+        "--aspect", type=float, help="card height/width of every design (1.544: bridge size)"
+    )
+    parser.add_argument(
         "--no-miss-causes", action="store_true", help="skip finding why missed cards were missed"
     )
     parser.add_argument(
@@ -315,6 +325,7 @@ def main() -> None:
             runs, score, reliability, timing, causes = run_split(
                 seeds, ENVELOPES[env], args.frames, args.seed, envelope=env, dump=dump,
                 causes_wanted=not args.no_miss_causes, frame_cache=args.frame_cache,
+                aspect=args.aspect,
             )  # fmt: skip
             events = dump.summary()
             fps = round(len(timing) / sum(timing), 1) if timing else None

@@ -10,7 +10,7 @@ raises `MissingFontError` naming the Debian package to install.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,7 +19,7 @@ import numpy as np
 from PIL import Image as PILImage
 from PIL import ImageDraw, ImageFont
 
-from drivers.camera.synthetic.designs import BGR, Image
+from drivers.camera.synthetic.designs import BGR, CARD_HEIGHT_MM, CARD_WIDTH_MM, Image
 from drivers.camera.synthetic.faces import PIP_ROWS, card_width, draw_suit, rounded_alpha
 from studio.cards import Card, Rank, Suit
 
@@ -96,7 +96,8 @@ class GeneratedDesign:
     """One generated deck. Fractions are of the card's height, or of its width when `_w`.
 
     The index is the box (`index_left_w`, `index_top`, `index_box_w`, `index_bottom - index_top`):
-    the rank fills `rank_height`, the suit `suit_size` below it after `gap`.
+    the rank fills `rank_height`, the suit `suit_size` below it after `gap`. `width_mm` is the
+    card's width (poker size, 63 mm, unless `with_aspect` gave it another shape).
     """
 
     seed: int
@@ -120,11 +121,19 @@ class GeneratedDesign:
     border_colour: BGR
     back_pattern: str
     back_colour: BGR
+    width_mm: float = CARD_WIDTH_MM
 
     @property
     def name(self) -> str:
-        """A unique name: `gen-<seed>`."""
-        return f"gen-{self.seed}"
+        """A unique name: `gen-<seed>`, and `-a<aspect>` when the card is not poker size."""
+        if self.width_mm == CARD_WIDTH_MM:
+            return f"gen-{self.seed}"
+        return f"gen-{self.seed}-a{self.aspect:.3f}"
+
+    @property
+    def aspect(self) -> float:
+        """The card's height over its width: 1.397 poker size, 1.544 bridge size."""
+        return CARD_HEIGHT_MM / self.width_mm
 
     @property
     def index_bottom(self) -> float:
@@ -133,7 +142,7 @@ class GeneratedDesign:
 
     def index_boxes(self, height: int) -> tuple[tuple[int, int, int, int], ...]:
         """Pixel boxes (x0, y0, x1, y1) of every index on an upright card `height` px tall."""
-        width = card_width(height)
+        width = card_width(height, self.width_mm)
         x0 = round(self.index_left_w * width)
         x1 = x0 + round(self.index_box_w * width)
         y0 = round(self.index_top * height)
@@ -155,6 +164,15 @@ class GeneratedDesign:
 def _colour(rng: np.random.Generator, low: int, high: int) -> BGR:
     b, g, r = (int(v) for v in rng.integers(low, high, 3))
     return b, g, r
+
+
+def with_aspect(design: GeneratedDesign, aspect: float) -> GeneratedDesign:
+    """`design` printed on cards of another shape, `aspect` their height over their width.
+
+    The height stays `CARD_HEIGHT_MM`; the width is `CARD_HEIGHT_MM / aspect` (88/57 for bridge
+    size), and every drawn part keeps its share of the height or the width.
+    """
+    return replace(design, width_mm=CARD_HEIGHT_MM / aspect)
 
 
 def design(seed: int) -> GeneratedDesign:
@@ -330,7 +348,7 @@ def _court(img: Image, d: GeneratedDesign, card: Card, box: tuple[int, int, int,
 
 
 def _face(d: GeneratedDesign, card: Card, height: int) -> tuple[Image, Image]:
-    width = card_width(height)
+    width = card_width(height, d.width_mm)
     img = np.zeros((height, width, 3), np.uint8)
     img[:] = d.paper
     if d.border:
@@ -368,7 +386,7 @@ def _face(d: GeneratedDesign, card: Card, height: int) -> tuple[Image, Image]:
 
 
 def _back(d: GeneratedDesign, height: int) -> tuple[Image, Image]:
-    width = card_width(height)
+    width = card_width(height, d.width_mm)
     img = np.zeros((height, width, 3), np.uint8)
     img[:] = d.paper
     m = round(0.055 * width)

@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     from studio.cards import Card
 
 CARD_WIDTH_MM = 63.0
-"""Poker-size card width; the height/width ratio sets every card's aspect."""
+"""Poker-size card width, every design's unless it states its own (`width_mm`)."""
 CARD_HEIGHT_MM = 88.0
-"""Poker-size card height."""
+"""Every card's height: decks differ in width (bridge size is 57 mm wide), not in height."""
 
 BGR = tuple[int, int, int]
 Image = npt.NDArray[Any]
@@ -32,7 +32,8 @@ class CardDesign:
 
     `index_box_w`/`index_height`: the box the rank is fitted into (condensed when too wide);
     `index_left_w`/`index_top`: the index's top-left corner; `suit_size`: the index suit's size;
-    `centre`: "pips" (classic layout) or "large" (one big symbol); `back`: "lattice" or "rings".
+    `centre`: "pips" (classic layout) or "large" (one big symbol); `back`: "lattice" or "rings";
+    `width_mm`: the card's width (its height is `CARD_HEIGHT_MM`), poker size unless stated.
     """
 
     name: str
@@ -50,6 +51,7 @@ class CardDesign:
     centre: str
     back: str
     back_colour: BGR
+    width_mm: float = CARD_WIDTH_MM
 
 
 CLASSIC = CardDesign(
@@ -96,12 +98,17 @@ class DrawnDesign(Hashable, Protocol):
     """A design that draws its own cards (the generated decks of `deckgen`): hashable, named.
 
     `face(card, height)` and `back(height)` return an upright (BGR image, alpha mask) pair
-    `height` pixels tall with the poker-size aspect; `name` is unique among designs.
+    `height` pixels tall and `card_width(height, width_mm)` wide; `name` is unique among designs.
     """
 
     @property
     def name(self) -> str:
         """The design's unique name."""
+        ...
+
+    @property
+    def width_mm(self) -> float:
+        """The card's width in mm (its height is `CARD_HEIGHT_MM`): 63 for poker size."""
         ...
 
     def face(self, card: Card, height: int) -> tuple[Image, Image]:

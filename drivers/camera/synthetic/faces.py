@@ -49,9 +49,9 @@ PIP_ROWS: dict[int, tuple[tuple[float, float], ...]] = {
 }  # fmt: skip
 
 
-def card_width(height: int) -> int:
-    """The pixel width of a card `height` pixels tall (poker size, 63 x 88 mm)."""
-    return round(height * CARD_WIDTH_MM / CARD_HEIGHT_MM)
+def card_width(height: int, width_mm: float = CARD_WIDTH_MM) -> int:
+    """The pixel width of a card `height` pixels tall and `width_mm` wide (poker size: 63 mm)."""
+    return round(height * width_mm / CARD_HEIGHT_MM)
 
 
 def suit_colour(suit: Suit, design: CardDesign) -> BGR:
@@ -196,7 +196,7 @@ def render_face(card: Card, design: Design, height: int = 440) -> tuple[Image, I
 
 def _classic_face(card: Card, design: CardDesign, height: int) -> tuple[Image, Image]:
     """A hand-set design's face: the index at the top-left and, turned, at the bottom-right."""
-    width = card_width(height)
+    width = card_width(height, design.width_mm)
     img = np.zeros((height, width, 3), np.uint8)
     img[:] = design.paper
     colour = suit_colour(card.suit, design)
@@ -221,7 +221,7 @@ def render_back(design: Design, height: int = 440) -> tuple[Image, Image]:
 
 def _classic_back(design: CardDesign, height: int) -> tuple[Image, Image]:
     """A hand-set design's back: a white border around a dense coloured pattern."""
-    width = card_width(height)
+    width = card_width(height, design.width_mm)
     img = np.zeros((height, width, 3), np.uint8)
     img[:] = design.paper
     m = round(0.055 * width)

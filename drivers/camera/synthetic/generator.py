@@ -115,6 +115,8 @@ def _fan(
 def random_scene(rng: np.random.Generator, style: SceneStyle, design: Design) -> Scene:
     """Draw one random scene in `style` with cards of `design` (no card appears twice)."""
     card_px = rng.uniform(*style.card_px)
+    # Rows step by the deck's own width, so a bridge-size row overlaps by the same shares.
+    card_w = design.width_mm
     h = camera_view(rng, style, card_px / CARD_HEIGHT_MM)
     half_w = style.width / 2 / (card_px / CARD_HEIGHT_MM)
     half_h = style.height / 2 / (card_px / CARD_HEIGHT_MM)
@@ -131,9 +133,9 @@ def random_scene(rng: np.random.Generator, style: SceneStyle, design: Design) ->
             if n == 1
             else rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.normal(0, 8)
         )
-        step = CARD_WIDTH_MM * (1 - rng.uniform(*style.overlap)) if n > 1 else 0.0
+        step = card_w * (1 - rng.uniform(*style.overlap)) if n > 1 else 0.0
         if n > 1 and rng.random() < style.p_touch:
-            step = CARD_WIDTH_MM + rng.uniform(0.3, 2.5)
+            step = card_w + rng.uniform(0.3, 2.5)
         x = rng.uniform(-half_w, half_w)
         y = rng.uniform(-half_h, half_h)
         a = np.deg2rad(angle)
@@ -151,7 +153,7 @@ def random_scene(rng: np.random.Generator, style: SceneStyle, design: Design) ->
             group = _fan(rng, group, angle, x, y)
         elif n > 1 and style.p_sideways and rng.random() < style.p_sideways:
             last = group[-1]
-            reach = (CARD_WIDTH_MM + CARD_HEIGHT_MM) / 2 - CARD_WIDTH_MM + step
+            reach = (card_w + CARD_HEIGHT_MM) / 2 - card_w + step
             group[-1] = PlacedCard(
                 last.card,
                 last.x + reach * np.cos(a),
@@ -159,7 +161,7 @@ def random_scene(rng: np.random.Generator, style: SceneStyle, design: Design) ->
                 angle + 90.0 + rng.normal(0, 3),
                 last.face_up,
             )
-        corners = [card_corners_mm(p) for p in group]
+        corners = [card_corners_mm(p, card_w) for p in group]
         centres = [np.array([p.x, p.y]) for p in group]
         if not all(_inside(h, c, style) for c in corners) or not _clear(centres, groups, 12.0):
             continue

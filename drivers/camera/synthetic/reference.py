@@ -34,7 +34,7 @@ def render_reference(
         return np.clip(out, 0, 255).astype(np.uint8)
     canvas: npt.NDArray[Any] = np.zeros((900, 760, 3), np.float32)
     canvas[:] = (60, 45, 35)
-    w = card_width(600)
+    w = card_width(600, design.width_mm)
     angle = np.deg2rad(rng.uniform(-6, 6))
     c, s = np.cos(angle), np.sin(angle)
     base = np.array([[-w / 2, -300], [w / 2, -300], [w / 2, 300], [-w / 2, 300]])

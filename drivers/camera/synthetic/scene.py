@@ -117,9 +117,12 @@ def project(h: Points, pts: Points) -> Points:
     return out
 
 
-def card_corners_mm(placed: PlacedCard) -> Points:
-    """The table-mm corners (TL, TR, BR, BL of the upright card) of a placed card."""
-    hw, hh = CARD_WIDTH_MM / 2, CARD_HEIGHT_MM / 2
+def card_corners_mm(placed: PlacedCard, width_mm: float = CARD_WIDTH_MM) -> Points:
+    """The table-mm corners (TL, TR, BR, BL of the upright card) of a placed card.
+
+    `width_mm` is its deck's card width (`Design.width_mm`), poker size unless stated.
+    """
+    hw, hh = width_mm / 2, CARD_HEIGHT_MM / 2
     base = np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]])
     a = np.deg2rad(placed.angle)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
@@ -305,7 +308,7 @@ def render_scene(scene: Scene, *, truth: bool = True) -> RenderedFrame:
     _draw_markers(canvas, scene)
     quads = []
     for ident, placed in enumerate(scene.cards):
-        quad = project(h, card_corners_mm(placed))
+        quad = project(h, card_corners_mm(placed, scene.design.width_mm))
         texture = (
             render_face(placed.card, scene.design, TEXTURE_HEIGHT)
             if placed.face_up
