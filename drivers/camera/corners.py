@@ -19,8 +19,10 @@ import numpy.typing as npt
 Quad = npt.NDArray[Any]
 
 CARD_ASPECT = 88.0 / 63.0
-"""A playing card's height over its width (poker size, 88 x 63 mm; bridge cards, 88 x 57 mm, lie
-within every range the finder allows around it). The one statement of it in the package."""
+"""A playing card's height over its width (poker size, 88 x 63 mm). The one statement of it in the
+package. Bridge cards (88 x 57 mm) pass every range the finder allows around it, but an outline
+sized from a height with it is 8% too wide for them, and their overlapped cards read worse
+(docs/camera.md, "Decks of another shape")."""
 APPROX = (0.02,)
 """Rim simplification tolerances, shares of the card height: at 2% a rounded card corner (radius
 ~5% of its width) stays one vertex and a pip cut into the rim does not make one. (Adding 1%

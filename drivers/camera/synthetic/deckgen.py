@@ -352,7 +352,10 @@ def _face(d: GeneratedDesign, card: Card, height: int) -> tuple[Image, Image]:
     img = np.zeros((height, width, 3), np.uint8)
     img[:] = d.paper
     if d.border:
-        m = round(0.03 * width)
+        # Border lines and the back's paper ring lie a fixed distance (mm) in from the edge,
+        # a share of a poker card's width: on a narrower card a share of its own width would
+        # raise the top border into a tight index.
+        m = round(0.03 * card_width(height))
         cv2.rectangle(
             img, (m, m), (width - 1 - m, height - 1 - m), d.border_colour, max(1, height // 200)
         )
@@ -389,7 +392,7 @@ def _back(d: GeneratedDesign, height: int) -> tuple[Image, Image]:
     width = card_width(height, d.width_mm)
     img = np.zeros((height, width, 3), np.uint8)
     img[:] = d.paper
-    m = round(0.055 * width)
+    m = round(0.055 * card_width(height))  # in mm, as the face's border (`_face`)
     inner = np.zeros((height - 2 * m, width - 2 * m, 3), np.uint8)
     inner[:] = d.back_colour
     ih, iw = inner.shape[:2]

@@ -224,7 +224,7 @@ def _classic_back(design: CardDesign, height: int) -> tuple[Image, Image]:
     width = card_width(height, design.width_mm)
     img = np.zeros((height, width, 3), np.uint8)
     img[:] = design.paper
-    m = round(0.055 * width)
+    m = round(0.055 * card_width(height))  # a fixed mm in, whatever the card's width
     inner = np.zeros((height - 2 * m, width - 2 * m, 3), np.uint8)
     inner[:] = design.back_colour
     ih, iw = inner.shape[:2]
