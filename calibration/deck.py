@@ -67,6 +67,38 @@ def flatten_card(image: Image, name: str = "card") -> Image:
 
     Raises `DeckCalibrationError` when no card outline is found or the card lies sideways.
     """
+    outline = _card_outline(image, name)
+    if outline is None:
+        flat: Image = cv2.resize(image, CANON_SIZE, interpolation=cv2.INTER_AREA)
+        return flat
+    cw, ch = CANON_SIZE
+    dst = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(outline[0].astype(np.float32), dst)
+    warped: Image = cv2.warpPerspective(image, m, CANON_SIZE, flags=cv2.INTER_AREA)
+    return warped
+
+
+def card_aspect(image: Image, name: str = "card") -> float:
+    """The card's height over its width in `image`: 88/63 (1.397) poker size, 88/57 bridge size.
+
+    `image` is a scan cropped to the card or a photograph of it on a plain background, as
+    `flatten_card` takes; raises as it does.
+    """
+    outline = _card_outline(image, name)
+    if outline is None:
+        return float(image.shape[0] / image.shape[1])
+    # The whole outline's least rectangle: the four-point fit that flattens the card cuts its
+    # rounded corners, which would add ~0.02 to a card's aspect.
+    (_, _), (a, b), _ = cv2.minAreaRect(outline[1])
+    return float(max(a, b) / min(a, b))
+
+
+def _card_outline(image: Image, name: str) -> tuple[npt.NDArray[Any], npt.NDArray[Any]] | None:
+    """The card's corners in `image` (TL, TR, BR, BL) and its outline; None for a cropped scan.
+
+    The outline is the card's whole contour; a scan cropped to the card's edges has none to
+    find. Raises when no outline is found or the card lies sideways.
+    """
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     _, mask = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     border = np.concatenate([mask[0], mask[-1], mask[:, 0], mask[:, -1]])
@@ -74,8 +106,7 @@ def flatten_card(image: Image, name: str = "card") -> Image:
     if float((border > 0).mean()) > 0.6:
         if w > h:
             raise DeckCalibrationError(f"{name}: the card lies sideways; photograph it upright")
-        flat: Image = cv2.resize(image, CANON_SIZE, interpolation=cv2.INTER_AREA)
-        return flat
+        return None
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         raise DeckCalibrationError(f"{name}: no card found on the background")
@@ -90,11 +121,7 @@ def flatten_card(image: Image, name: str = "card") -> Image:
     quad = order_corners(approx.reshape(4, 2).astype(np.float64))
     if np.linalg.norm(quad[1] - quad[0]) > np.linalg.norm(quad[3] - quad[0]):
         raise DeckCalibrationError(f"{name}: the card lies sideways; photograph it upright")
-    cw, ch = CANON_SIZE
-    dst = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
-    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    warped: Image = cv2.warpPerspective(image, m, CANON_SIZE, flags=cv2.INTER_AREA)
-    return warped
+    return quad, biggest
 
 
 def locate_index(card: Image, name: str = "card") -> IndexInk:
@@ -316,6 +343,7 @@ def learn_deck(
         },
         cards_used=len(inks),
         index_model=model_info,
+        card_aspect=round(float(np.median([card_aspect(cards[c.code], c.code) for c in DECK])), 3),
     )
     templates = DeckTemplates(
         {k: [t.astype(np.float32) for t in v] for k, v in ranks.items()},

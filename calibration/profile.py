@@ -21,6 +21,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from calibration.errors import ProfileError
+from drivers.camera.corners import CARD_ASPECT
 from drivers.camera.index_model import MODEL_VERSION, IndexModel, weights_digest
 
 PROFILE_VERSION = 1
@@ -94,8 +95,11 @@ class DeckCalibration(_Model):
     (`calibration.glyphs.sharpness`); a deck learned before it existed has none, and every
     level is then compared. `index_model` describes the learned index reader, which reads the
     deck; a deck learned before it existed has none, and the recognizer refuses it until it is
-    calibrated again. `face_layouts` (where each rank's face printed its suit symbols, for a
-    face reader that is gone) is no longer learned or read; a profile holding it still loads.
+    calibrated again. `card_aspect` is the deck's card height over width, the median of its
+    references' outlines (1.397 poker size, 1.544 bridge size; a deck learned before it was
+    measured is poker size); the recognizer does not size cards by it yet. `face_layouts`
+    (where each rank's face printed its suit symbols, for a face reader that is gone) is no
+    longer learned or read; a profile holding it still loads.
     The templates' own images are not stored (see the module docstring): `rank_size`,
     `suit_size` and `levels` describe the templates `learn_deck` averages.
     """
@@ -113,6 +117,7 @@ class DeckCalibration(_Model):
     cards_used: int
     index_model: IndexModelInfo | None = None
     face_layouts: dict[str, list[tuple[float, float, float]]] = {}
+    card_aspect: float = Field(default=CARD_ASPECT, gt=1.0)
 
 
 class CalibrationProfile(_Model):

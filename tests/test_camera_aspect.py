@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.deck import learn_deck
-from calibration.profile import CalibrationProfile
+from calibration.deck import card_aspect, flatten_card, learn_deck
+from calibration.profile import CalibrationProfile, DeckCalibration
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.deckgen import FONTS
@@ -65,6 +65,10 @@ def test_a_bridge_size_deck_calibrates_and_reads_a_lone_card() -> None:
     refs = {c.code: render_reference(c, bridge, "scan", i) for i, c in enumerate(DECK)}
     deck, templates = learn_deck(refs)
     assert deck.cards_used == 52
+    # The profile states the deck's shape, and an older profile without it loads as poker size.
+    assert deck.card_aspect == pytest.approx(BRIDGE, abs=0.005)
+    older = deck.model_dump(exclude={"card_aspect"})
+    assert DeckCalibration.model_validate(older).card_aspect == pytest.approx(88 / 63)
     recognizer = CardRecognizer(CalibrationProfile(deck=deck), templates)
     view = np.array([[2.2, 0, 960], [0, 2.2, 540], [0, 0, 1.0]])
     for code, angle in (("QD", 20.0), ("5S", 200.0), ("TH", 95.0)):
@@ -74,3 +78,13 @@ def test_a_bridge_size_deck_calibrates_and_reads_a_lone_card() -> None:
         )  # fmt: skip
         read = [r.code for r in recognizer.recognize(render_scene(scene).image)]
         assert read == [code]
+
+
+@pytest.mark.parametrize("aspect", [88 / 63, 1.47, BRIDGE])
+@pytest.mark.parametrize("style", ["scan", "photo"])
+def test_calibration_measures_a_reference_cards_shape(aspect: float, style: str) -> None:
+    d = deckgen.with_aspect(deckgen.design(1003), aspect)
+    images = [render_reference(DECK[i], d, style, seed=i) for i in range(0, 52, 6)]
+    # A photograph's corners are found a few pixels off: the deck's figure is the median.
+    assert float(np.median([card_aspect(im) for im in images])) == pytest.approx(aspect, abs=0.015)
+    assert flatten_card(images[0]).shape[:2] == (280, 200)

@@ -74,7 +74,8 @@ def deck_job(args: argparse.Namespace) -> int:
     if _write_sheet(sheet_path, sheet) is None:
         raise InputError(f"the deck is saved in {args.out}, but {sheet_path} cannot be written")
     print(
-        f"deck calibrated from 52 cards into {args.out} (index window {deck.index_window}); "
+        f"deck calibrated from 52 cards into {args.out} (index window {deck.index_window}, "
+        f"card aspect {deck.card_aspect:.3f}); "
         f"index sheet {sheet_path}"
     )
     return 0
