@@ -21,7 +21,7 @@ Quad = npt.NDArray[Any]
 CARD_ASPECT = 88.0 / 63.0
 """A playing card's height over its width (poker size, 88 x 63 mm). The one statement of it in the
 package. Bridge cards (88 x 57 mm) pass every range the finder allows around it, but an outline
-sized from a height with it is 8% too wide for them, and their overlapped cards read worse
+sized from a height with it is 10% too wide for them, and their overlapped cards read worse
 (docs/camera.md, "Decks of another shape")."""
 APPROX = (0.02,)
 """Rim simplification tolerances, shares of the card height: at 2% a rounded card corner (radius
