@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from calibration.corner_training import references_digest
 from calibration.errors import DeckCalibrationError
+from calibration.four_index import four_index_window
 from calibration.glyphs import IndexInk, aspect, find_index, normalise
 from calibration.profile import DeckCalibration, DeckTemplates, IndexModelInfo
 from calibration.reader_pair import SEEDS, train_reader
@@ -317,6 +318,8 @@ def learn_deck(
         cache_dir=model_cache,
         progress=progress,
     )
+    # Read by the deck's own reader: the model's cache key and training stay as they were.
+    upper_right = four_index_window(flats, window, inks.values(), model)
     model_info = IndexModelInfo(
         sha256=weights_digest(model),
         references_sha256=references_digest(flats, window_px),
@@ -344,6 +347,8 @@ def learn_deck(
         cards_used=len(inks),
         index_model=model_info,
         card_aspect=round(float(np.median([card_aspect(cards[c.code], c.code) for c in DECK])), 3),
+        four_index=upper_right is not None,
+        upper_right_window=upper_right,
     )
     templates = DeckTemplates(
         {k: [t.astype(np.float32) for t in v] for k, v in ranks.items()},

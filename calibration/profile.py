@@ -18,7 +18,7 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from calibration.errors import ProfileError
 from drivers.camera.corners import CARD_ASPECT
@@ -100,6 +100,11 @@ class DeckCalibration(_Model):
     measured is poker size); the recognizer does not size cards by it yet. `face_layouts`
     (where each rank's face printed its suit symbols, for a face reader that is gone) is no
     longer learned or read; a profile holding it still loads.
+    `four_index` says the deck prints its index at all four corners (`calibration.four_index`),
+    and `upper_right_window` is then the window (shares of the card, reaching past its right
+    edge when the deck's window is wide) that holds the top-right index, upright, as the deck's
+    window holds the top-left one; the bottom-left one is its half turn. Nothing reads those
+    corners yet. A deck learned before either existed is a two-index deck.
     The templates' own images are not stored (see the module docstring): `rank_size`,
     `suit_size` and `levels` describe the templates `learn_deck` averages.
     """
@@ -118,6 +123,15 @@ class DeckCalibration(_Model):
     index_model: IndexModelInfo | None = None
     face_layouts: dict[str, list[tuple[float, float, float]]] = {}
     card_aspect: float = Field(default=CARD_ASPECT, gt=1.0)
+    four_index: bool = False
+    upper_right_window: tuple[float, float, float, float] | None = None
+
+    @model_validator(mode="after")
+    def _window_with_four_index(self) -> DeckCalibration:
+        # One fact, stated twice in the JSON for the technician: they must agree.
+        if self.four_index != (self.upper_right_window is not None):
+            raise ValueError("four_index and upper_right_window must be given together")
+        return self
 
 
 class CalibrationProfile(_Model):

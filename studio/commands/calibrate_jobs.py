@@ -15,7 +15,7 @@ from calibration.deck import calibrate_deck, flatten_card, read_reference, refer
 from calibration.errors import DeckCalibrationError
 from calibration.index_sheet import index_sheet
 from calibration.lens import MAX_RMS_PX, calibrate_lens
-from calibration.profile import load_or_new, save_profile
+from calibration.profile import DeckCalibration, load_or_new, save_profile
 from calibration.table import (
     DEFAULT_MARKERS,
     TableGeometry,
@@ -73,12 +73,18 @@ def deck_job(args: argparse.Namespace) -> int:
         )
     if _write_sheet(sheet_path, sheet) is None:
         raise InputError(f"the deck is saved in {args.out}, but {sheet_path} cannot be written")
-    print(
-        f"deck calibrated from 52 cards into {args.out} (index window {deck.index_window}, "
-        f"card aspect {deck.card_aspect:.3f}); "
-        f"index sheet {sheet_path}"
-    )
+    print(deck_summary(deck, args.out, sheet_path))
     return 0
+
+
+def deck_summary(deck: DeckCalibration, out: Path, sheet: Path) -> str:
+    """The line `studio calibrate deck` prints for a saved deck (a four-index deck says so)."""
+    four = "; four-index: read at all four corners" if deck.four_index else ""
+    return (
+        f"deck calibrated from 52 cards into {out} (index window {deck.index_window}, "
+        f"card aspect {deck.card_aspect:.3f}{four}); "
+        f"index sheet {sheet}"
+    )
 
 
 SHEET_SUFFIXES = (".png", ".jpg", ".jpeg")
