@@ -3,8 +3,8 @@
 A four-index deck prints, besides the top-left index and its half turn at the bottom right, the
 same index upright at the top right, as far from the right edge as the top-left one is from the
 left edge, and its half turn at the bottom left. The profile records it
-(`DeckCalibration.four_index`, `upper_right_window`); the recognizer does not read those corners
-yet (docs/camera.md, "Four-index decks: calibration knows them").
+(`DeckCalibration.four_index`, `upper_right_window`), and the recognizer reads a whole card's
+firm outline at those corners too (`drivers.camera.other_corners`).
 
 The top-right index is read through the index window moved right by the index's own mirror
 (`upper_right_window`): the index then sits in it where the top-left one sits in the deck's
@@ -24,6 +24,7 @@ import numpy as np
 from calibration.glyphs import IndexInk
 from drivers.camera.classify import IndexNetwork, window_tensors
 from drivers.camera.index_model import Image
+from drivers.camera.tuning import PAST_EDGE_INSET
 
 Window = tuple[float, float, float, float]
 
@@ -32,11 +33,6 @@ FOUR_INDEX_SHARE = 0.5
 first 8 generated tuning designs the four-index decks read 52, 37, 52 and 51 of 52 there (37: an
 inset index in a wide window, whose right part reaches past the card's edge at the top right),
 the two-index ones none: half the deck lies far from both."""
-PAST_EDGE_INSET = 0.015
-"""Where the top-right window reaches past the card's right edge (a wide window round a narrow
-index), the part past it shows the paper this share of the card's width inside the edge,
-repeated: the top-left window never reaches past the card, so the reader never saw what lies
-beyond one (a flat scan's rounded corner, a frame's felt). A printed border line lies 3% in."""
 
 
 def upper_right_window(window: Window, inks: Iterable[IndexInk], width: int) -> Window:

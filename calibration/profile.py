@@ -103,8 +103,9 @@ class DeckCalibration(_Model):
     `four_index` says the deck prints its index at all four corners (`calibration.four_index`),
     and `upper_right_window` is then the window (shares of the card, reaching past its right
     edge when the deck's window is wide) that holds the top-right index, upright, as the deck's
-    window holds the top-left one; the bottom-left one is its half turn. Nothing reads those
-    corners yet. A deck learned before either existed is a two-index deck.
+    window holds the top-left one; the bottom-left one is its half turn (the recognizer reads
+    them, `drivers.camera.other_corners`). A deck learned before either existed is a two-index
+    deck.
     The templates' own images are not stored (see the module docstring): `rank_size`,
     `suit_size` and `levels` describe the templates `learn_deck` averages.
     """

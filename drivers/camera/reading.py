@@ -48,7 +48,9 @@ class CardReading(BaseModel):
     """One card seen in one frame.
 
     `corners` are the image corners of the card as it lies (top-left, top-right, bottom-right,
-    bottom-left of the upright card when it was read, else clockwise from a short side);
+    bottom-left of the upright card when it was read, else clockwise from a short side; a
+    four-index card read only at its top-right or bottom-left index starts there and runs the
+    other way: top-right, top-left, bottom-left, bottom-right, `other_corners.MIRRORED`);
     `confidence` is how sure the learned reader was (0..1, the weaker head); `zone` is the table
     zone holding the card's centre, or None without table calibration or outside every zone.
     """

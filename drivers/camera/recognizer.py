@@ -36,6 +36,7 @@ from drivers.camera.finder import (
 )
 from drivers.camera.guesses import merge_guesses, off_read_indices
 from drivers.camera.index_corners import shipped_detector
+from drivers.camera.other_corners import MIRRORED, is_mirrored, mirror_window
 from drivers.camera.outline import CardOutline, Quad, long_side, side_pairs
 from drivers.camera.outline_fit import fitted_for_reading
 from drivers.camera.paper import light_back, paper_shares
@@ -45,8 +46,10 @@ from drivers.camera.tuning import (
     INDEX_CENTRE,
     LEARNED_TUNING,
     MIN_CORNER_SUPPORT,
+    OTHER_CORNERS_ASPECT,
     PAPER_SHARE_BORDER,
     PAPER_SHARE_FACE_UP,
+    PAST_EDGE_INSET,
     READ_ASPECT,
     REGION_EXPLAINED,
     SAME_INDEX,
@@ -123,6 +126,13 @@ class CardRecognizer:
         dx, dy = 0.15 * (x1 - x0), 0.15 * (y1 - y0)
         inner = [[x0 + dx, y0 + dy], [x1 - dx, y0 + dy], [x1 - dx, y1 - dy], [x0 + dx, y1 - dy]]
         self._window_points = np.array([[*inner, [(x0 + x1) / 2, (y0 + y1) / 2]]], np.float64)
+        # A four-index deck's top-right and bottom-left corners are read through quads taken
+        # the other way round (`other_corners`), at the deck's top-right window.
+        right = profile.deck.upper_right_window
+        self._mirror = (
+            mirror_window(right, cw, ch) if profile.deck.four_index and right is not None else None
+        )
+        self._inset = round(PAST_EDGE_INSET * cw)
 
     def recognize(self, frame: Image) -> list[CardReading]:
         """Return a reading for every card outline in `frame` (BGR, any size)."""
@@ -368,6 +378,7 @@ class CardRecognizer:
                 if outline.partial and not self._window_visible(quad, outline):
                     continue
                 corners.append((n, quad))
+            corners += self._other_corners(n, outline)
         # A proposal's outline is a guess: the learned reader reads it alone only when
         # surer (every wrong learned read seen was a blurred club on a proposal).
         found = self._classifier.read_all(
@@ -395,6 +406,25 @@ class CardRecognizer:
             for outline, got, reading in zip(outlines, reads, decided, strict=True):
                 listener.decided(outline, [r for r, _ in got], reading)
         return decided
+
+    def _other_corners(self, n: int, outline: CardOutline) -> list[tuple[int, npt.NDArray[Any]]]:
+        """A four-index deck's top-right and bottom-left corners of a firm `outline` (number `n`).
+
+        As `MIRRORED` quads: none on a two-index deck, a guess, a strip extended to a card or
+        an outline squashed under `OTHER_CORNERS_ASPECT`. A whole card's firm outline lies on
+        its own edges, so its other corners are as sure a place as its index corners; `_decide`
+        reads a card there only when both name one code and its index corners read none.
+        Guesses and strips were read there too, and made new wrong reads on the harsh tuning
+        caches (docs/camera.md, "Four-index decks").
+        """
+        if (
+            self._mirror is None
+            or outline.speculative
+            or outline.partial
+            or _aspect(outline.corners) < OTHER_CORNERS_ASPECT
+        ):
+            return []
+        return [(n, outline.corners[MIRRORED[corner]]) for corner in (1, 3)]
 
     def _confirm_scaled(
         self,
@@ -478,6 +508,11 @@ class CardRecognizer:
         An unknown face-up card whose inside is not its own border's paper (`paper.light_back`:
         a light back's print counts as paper against the felt) is added to `backs` when given.
         """
+        # A four-index deck's other corners (`_other_corners`) only add a card its index
+        # corners did not read: they are decided apart, after them.
+        other = [(r, q) for r, q in reads if self._mirrored(q)]
+        if other:
+            reads = [(r, q) for r, q in reads if not self._mirrored(q)]
         codes = {r.code for r, _ in reads if r.code is not None}
         # A corner too unsure to read that still leans to another code contradicts the read.
         hints = {r.hint for r, _ in reads if r.code is None and r.hint is not None}
@@ -493,8 +528,11 @@ class CardRecognizer:
             agreeing = sum(r.code == read.code for r, _ in reads)
             return _reading(read.code, False, quad, read.confidence, zone, source, agreeing)
         both = _both_ends(reads, self._tuning)
+        if both is None and not codes and len(other) == 2:
+            both = _other_ends(other, {r.hint for r, _ in reads} - {None})
         if both is not None:
-            return _reading(both[0].hint, False, both[1], both[0].confidence, zone, source, 2)
+            code = both[0].code or both[0].hint
+            return _reading(code, False, both[1], both[0].confidence, zone, source, 2)
         if outline.speculative:
             return None
         confidence = 0.0 if len(codes) > 1 else max((r.confidence for r, _ in reads), default=0.0)
@@ -518,18 +556,36 @@ class CardRecognizer:
         return reading
 
     def _corner(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
-        x0, y0, x1, y1 = self._window
+        """The index window at `quad`'s first corner, upright.
+
+        Through a `MIRRORED` quad (a four-index deck's other corners) it is the top-right
+        window, flipped back.
+        """
+        mirrored = self._mirrored(quad)
+        x0, y0, x1, y1 = self._mirror if mirrored and self._mirror is not None else self._window
+        # The part of a top-right window past the card's edge is the paper inside it, repeated
+        # (`tuning.PAST_EDGE_INSET`); a window on the card starts where it starts.
+        start = max(x0, self._inset) if x0 < 0 else x0
         h = cv2.getPerspectiveTransform(self._canon, quad.astype(np.float32))
-        shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+        shift = np.array([[1, 0, start], [0, 1, y0], [0, 0, 1]], np.float64)
         m = h @ shift
         out: Image = cv2.warpPerspective(
             frame,
             m,
-            (x1 - x0, y1 - y0),
+            (x1 - start, y1 - y0),
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_REPLICATE,
         )
+        if start != x0:
+            out = cv2.copyMakeBorder(out, 0, 0, start - x0, 0, cv2.BORDER_REPLICATE)
+        if mirrored:
+            flipped: Image = cv2.flip(out, 1)
+            return flipped
         return out
+
+    def _mirrored(self, quad: npt.NDArray[Any]) -> bool:
+        """Whether `quad` is a four-index deck's `MIRRORED` corner (never on a two-index deck)."""
+        return self._mirror is not None and is_mirrored(quad)
 
     def _window_visible(self, quad: npt.NDArray[Any], outline: CardOutline) -> bool:
         """True when the index window of `quad`'s top-left corner lies inside the visible region.
@@ -584,6 +640,24 @@ def _both_ends(
         return None
     weaker = a if a.confidence <= b.confidence else b
     return weaker, qa if a.confidence >= b.confidence else qb
+
+
+def _other_ends(
+    reads: list[tuple[IndexRead, npt.NDArray[Any]]], leaning: set[str | None]
+) -> tuple[IndexRead, npt.NDArray[Any]] | None:
+    """A four-index card's read at its top-right and bottom-left corners, when both name one code.
+
+    Both corners (`reads`, two) must read the same code at the reader's bar, and the index
+    corners lean (`leaning`: their hints) to no other: two windows at opposite ends of the card.
+    The read returned is the weaker one, with the surer one's quad (where it was read).
+    """
+    (a, qa), (b, qb) = reads
+    if a.code is None or a.code != b.code or leaning - {a.code}:
+        return None
+    weaker = a if a.confidence <= b.confidence else b
+    return IndexRead(weaker.code, weaker.confidence, weaker.code, weaker.not_index), (
+        qa if a.confidence >= b.confidence else qb
+    )
 
 
 def moved_out(quad: npt.NDArray[Any], share: float) -> npt.NDArray[Any]:

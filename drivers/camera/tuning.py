@@ -196,6 +196,14 @@ read as main or a card fewer, 1.3 3-14 cards fewer (firm outlines read right lie
 under the studio camera's perspective). On the whole 1,200-frame run (4,704 cards) recall
 96.92% -> 97.02%, the same 5 wrong reads and 2 phantoms (other causes: docs/camera.md, "The
 tuning split at scale")."""
+OTHER_CORNERS_ASPECT = 1.3
+"""A four-index deck's top-right and bottom-left corners are read only on firm outlines whose
+long sides are at least this many times their short sides (a card's are 1.40; the firm
+outlines read right at those corners on the tuning frames lay at 1.33-1.45). An outline the
+fit left short at both ends, on the jumbo index ink, cuts each window's index top off: on the
+small harsh tuning cache such an outline of a 7D (aspect 1.26) read JD at 0.975 and 0.961 at
+its other two corners, where its index corners had read nothing (`READ_ASPECT`'s case, at
+corners main never read)."""
 REGION_EXPLAINED = 0.85
 """A bright region whose area is this much covered by outlines that read (a code at the reader's
 bar, or a back; not a card read from its two ends under the bar, `ReaderTuning.both_ends`) is
@@ -277,6 +285,13 @@ WINDOW_IN_VIEW_PX = 3.0
 """A partly covered card's index window is in view when its inner 70% lies inside the hull of
 the card's visible region, or within this many pixels of it (the region's edge is found to a
 pixel or two; a window cut by another card's edge by more is not read)."""
+PAST_EDGE_INSET = 0.015
+"""Where a four-index deck's top-right window reaches past the card's right edge (a wide window
+round a narrow index; `DeckCalibration.upper_right_window`), the part past it is filled with the
+paper this share of the card's width inside the edge, repeated: the top-left window never
+reaches past the card, so the reader never saw felt there. On the edge itself a fitted outline
+a pixel off shows felt; a printed border line lies 3% in. Calibration's check on the flat
+references fills it the same way (`calibration.four_index.cut`)."""
 STILL_BLOCK = 8
 """A frame is compared with the one last read in blocks of 8x8 pixels (their mean, per colour
 channel; `still.StillRecognizer`): a block averages sensor noise down (an 8 px block's mean
