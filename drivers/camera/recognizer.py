@@ -378,15 +378,19 @@ class CardRecognizer:
                 if outline.partial and not self._window_visible(quad, outline):
                     continue
                 corners.append((n, quad))
-            corners += self._other_corners(n, outline)
-        # A proposal's outline is a guess: the learned reader reads it alone only when
-        # surer (every wrong learned read seen was a blurred club on a proposal).
-        found = self._classifier.read_all(
-            [(self._corner(frame, quad), outlines[n].speculative) for n, quad in corners],
-            groups=_index_groups(outlines, corners),
-        )
-        cut = [(outlines[n], quad) for n, quad in corners]
-        found = self._confirm_outward(frame, cut, self._confirm_scaled(frame, cut, found))
+        found = self._read_corners(frame, outlines, corners)
+        if self._mirror is not None:
+            # A four-index deck's other corners can only add a card its index corners did not
+            # read (`_decide`): they are read for those alone, in a second network call.
+            coded = {n for (n, _), read in zip(corners, found, strict=True) if read and read.code}
+            more = [
+                c
+                for n, outline in enumerate(outlines)
+                if n not in coded
+                for c in self._other_corners(n, outline)
+            ]
+            corners += more
+            found += self._read_corners(frame, outlines, more)
         reads: list[list[tuple[IndexRead, npt.NDArray[Any]]]] = [[] for _ in outlines]
         for (n, quad), read in zip(corners, found, strict=True):
             if read is not None:
@@ -406,6 +410,29 @@ class CardRecognizer:
             for outline, got, reading in zip(outlines, reads, decided, strict=True):
                 listener.decided(outline, [r for r, _ in got], reading)
         return decided
+
+    def _read_corners(
+        self,
+        frame: Image,
+        outlines: Sequence[CardOutline],
+        corners: list[tuple[int, npt.NDArray[Any]]],
+    ) -> list[IndexRead | None]:
+        """The read of each of `corners` (an outline's number, the quad rolled to the corner).
+
+        All in one network call (`IndexClassifier.read_all`), then the guessed outlines' codes
+        checked on scaled cuts and the firm ones' on cuts moved out (`_confirm_scaled`,
+        `_confirm_outward`).
+        """
+        if not corners:
+            return []
+        # A proposal's outline is a guess: the learned reader reads it alone only when
+        # surer (every wrong learned read seen was a blurred club on a proposal).
+        found = self._classifier.read_all(
+            [(self._corner(frame, quad), outlines[n].speculative) for n, quad in corners],
+            groups=_index_groups(outlines, corners),
+        )
+        cut = [(outlines[n], quad) for n, quad in corners]
+        return self._confirm_outward(frame, cut, self._confirm_scaled(frame, cut, found))
 
     def _other_corners(self, n: int, outline: CardOutline) -> list[tuple[int, npt.NDArray[Any]]]:
         """A four-index deck's top-right and bottom-left corners of a firm `outline` (number `n`).
