@@ -10,18 +10,18 @@ regions big enough to hold cards are handed on with them, for proposals (`propos
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.bright_parts import bright_parts
+from drivers.camera.bright_parts import SolidRegion, bright_parts
 from drivers.camera.corners import CARD_ASPECT
 from drivers.camera.outline import OUTLINE_ASPECT, CardOutline, portrait
 from drivers.camera.paper_edge import out_to_paper_edges
-from drivers.camera.tuning import FELT_IN_REST, PAPER_SHARE_FACE_UP
+from drivers.camera.tuning import FELT_IN_REST, PAPER_SHARE_FACE_UP, RING_SIZE
 
 Image = npt.NDArray[Any]
 Quad = npt.NDArray[Any]
@@ -42,6 +42,48 @@ _FELT_MATCH = 30.0
 _HOLLOW_REGION = 0.4
 # A region of several cards is looked into for more cards unless it is mostly dark inside (a
 # printed box, a row of backs): face-up cards are mostly paper even where a back lies among them.
+
+
+def _ring_backs(
+    regions: list[SolidRegion],
+    outlined: list[npt.NDArray[Any]],
+    expected: Callable[[float, float], float | None] | None,
+    frame: Image | None,
+) -> list[tuple[Quad, npt.NDArray[Any], float, float, bool]]:
+    """Small backs whose paper margin the edge cut broke, found as their bright region.
+
+    A back's margin is a ring 5.5% of its width wide (6-8 px on a 150-200 px card): the edge
+    cut takes its inner and outer pixels and the opening breaks what is left, so no piece
+    outlines it. Its closed region (`SolidRegion`, not cut) is one card. A region is taken as
+    a card here when no piece outline lies in it, its rectangle has a whole card's shape at
+    the height the table calibration expects there (`RING_SIZE`), and no felt shows inside it
+    (a printed box on the felt): without a frame or a calibrated height nothing is taken. Its
+    outline stands for a card only when read face down (`CardOutline.back_only`): the region
+    closes over print as over paper, so whether it is a back is the face-down test's to say.
+    """
+    if frame is None or expected is None:
+        return []
+    out = []
+    means: list[tuple[float, float]] | None = None
+    for region in regions:
+        contour = region.part.contour
+        rect = cv2.minAreaRect(contour)
+        (cx, cy), (rw, rh), _ = rect
+        long_side, short_side = max(rw, rh), min(rw, rh)
+        want = expected(float(cx), float(cy))
+        if short_side < 4 or want is None:
+            continue
+        if not OUTLINE_ASPECT[0] <= long_side / short_side <= OUTLINE_ASPECT[1]:
+            continue
+        if abs(long_side / want - 1.0) > RING_SIZE:
+            continue
+        if cv2.contourArea(contour) / (rw * rh) < _MIN_FILL:
+            continue
+        means = means if means is not None else [_mean_point(c) for c in outlined]
+        if any(_holds(contour, m) for m in means) or _felt_inside(frame, contour):
+            continue
+        out.append((cv2.boxPoints(rect).astype(np.float64), contour, long_side, short_side, True))
+    return out
 
 
 def _felt_inside(frame: Image, contour: npt.NDArray[Any]) -> bool:
@@ -347,7 +389,7 @@ def detect_cards(
     min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
     parts = bright_parts(gray, thr, min_area)
     raw = parts.raw
-    found: list[tuple[Quad, npt.NDArray[Any], float, float]] = []
+    found: list[tuple[Quad, npt.NDArray[Any], float, float, bool]] = []
     for piece in parts.pieces:
         contour = piece.contour
         area = float(cv2.contourArea(contour))
@@ -365,8 +407,10 @@ def detect_cards(
                 contour,
                 long_side,
                 short_side,
+                False,
             )
         )
+    found += _ring_backs(parts.regions, [f[1] for f in found], expected, frame)
     full_longs = [
         f[2]
         for f in found
@@ -390,7 +434,7 @@ def detect_cards(
         k = next((n for n, r in enumerate(parts.regions) if inside(r.part.contour, contour)), -1)
         return region_view(k)
 
-    for box, contour, long_side, short_side in found:
+    for box, contour, long_side, short_side, back_only in found:
         ratio = long_side / short_side
         cx, cy = box.mean(axis=0)
         want = expected(float(cx), float(cy)) if expected is not None else None
@@ -405,7 +449,7 @@ def detect_cards(
             quad = approx.reshape(-1, 2).astype(np.float64) if len(approx) == 4 else box
             # Moved onto the paper below, all of them at once.
             whole.append(len(out))
-            out.append(CardOutline(quad, contour, False))
+            out.append(CardOutline(quad, contour, False, back_only=back_only))
             continue
         height = want if want is not None else long_side
         if ratio > OUTLINE_ASPECT[1] and 0.85 <= long_side / height <= 1.18:
@@ -427,7 +471,7 @@ def detect_cards(
     if whole:
         moved = out_to_paper_edges(np.array([out[n].corners for n in whole]), raw)
         for n, quad in zip(whole, moved, strict=True):
-            out[n] = CardOutline(portrait(quad), out[n].contour, False)
+            out[n] = replace(out[n], corners=portrait(quad))
     pieces = [p.contour for p in parts.pieces]
     means = [_mean_point(p) for p in pieces]
     regions: list[BrightRegion] = []

@@ -39,6 +39,9 @@ class CardOutline:
     support: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
     corner: bool = False
     """True for an outline built on an index corner the learned detector found."""
+    back_only: bool = False
+    """True for a small back found as its bright region (`detect._ring_backs`): it stands for
+    a card only when it is read face down."""
 
 
 def portrait(quad: Quad) -> Quad:

@@ -91,20 +91,74 @@ def _channels(frame: Image, box: tuple[int, int, int, int]) -> tuple[Image, Imag
     return b, g, r, chroma
 
 
-def paper_shares(frame: Image, gray: Image, thr: float, contour: npt.NDArray[Any]) -> PaperShares:
+class FramePaper:
+    """The colour of a frame's paper, measured when first asked (`white`).
+
+    A tinted light tints every card's paper alike: a warm one takes a pink paper's margin past
+    `PAPER_CHROMA` (cam-backs4: 210/177/244 on the frame), so that a back's margin no longer
+    counts as paper. Judged against the frame's own paper instead, it is paper again.
+    """
+
+    def __init__(self, frame: Image, gray: Image, thr: float) -> None:
+        self._frame, self._gray, self._thr = frame, gray, thr
+        self._white: tuple[float, float, float] | None = None
+
+    def white(self) -> tuple[float, float, float]:
+        """The median blue, green and red of the frame's pixels over the paper level.
+
+        Most of them are cards' paper (faces are mostly paper, backs have a margin); every
+        fourth row and column is enough for a median.
+        """
+        if self._white is None:
+            bright = self._gray[::4, ::4] > self._thr
+            pixels = self._frame[::4, ::4][bright]
+            if not len(pixels):
+                self._white = (255.0, 255.0, 255.0)
+            else:
+                b, g, r = (float(v) for v in np.median(pixels, axis=0))
+                self._white = (b, g, r)
+        return self._white
+
+
+def paper_shares(
+    frame: Image,
+    gray: Image,
+    thr: float,
+    contour: npt.NDArray[Any],
+    white: tuple[float, float, float] | None = None,
+) -> PaperShares:
     """Shares of paper-white pixels inside the border of the card outlined by `contour`.
 
-    Paper is grey over `thr` (the frame's felt/paper level) and nearly grey (`PAPER_CHROMA`).
+    Paper is grey over `thr` (the frame's felt/paper level) and nearly grey (`PAPER_CHROMA`);
+    with `white` (`FramePaper.white`), nearly grey once each channel is scaled to bring that
+    colour to grey.
     """
     card = _card(contour, gray.shape)
     x, y, w, h = card.box
-    *_, chroma = _channels(frame, card.box)
+    if white is None:
+        *_, chroma = _channels(frame, card.box)
+    else:
+        chroma = _balanced_chroma(frame, card.box, white)
     paper = (gray[y : y + h, x : x + w] > thr) & (chroma < PAPER_CHROMA)
     # Counted, not indexed out: a share of whole counts, as the mean of the picked pixels.
     n_inside, n_ring = np.count_nonzero(card.inside), np.count_nonzero(card.ring)
     inner = np.count_nonzero(paper & card.inside) / n_inside if n_inside else 1.0
     border = np.count_nonzero(paper & card.ring) / n_ring if n_ring else 0.0
     return PaperShares(inner, border)
+
+
+def _balanced_chroma(
+    frame: Image, box: tuple[int, int, int, int], white: tuple[float, float, float]
+) -> Image:
+    """The box's chroma once its channels are scaled so that `white` becomes grey."""
+    x, y, w, h = box
+    if not (w and h):
+        return np.zeros((h, w), np.float32)
+    level = sum(white) / 3
+    scale = np.array([level / max(c, 1.0) for c in white], np.float32)
+    balanced = frame[y : y + h, x : x + w].astype(np.float32) * scale
+    out: Image = balanced.max(axis=2) - balanced.min(axis=2)
+    return out
 
 
 def own_paper(

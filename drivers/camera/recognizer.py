@@ -39,7 +39,7 @@ from drivers.camera.index_corners import shipped_detector
 from drivers.camera.other_corners import MIRRORED, is_mirrored, mirror_window
 from drivers.camera.outline import CardOutline, Quad, long_side, side_pairs
 from drivers.camera.outline_fit import fitted_for_reading
-from drivers.camera.paper import light_back, paper_shares
+from drivers.camera.paper import FramePaper, light_back, paper_shares
 from drivers.camera.proposals import propose, snap_outline
 from drivers.camera.reading import CardReading, ReadingSource
 from drivers.camera.tuning import (
@@ -151,7 +151,13 @@ class CardRecognizer:
                 zip(
                     found.outlines,
                     self._read_many(
-                        frame, gray, thr, found.outlines, ReadingSource.FIRM, backs=backs
+                        frame,
+                        gray,
+                        thr,
+                        found.outlines,
+                        ReadingSource.FIRM,
+                        backs=backs,
+                        light=FramePaper(frame, gray, thr),
                     ),
                     strict=True,
                 )
@@ -344,6 +350,7 @@ class CardRecognizer:
         source: ReadingSource,
         leaning: list[CardOutline] | None = None,
         backs: list[CardReading] | None = None,
+        light: FramePaper | None = None,
         *,
         fit: bool = True,
     ) -> list[CardReading | None]:
@@ -403,7 +410,7 @@ class CardRecognizer:
                 ):
                     leaning.append(replace(outlines[n], corners=quad))
         decided = [
-            self._decide(frame, gray, thr, outline, got, source, backs)
+            self._decide(frame, gray, thr, outline, got, source, backs, light)
             for outline, got in zip(outlines, reads, strict=True)
         ]
         for listener in self._listeners:
@@ -529,12 +536,15 @@ class CardRecognizer:
         reads: list[tuple[IndexRead, npt.NDArray[Any]]],
         source: ReadingSource,
         backs: list[CardReading] | None = None,
+        light: FramePaper | None = None,
     ) -> CardReading | None:
         """The card `outline` shows, from the reads of its index corners (the quad of each).
 
         An unknown face-up card whose inside is not its own border's paper (`paper.light_back`:
         a light back's print counts as paper against the felt) is added to `backs` when given.
         """
+        if outline.back_only:
+            return self._back(frame, gray, thr, outline, reads)
         # A four-index deck's other corners (`_other_corners`) only add a card its index
         # corners did not read: they are decided apart, after them.
         other = [(r, q) for r, q in reads if self._mirrored(q)]
@@ -564,6 +574,12 @@ class CardRecognizer:
             return None
         confidence = 0.0 if len(codes) > 1 else max((r.confidence for r, _ in reads), default=0.0)
         paper = paper_shares(frame, gray, thr, outline.contour)
+        # A whole card's margin a tinted light took past paper's grey is judged again against
+        # the frame's own paper (`paper.FramePaper`); so judged, the card stands only as a
+        # back: a face, a panel or a chip it let through would be a new unknown card.
+        tinted = paper.border < PAPER_SHARE_BORDER and light is not None and not outline.partial
+        if tinted and light is not None:
+            paper = paper_shares(frame, gray, thr, outline.contour, light.white())
         inner, border = paper.inner, paper.border
         if border < PAPER_SHARE_BORDER:
             return None
@@ -580,7 +596,31 @@ class CardRecognizer:
         unread_face = not face_down and not index_like
         if backs is not None and unread_face and light_back(frame, gray, thr, outline.contour):
             backs.append(reading)
+        elif tinted and not face_down:
+            return None
         return reading
+
+    def _back(
+        self,
+        frame: Image,
+        gray: Image,
+        thr: float,
+        outline: CardOutline,
+        reads: list[tuple[IndexRead, npt.NDArray[Any]]],
+    ) -> CardReading | None:
+        """A small back found as its bright region (`CardOutline.back_only`), or None.
+
+        It is a card only as a back: no corner read or taken for an index, a paper margin and
+        no paper inside, as `_decide`'s face-down test has it. A face there has its own
+        outlines and guesses; the region adds nothing to them.
+        """
+        if any(r.code is not None or _index_like(r, self._tuning) for r, _ in reads):
+            return None
+        paper = paper_shares(frame, gray, thr, outline.contour)
+        if paper.border < PAPER_SHARE_BORDER or paper.inner >= PAPER_SHARE_FACE_UP:
+            return None
+        zone = self._zone(outline.corners)
+        return _reading(None, True, outline.corners, 0.0, zone, ReadingSource.FIRM, 0)
 
     def _corner(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
         """The index window at `quad`'s first corner, upright.

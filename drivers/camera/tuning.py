@@ -129,6 +129,14 @@ lies hidden. A strip at a fan's edge grown across the felt onto a back beyond it
 there (an unknown card where none lay, studio tuning frames); strips grown rightly under their
 neighbour, across a chip or a little past its edge, saw at most 24% on 1,500 studio tuning
 frames (one, under a black chip taken for felt, 59%: its card is read without it)."""
+RING_SIZE = 0.1
+"""How far (a share of the calibrated card height) a bright region's long side may be from that
+height for the finder to take the region, hollow and with no outline in it, as a small back
+(`detect._ring_backs`). A back's paper margin, 6-8 px on a 150-200 px card, is broken by the
+edge cut so that no piece outlines it, while its closed region's edge is the card's own
+(cam-backs4). A whole card's outline may be 0.8-1.25 of the height (perspective, and a fit
+after it); a region is not fitted, and the nearer bar keeps two cards or a card and a chip
+merged in one region out."""
 PAPER_SHARE_BORDER = 0.5
 """Every card, face up or down, has a paper-white margin; a picture panel, a chip or a printed
 shape without one is not a card, whatever its outline looks like."""
