@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.camera.corners import CARD_ASPECT, corner_quads
+from drivers.camera.corners import CARD_ASPECT, corner_quads, deck_aspect
 from drivers.camera.detect import card_threshold, detect_cards
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
@@ -203,18 +203,21 @@ def test_a_row_card_over_its_neighbour_gets_its_index_corner_placed(
     height=st.floats(100, 400),
     x=st.floats(300, 700),
     y=st.floats(300, 700),
+    aspect=st.sampled_from([CARD_ASPECT, 88 / 57]),
 )
 def test_a_lone_card_rim_gives_both_its_index_corners(
-    angle: float, height: float, x: float, y: float
+    angle: float, height: float, x: float, y: float, aspect: float
 ) -> None:
-    width = height / CARD_ASPECT
+    # A bridge-size card (88 x 57 mm) gets outlines of its own width, not a poker card's: 10%
+    # wider, that would put the far side and the window's far edge off the card.
+    width = height / aspect
     t = np.deg2rad(angle)
     rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
     upright = np.array([[-width / 2, -height / 2], [width / 2, -height / 2],
                         [width / 2, height / 2], [-width / 2, height / 2]])  # fmt: skip
     card = upright @ rot.T + [x, y]
     contour = np.round(card).astype(np.int32).reshape(-1, 1, 2)
-    quads = corner_quads(contour, height)
+    quads = corner_quads(contour, height, aspect=deck_aspect(aspect))
     for turn in (0, 2):
         truth = np.roll(card, -turn, axis=0)
         errors = [float(np.linalg.norm(q - truth, axis=1).max()) for q in quads]
@@ -224,6 +227,7 @@ def test_a_lone_card_rim_gives_both_its_index_corners(
         a, b = q[1] - q[0], q[3] - q[0]
         assert a[0] * b[1] - a[1] * b[0] > 0
         assert np.linalg.norm(a) < np.linalg.norm(b)
+        assert np.linalg.norm(a) == pytest.approx(height / aspect)
 
 
 @pytest.mark.parametrize("design_seed", TEST_SEEDS[:3])

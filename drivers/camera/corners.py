@@ -16,13 +16,27 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.tuning import POKER_SNAP
+
 Quad = npt.NDArray[Any]
 
 CARD_ASPECT = 88.0 / 63.0
 """A playing card's height over its width (poker size, 88 x 63 mm). The one statement of it in the
 package. Bridge cards (88 x 57 mm) pass every range the finder allows around it, but an outline
 sized from a height with it is 10% too wide for them, and their overlapped cards read worse
-(docs/camera.md, "Decks of another shape")."""
+(docs/camera.md, "Decks of another shape"): the recognizer sizes them by the deck's own
+aspect (`deck_aspect`), passed down to every function that sizes a card from its height."""
+
+
+def deck_aspect(measured: float) -> float:
+    """The aspect to size a deck's cards with: its measured height over width, or exactly poker's.
+
+    A deck measured within `tuning.POKER_SNAP` of `CARD_ASPECT` is poker size with calibration's
+    measuring error, and is sized as poker (the recognizer's reads of such a deck do not move).
+    """
+    return CARD_ASPECT if abs(measured / CARD_ASPECT - 1.0) <= POKER_SNAP else measured
+
+
 APPROX = (0.02,)
 """Rim simplification tolerances, shares of the card height: at 2% a rounded card corner (radius
 ~5% of its width) stays one vertex and a pip cut into the rim does not make one. (Adding 1%
@@ -35,22 +49,26 @@ MIN_SIDE = 0.12
 it gives the corner's direction."""
 
 
-def corner_quads(contour: npt.NDArray[Any], card_long: float) -> list[Quad]:
+def corner_quads(
+    contour: npt.NDArray[Any], card_long: float, *, aspect: float = CARD_ASPECT
+) -> list[Quad]:
     """Card outlines (TL-TR-BR-BL, first side short) at the index-corner-like bends of a rim.
 
-    `contour` is a bright region's outer outline (image pixels); `card_long` the card height.
+    `contour` is a bright region's outer outline (image pixels); `card_long` the card height,
+    `aspect` the deck's height over width (`deck_aspect`).
     """
     if card_long <= 0:
         return []
     out: list[Quad] = []
     for tolerance in APPROX:
         poly = cv2.approxPolyDP(contour, tolerance * card_long, True)
-        out.extend(_stretch_corners(contour, poly.reshape(-1, 2).astype(np.float64), card_long))
+        points = poly.reshape(-1, 2).astype(np.float64)
+        out.extend(_stretch_corners(contour, points, card_long, aspect))
     return out
 
 
 def _stretch_corners(
-    contour: npt.NDArray[Any], poly: npt.NDArray[Any], card_long: float
+    contour: npt.NDArray[Any], poly: npt.NDArray[Any], card_long: float, aspect: float
 ) -> list[Quad]:
     """The index-corner outlines at both ends of every long enough straight stretch of `poly`."""
     n = len(poly)
@@ -76,19 +94,24 @@ def _stretch_corners(
                 short, long_ = d, inward
             else:
                 short, long_ = inward, d
-            out.append(outline_at_corner(corner, short, long_, card_long))
+            out.append(outline_at_corner(corner, short, long_, card_long, aspect=aspect))
     return out
 
 
 def outline_at_corner(
-    corner: npt.NDArray[Any], short: npt.NDArray[Any], long_: npt.NDArray[Any], height: float
+    corner: npt.NDArray[Any],
+    short: npt.NDArray[Any],
+    long_: npt.NDArray[Any],
+    height: float,
+    *,
+    aspect: float = CARD_ASPECT,
 ) -> Quad:
     """The card outline (corner first, short side next) at an index corner.
 
     `short` and `long_` are unit vectors along the card's short and long sides from `corner`;
-    `height` is the card's, its width `height / CARD_ASPECT`.
+    `height` is the card's, its width `height / aspect` (the deck's height over width).
     """
-    width = height / CARD_ASPECT
+    width = height / aspect
     out: Quad = np.array(
         [corner, corner + width * short, corner + width * short + height * long_,
          corner + height * long_]

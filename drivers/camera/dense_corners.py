@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.corners import outline_at_corner
+from drivers.camera.corners import CARD_ASPECT, outline_at_corner
 from drivers.camera.onnx_run import checked_model, one_core_session
 
 Array = npt.NDArray[Any]
@@ -79,10 +79,13 @@ def from_cells(cells: Array) -> Array:
     return out
 
 
-def corner_quad(corner: Array, turn: float, height: float) -> Quad:
-    """The card outline at an index corner: corner, short side along `turn`, long side after."""
+def corner_quad(corner: Array, turn: float, height: float, *, aspect: float = CARD_ASPECT) -> Quad:
+    """The card outline at an index corner: corner, short side along `turn`, long side after.
+
+    `aspect` is the deck's height over width (`corners.deck_aspect`).
+    """
     along = np.array([np.cos(turn), np.sin(turn)])
-    return outline_at_corner(corner, along, np.array([-along[1], along[0]]), height)
+    return outline_at_corner(corner, along, np.array([-along[1], along[0]]), height, aspect=aspect)
 
 
 def corners(maps: Array, threshold: float) -> list[tuple[float, Quad]]:

@@ -1,6 +1,7 @@
 """Card outlines in a frame: bright, card-shaped regions, including cards partly under others.
 
-A card is a bright, low-ink rectangle with the poker aspect (88/63). A region that is a clean
+A card is a bright, low-ink rectangle with its deck's aspect (`detect_cards`' `aspect`; poker,
+88/63, unless the deck was measured otherwise). A region that is a clean
 strip of a card (its neighbour lies on the rest) is extended to the full card toward the side
 where the occluding card is; anything else (chips, printed boxes, text, glare) is dropped here.
 Whole cards' outlines are moved out past a printed border line (`paper_edge`); the bright
@@ -377,16 +378,18 @@ def detect_cards(
     min_long_px: float = 60.0,
     expected: Callable[[float, float], float | None] | None = None,
     frame: Image | None = None,
+    aspect: float = CARD_ASPECT,
 ) -> Detection:
     """Find card outlines in a grey frame, and the bright regions that may hold more cards.
 
     `min_long_px` is the smallest card height accepted; `expected(x, y)` may give the card height
     in pixels at an image point (from the table calibration) to check sizes and complete strips.
     `frame` (the BGR frame) lets a hollow bright outline count as a card back when its inside
-    differs from the felt around it; without it, hollow outlines are dropped.
+    differs from the felt around it; without it, hollow outlines are dropped. `aspect` is the
+    deck's height over width (`corners.deck_aspect`): a strip is grown to its card's shape.
     """
     thr = card_threshold(gray)
-    min_area = 0.12 * min_long_px * min_long_px / CARD_ASPECT
+    min_area = 0.12 * min_long_px * min_long_px / aspect
     parts = bright_parts(gray, thr, min_area)
     raw = parts.raw
     found: list[tuple[Quad, npt.NDArray[Any], float, float, bool]] = []
@@ -453,16 +456,14 @@ def detect_cards(
             continue
         height = want if want is not None else long_side
         if ratio > OUTLINE_ASPECT[1] and 0.85 <= long_side / height <= 1.18:
-            grown = _extend(
-                box, strip_view(contour), long_side / CARD_ASPECT, sized=want is not None
-            )
+            grown = _extend(box, strip_view(contour), long_side / aspect, sized=want is not None)
         elif (
             want is not None
-            and 0.85 <= short_side * CARD_ASPECT / want <= 1.18
+            and 0.85 <= short_side * aspect / want <= 1.18
             and long_side < 0.9 * want
         ):
             grown = _extend(box, strip_view(contour), want, along_long=True)
-        elif want is not None and 0.85 <= long_side * CARD_ASPECT / want <= 1.18:
+        elif want is not None and 0.85 <= long_side * aspect / want <= 1.18:
             grown = _extend(box, strip_view(contour), want)
         else:
             grown = None

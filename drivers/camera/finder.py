@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.corners import corner_quads
+from drivers.camera.corners import CARD_ASPECT, corner_quads
 from drivers.camera.dense_corners import DenseCorners, corner_quad
 from drivers.camera.detect import Detection, detect_cards, inside
 from drivers.camera.edges import local_edges
@@ -48,7 +48,9 @@ def readable_turns(outline: CardOutline) -> tuple[int, ...]:
     return tuple(t for t in (0, 2) if outline.support[t] >= MIN_CORNER_SUPPORT)
 
 
-def anchored(gray: Image, outlines: list[CardOutline], paper: float) -> list[CardOutline]:
+def anchored(
+    gray: Image, outlines: list[CardOutline], paper: float, *, aspect: float = CARD_ASPECT
+) -> list[CardOutline]:
     """Copies of `outlines` anchored on the paper's corner at each corner worth reading.
 
     A guessed outline's corner lies on the rounding or a few pixels inside the paper, and its
@@ -59,13 +61,14 @@ def anchored(gray: Image, outlines: list[CardOutline], paper: float) -> list[Car
     less than `tuning.ANCHOR_MOVE` of the card's height, no copy is made. The copies
     are read beside the outlines they come from, not instead: those read many cards slightly
     off that the one anchored place does not (a tight index whose moved cuts take in felt).
-    `paper` is the frame's paper threshold (`detect.card_threshold`).
+    `paper` is the frame's paper threshold (`detect.card_threshold`); `aspect` the deck's
+    height over width (`corners.deck_aspect`).
     """
     todo = [(k, turn) for k, o in enumerate(outlines) for turn in readable_turns(o)]
     if not todo:
         return []
     quads = np.array([np.roll(outlines[k].corners, -turn, axis=0) for k, turn in todo])
-    moved = fit_corners(gray, quads, paper)
+    moved = fit_corners(gray, quads, paper, aspect=aspect)
     # Every guess's and copy's index window, and each copy's height, measured at once: one
     # at a time they cost a frame's ~60 guesses 1-2 ms.
     sides = np.linalg.norm(moved - np.roll(moved, -1, axis=1), axis=2)
@@ -142,14 +145,18 @@ def find_candidates(
     min_card_px: float = 80.0,
     expected: Callable[[float, float], float | None] | None = None,
     corners: bool = True,
+    aspect: float = CARD_ASPECT,
 ) -> list[CardOutline]:
     """Every candidate outline in a BGR frame: firm, snapped, proposed, and detected corners.
 
-    `min_card_px` and `expected` are as for `detect_cards`. Firm outlines come first; the
+    `min_card_px`, `expected` and `aspect` (the deck's height over width,
+    `corners.deck_aspect`) are as for `detect_cards`. Firm outlines come first; the
     guessed ones' anchored copies (`anchored`) come last.
     """
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    found = detect_cards(gray, min_long_px=min_card_px, expected=expected, frame=frame)
+    found = detect_cards(
+        gray, min_long_px=min_card_px, expected=expected, frame=frame, aspect=aspect
+    )
     edge_maps = [local_edges(gray, r.contour) for r in found.regions]
     out = list(found.outlines)
     for o in found.outlines:
@@ -162,20 +169,22 @@ def find_candidates(
     for region, maps in zip(found.regions, edge_maps, strict=True):
         (cx, cy), _, _ = cv2.minAreaRect(region.contour)
         want = expected(float(cx), float(cy)) if expected is not None else None
-        out.extend(propose(gray, region, want or frame_long, maps))
+        out.extend(propose(gray, region, want or frame_long, maps, aspect=aspect))
     if corners:
         out.extend(
             confirmed_corners(
                 gray,
                 [o for o in out if o.speculative and not o.corner],
                 paper=found.paper,
+                aspect=aspect,
             )
         )
         wanted = (
             [expected(*_centre(r.contour)) for r in found.regions] if expected is not None else None
         )
-        out.extend(detected_corners(gray, found, region_heights(found, wanted)))
-    out.extend(anchored(gray, [o for o in out if o.speculative or o.partial], found.paper))
+        out.extend(detected_corners(gray, found, region_heights(found, wanted), aspect=aspect))
+    guessed = [o for o in out if o.speculative or o.partial]
+    out.extend(anchored(gray, guessed, found.paper, aspect=aspect))
     return out
 
 
@@ -227,21 +236,26 @@ def region_heights(
     return out
 
 
-def corner_hypotheses(found: Detection, card_long: float | None) -> list[tuple[Quad, int]]:
+def corner_hypotheses(
+    found: Detection, card_long: float | None, *, aspect: float = CARD_ASPECT
+) -> list[tuple[Quad, int]]:
     """Index-corner hypotheses on the rims of the bright regions, with their region's number.
 
-    `card_long` is the card height (`card_height`); None gives no hypotheses.
+    `card_long` is the card height (`card_height`); None gives no hypotheses. `aspect` is the
+    deck's height over width (`corners.deck_aspect`).
     """
-    return _hypotheses(found, [card_long] * len(found.regions))
+    return _hypotheses(found, [card_long] * len(found.regions), aspect)
 
 
-def _hypotheses(found: Detection, heights: Sequence[float | None]) -> list[tuple[Quad, int]]:
+def _hypotheses(
+    found: Detection, heights: Sequence[float | None], aspect: float
+) -> list[tuple[Quad, int]]:
     """`corner_hypotheses` with a card height per region (None: none there)."""
     return [
         (quad, k)
         for k, (region, height) in enumerate(zip(found.regions, heights, strict=True))
         if height is not None
-        for quad in corner_quads(region.contour, height)
+        for quad in corner_quads(region.contour, height, aspect=aspect)
     ]
 
 
@@ -251,20 +265,23 @@ def detected_corners(
     card_long: float | Sequence[float | None] | None,
     detector: IndexCornerDetector | None = None,
     regions: set[int] | None = None,
+    *,
+    aspect: float = CARD_ASPECT,
 ) -> list[CardOutline]:
     """Speculative outlines on the hypotheses the learned detector takes for index corners.
 
     `card_long` is the card height, or one per bright region (`region_heights`). Each outline
     is read at its first corner only (`support` 1 there, 0 elsewhere); its visible region is
     its bright region's. `detector` defaults to the shipped one; `regions` may limit the search
-    to those bright regions (by number in `found.regions`).
+    to those bright regions (by number in `found.regions`); `aspect` is the deck's height over
+    width (`corners.deck_aspect`).
     """
     heights = (
         list(card_long) if isinstance(card_long, Sequence) else [card_long] * len(found.regions)
     )
     if regions is not None:
         heights = [h if k in regions else None for k, h in enumerate(heights)]
-    hyps = _hypotheses(found, heights)
+    hyps = _hypotheses(found, heights, aspect)
     if not hyps:
         return []
     scores = (detector or shipped_detector()).scores(gray, [q for q, _ in hyps])
@@ -290,6 +307,8 @@ def dense_found_corners(
     heights: Sequence[float | None],
     dense: DenseCorners,
     regions: set[int],
+    *,
+    aspect: float = CARD_ASPECT,
 ) -> list[CardOutline]:
     """Outlines at the index corners the dense detector finds on the bright regions `regions`.
 
@@ -299,7 +318,8 @@ def dense_found_corners(
     every cell of the frame: each peak at least `tuning.DENSE_CORNER` sure within
     `tuning.DENSE_ON_REGION_PX` of one of `regions` (by number in `found.regions`) whose card
     height `heights` knows (`region_heights`) gives an outline at its corner, turned as the
-    network says and sized by that height (its own height head is 17% off at the median).
+    network says and sized by that height and the deck's `aspect` (`corners.deck_aspect`; the
+    network's own height head is 17% off at the median).
     These are not read as they are: like a weakly edged proposal corner (`support` 0 at the
     first corner, the other index corner left out), they go to `confirmed_corners`, which
     anchors each on the paper's corner and keeps only what the index-corner detector vouches
@@ -331,7 +351,7 @@ def dense_found_corners(
             if height is None or cv2.pointPolygonTest(contour, at, True) < -DENSE_ON_REGION_PX:
                 continue
             side = quad[1] - quad[0]
-            q = corner_quad(quad[0], float(np.arctan2(side[1], side[0])), height)
+            q = corner_quad(quad[0], float(np.arctan2(side[1], side[0])), height, aspect=aspect)
             out.append(CardOutline(q, contour, True, True, (0.0, 0.0, 1.0, 0.0)))
             break
     return out
@@ -344,6 +364,7 @@ def confirmed_corners(
     paper: float | None = None,
     *,
     anchored_only: bool = False,
+    aspect: float = CARD_ASPECT,
 ) -> list[CardOutline]:
     """Copies of guessed `outlines` at weakly supported corners the detector calls index corners.
 
@@ -370,7 +391,8 @@ def confirmed_corners(
     is kept, the surer on a tie.
 
     With `anchored_only` (and `paper`), only the anchored copies are offered: a corner the fit
-    finds no paper corner at is not read (`dense_found_corners` says why).
+    finds no paper corner at is not read (`dense_found_corners` says why). `aspect` is the
+    deck's height over width (`corners.deck_aspect`), for the anchored copies' size check.
     """
     todo = [
         (o, o.corners[TURNED[turn]], o.support[turn])
@@ -381,7 +403,8 @@ def confirmed_corners(
     if not todo:
         return []
     if paper is not None:
-        moved = fit_corners(gray, np.array([q for _, q, _ in todo], np.float64), paper)
+        quads = np.array([q for _, q, _ in todo], np.float64)
+        moved = fit_corners(gray, quads, paper, aspect=aspect)
         # A corner the fit left where it was (no paper edge found) is scored once, as found.
         copies = [
             (o, m, 1.0)

@@ -49,13 +49,16 @@ def row_proposals(
     card_long: float | None,
     edges: Image | None = None,
     origin: npt.NDArray[Any] | None = None,
+    *,
+    aspect: float = CARD_ASPECT,
 ) -> list[Quad]:
     """Card rectangles proposed inside a merged bright region (`contour`).
 
     `pieces` are the outlines of the parts the region splits into along edges (their sides give
     the lines across the band); `card_long` is the card height in pixels when known, else it is
     taken from the band's width. `edges` (an edge map whose top-left pixel is `origin` in the
-    frame) adds the straight edges across the band that the cut missed. Returns image quads
+    frame) adds the straight edges across the band that the cut missed; `aspect` is the deck's
+    height over width (`corners.deck_aspect`), the proposals' shape. Returns image quads
     (four corners, cyclic).
     """
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
@@ -72,7 +75,9 @@ def row_proposals(
     # Both axes are tried: the card size (known, or taken from the band) rules out the wrong
     # one for any row of more than two cards.
     for u, v, length, band in long_first:
-        out.extend(_along(contour, pieces, card_long, edges, origin, centre, u, v, length, band))
+        out.extend(
+            _along(contour, pieces, card_long, edges, origin, centre, u, v, length, band, aspect)
+        )
     return out
 
 
@@ -87,6 +92,7 @@ def _along(
     v: npt.NDArray[Any],
     length: float,
     band: float,
+    aspect: float,
 ) -> list[Quad]:
     """`row_proposals` for a row running along `u` (`length` long, `band` across along `v`)."""
     # The band is one card across: its height (row along the cards' short sides) or its width.
@@ -96,10 +102,10 @@ def _along(
     # a far card's band fall short of by up to a quarter.
     options: list[tuple[float, float]] = []
     if card_long is not None:
-        sizes = [(card_long / CARD_ASPECT, card_long), (card_long, card_long / CARD_ASPECT)]
+        sizes = [(card_long / aspect, card_long), (card_long, card_long / aspect)]
         sizes = [(a, c) for a, c in sizes if 0.75 <= band / c <= 1.35]
     else:
-        sizes = [(band / CARD_ASPECT, band), (band * CARD_ASPECT, band)]
+        sizes = [(band / aspect, band), (band * aspect, band)]
     for along, across in sizes:
         if length < 1.08 * along:
             continue

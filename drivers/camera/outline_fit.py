@@ -65,7 +65,7 @@ def fit_outline(gray: Image, quad: Quad, paper: float) -> Quad:
 
 
 def fitted_for_reading(
-    gray: Image, outlines: Sequence[CardOutline], paper: float
+    gray: Image, outlines: Sequence[CardOutline], paper: float, *, aspect: float = CARD_ASPECT
 ) -> list[CardOutline]:
     """`outlines` placed as the reader reads them: firm ones moved onto the paper's edge.
 
@@ -80,7 +80,8 @@ def fitted_for_reading(
     the edge the window cut the index's top off (tuning designs: a row's 6 read nothing; 36 of
     the 48 firm readings whose read corner lay 2%+ inside the card were strips). Guessed
     outlines were moved onto edges already (`proposals.snap_outline`). The recognizer and the
-    benches that explain its misses place candidates with this one rule.
+    benches that explain its misses place candidates with this one rule. `aspect` is the deck's
+    height over width (`corners.deck_aspect`), for the strips' size check.
     """
     out = list(outlines)
     firm = [n for n, o in enumerate(out) if not (o.speculative or o.partial)]
@@ -93,7 +94,7 @@ def fitted_for_reading(
         # Both index corners of every strip anchored in one pass; `fit_corners` returns a quad
         # it could not anchor as it was.
         turned = np.array([np.roll(out[n].corners, -t, axis=0) for n in strips for t in (0, 2)])
-        moved = fit_corners(gray, turned, paper)
+        moved = fit_corners(gray, turned, paper, aspect=aspect)
         for j, n in enumerate(strips):
             for k, t in enumerate((0, 2)):
                 if not np.array_equal(moved[2 * j + k], turned[2 * j + k]):
@@ -376,16 +377,16 @@ def fit_corner(gray: Image, quad: Quad, paper: float) -> Quad:
     return out
 
 
-def fit_corners(gray: Image, quads: Quad, paper: float) -> Quad:
+def fit_corners(gray: Image, quads: Quad, paper: float, *, aspect: float = CARD_ASPECT) -> Quad:
     """Each quad of `quads` (N x 4 x 2) anchored on the paper's corner at its first corner.
 
     The two sides meeting at a quad's first corner are fitted onto the paper's edge along the
     stretch beside the index (`CORNER_SAMPLES`): the corner is where the fitted lines meet and
     the sides run along them. The width and height are the quad's (a guessed outline's size
     is the frame's), each measured again where its far side lies on the paper's edge
-    (`SIZE_RANGE`, `ASPECT_RANGE`). When either near side finds no paper edge on one line, or
-    the corner would move further than twice the profiles' reach, that quad is returned as
-    it was. Returns new quads (N x 4 x 2).
+    (`SIZE_RANGE`, and `ASPECT_RANGE` round the deck's `aspect`). When either near side finds
+    no paper edge on one line, or the corner would move further than twice the profiles'
+    reach, that quad is returned as it was. Returns new quads (N x 4 x 2).
     """
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     out = q.copy()
@@ -414,7 +415,7 @@ def fit_corners(gray: Image, quads: Quad, paper: float) -> Quad:
     if not anchors:
         return out
     rows = [m for m, _, _, _ in anchors]
-    sizes = _far_sides(gray, paper, anchors, lengths[rows][:, [0, 3]])
+    sizes = _far_sides(gray, paper, anchors, lengths[rows][:, [0, 3]], aspect)
     for (m, corner, across, down), (width, height) in zip(anchors, sizes, strict=True):
         out[m, 0] = corner
         out[m, 1] = corner + width * across
@@ -440,12 +441,12 @@ size) is taken; further, it is another card's edge or print. The size of a guess
 card size, and the harsh camera's perspective makes cards differ by up to a quarter."""
 ASPECT_RANGE = (0.85, 1.18)
 """A guessed outline's width over height, once its far sides are measured, stays within this share
-of a card's (1 / `corners.CARD_ASPECT`; the harsh camera's perspective changes it by up to about
-a seventh, where it changes the size by a quarter). Else its far sides were another card's: a
-row's card whose far long side lies under its neighbour measures the neighbour's, a quarter of a
-width or more too wide, and a proposal turned a quarter measures the card's width as its height
-(a 10H read as 5H at 0.996 on its index seen sideways, tuning designs). It keeps the guessed
-size."""
+of the deck's card's (1 / its aspect, `corners.deck_aspect`; the harsh camera's perspective
+changes it by up to about a seventh, where it changes the size by a quarter). Else its far
+sides were another card's: a row's card whose far long side lies under its neighbour measures
+the neighbour's, a quarter of a width or more too wide, and a proposal turned a quarter measures
+the card's width as its height (a 10H read as 5H at 0.996 on its index seen sideways, tuning
+designs). It keeps the guessed size."""
 
 
 def _far_sides(
@@ -453,13 +454,14 @@ def _far_sides(
     paper: float,
     anchors: list[tuple[int, npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]],
     sizes: npt.NDArray[Any],
+    card_aspect: float,
 ) -> list[tuple[float, float]]:
     """The width and height of each anchored outline (its index, corner, across, down).
 
     `sizes` (N x 2) holds each guess's width and height. Each is measured to its far side
     where that lies on the paper's edge within `SIZE_RANGE` of the given one; where only one
-    is, the other is scaled with it. A size whose aspect falls outside `ASPECT_RANGE` of a
-    card's is not taken: the given one is.
+    is, the other is scaled with it. A size whose aspect falls outside `ASPECT_RANGE` of the
+    deck's card's (`card_aspect`, its height over width) is not taken: the given one is.
     """
     corner = np.array([a[1] for a in anchors])
     across = np.array([a[2] for a in anchors])
@@ -496,7 +498,7 @@ def _far_sides(
         sw = sh if sw is None else sw
         sh = sw if sh is None else sh
         got = [given[0] * (sw or 1.0), given[1] * (sh or 1.0)]
-        aspect = got[0] / got[1] * CARD_ASPECT
+        aspect = got[0] / got[1] * card_aspect
         out.append(
             (got[0], got[1])
             if ASPECT_RANGE[0] <= aspect <= ASPECT_RANGE[1]

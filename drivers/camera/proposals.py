@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.corners import CARD_ASPECT
 from drivers.camera.detect import BrightRegion
 from drivers.camera.edges import corner_supports_all, local_edges, refine_all
 from drivers.camera.merged import row_proposals
@@ -56,19 +57,22 @@ def propose(
     region: BrightRegion,
     card_long: float | None,
     edges: tuple[Image, Quad] | None = None,
+    *,
+    aspect: float = CARD_ASPECT,
 ) -> list[CardOutline]:
     """Speculative card outlines inside a bright region that firm outlines did not explain.
 
     Row proposals (`merged.row_proposals`) and, when the region has a card's shape itself, its
     own rectangle (a lone card the edge cut broke up under noise). `card_long` is the card height
     in pixels when known; `edges` may give the edge map around the region and its origin
-    (`edges.local_edges`). Each proposal has its sides moved onto the nearest edges and carries
+    (`edges.local_edges`); `aspect` is the deck's height over width (`corners.deck_aspect`).
+    Each proposal has its sides moved onto the nearest edges and carries
     its corners' edge support.
     """
     body = _body(region.contour, region.holes)
     _, (rw, rh), _ = cv2.minAreaRect(body)
     edge_map, origin = edges if edges is not None else local_edges(gray, region.contour)
-    quads = row_proposals(body, list(region.pieces), card_long, edge_map, origin)
+    quads = row_proposals(body, list(region.pieces), card_long, edge_map, origin, aspect=aspect)
     long_side, short_side = max(rw, rh), min(rw, rh)
     shaped = short_side > 0 and OUTLINE_ASPECT[0] <= long_side / short_side <= OUTLINE_ASPECT[1]
     if shaped and (card_long is None or 0.85 <= long_side / card_long <= 1.18):

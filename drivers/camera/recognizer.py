@@ -20,6 +20,7 @@ from calibration.deck import CANON_SIZE
 from calibration.profile import CalibrationProfile, DeckTemplates
 from calibration.table import TableGeometry
 from drivers.camera.classify import IndexClassifier, IndexNetwork, IndexRead
+from drivers.camera.corners import deck_aspect
 from drivers.camera.dense_corners import shipped_dense
 from drivers.camera.detect import Detection, Image, card_threshold, detect_cards, inside
 from drivers.camera.edges import local_edges
@@ -106,6 +107,10 @@ class CardRecognizer:
                 "the calibration profile has no deck: run `studio calibrate deck` first"
             )
         self._deck = profile.deck
+        # Every outline sized from a card's height takes the deck's shape (poker within
+        # calibration's error: `corners.deck_aspect`); a bridge card guessed poker-wide puts
+        # its index window off the print.
+        self._aspect = deck_aspect(profile.deck.card_aspect)
         self._classifier = IndexClassifier(
             profile.deck, templates, reader=reader, tuning=tuning, network=network
         )
@@ -138,7 +143,9 @@ class CardRecognizer:
         """Return a reading for every card outline in `frame` (BGR, any size)."""
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         expected = self._geometry.card_height_px if self._geometry is not None else None
-        found = detect_cards(gray, min_long_px=self._min_card_px, expected=expected, frame=frame)
+        found = detect_cards(
+            gray, min_long_px=self._min_card_px, expected=expected, frame=frame, aspect=self._aspect
+        )
         if not found.outlines and not found.regions:
             return []
         thr = found.paper
@@ -188,7 +195,7 @@ class CardRecognizer:
         strips = [
             o for o, r in firm if o.partial and r is not None and r.code is None and not r.face_down
         ]
-        snapped += anchored(gray, strips, thr)
+        snapped += anchored(gray, strips, thr, aspect=self._aspect)
         # Guessed corners whose read leaned to a code under the bar, to be placed again.
         leaning: list[CardOutline] = []
         retry = _coded(self._read_many(frame, gray, thr, snapped, ReadingSource.SNAPPED, leaning))
@@ -224,14 +231,16 @@ class CardRecognizer:
             (cx, cy), _, _ = cv2.minAreaRect(region.contour)
             want = expected(float(cx), float(cy)) if expected is not None else None
             open_regions[k] = want
-            proposals += propose(gray, region, want or frame_long, region_edges(k))
+            proposals += propose(
+                gray, region, want or frame_long, region_edges(k), aspect=self._aspect
+            )
         # A proposal's corner over another card has weak edges: the detector may vouch for it.
         if self._corners is not None:
-            proposals += confirmed_corners(gray, proposals, self._corners, thr)
+            proposals += confirmed_corners(gray, proposals, self._corners, thr, aspect=self._aspect)
         # A guess at an index a firm card read at both ends changes nothing (`off_read_indices`);
         # left unread after the vouching, which would take a corner set to 0 for a weak one.
         proposals = off_read_indices(proposals, readings)
-        proposals += anchored(gray, proposals, thr)
+        proposals += anchored(gray, proposals, thr, aspect=self._aspect)
         guesses += _coded(
             self._read_many(frame, gray, thr, proposals, ReadingSource.PROPOSAL, leaning)
         )
@@ -242,10 +251,10 @@ class CardRecognizer:
                 found, [open_regions.get(k) for k in range(len(found.regions))]
             )
             at_corners = detected_corners(
-                gray, found, heights, self._corners, regions=set(open_regions)
+                gray, found, heights, self._corners, regions=set(open_regions), aspect=self._aspect
             )
             at_corners = off_read_indices(at_corners, readings)
-            at_corners += anchored(gray, at_corners, thr)
+            at_corners += anchored(gray, at_corners, thr, aspect=self._aspect)
             guesses += _coded(
                 self._read_many(frame, gray, thr, at_corners, ReadingSource.CORNER, leaning)
             )
@@ -253,13 +262,20 @@ class CardRecognizer:
                 # A dense corner at a window read already is left out before the vouching (it
                 # would cost the detector its patches) and its vouched copies after it.
                 read = proposals + at_corners
-                at_dense = dense_found_corners(gray, found, heights, self._dense, set(open_regions))
+                at_dense = dense_found_corners(
+                    gray, found, heights, self._dense, set(open_regions), aspect=self._aspect
+                )
                 at_dense = confirmed_corners(
-                    gray, not_read_again(at_dense, read), self._corners, thr, anchored_only=True
+                    gray,
+                    not_read_again(at_dense, read),
+                    self._corners,
+                    thr,
+                    anchored_only=True,
+                    aspect=self._aspect,
                 )
                 at_dense = not_read_again(at_dense, read)
                 at_dense = off_read_indices(at_dense, readings)
-                at_dense += anchored(gray, at_dense, thr)
+                at_dense += anchored(gray, at_dense, thr, aspect=self._aspect)
                 guesses += _coded(
                     self._read_many(frame, gray, thr, at_dense, ReadingSource.DENSE, leaning)
                 )
@@ -369,7 +385,9 @@ class CardRecognizer:
         Every index corner of them all goes to the reader at once (`IndexClassifier.read_all`:
         one network call for the lot), then each card is decided on its corners (`_decide`).
         """
-        outlines = fitted_for_reading(gray, outlines, thr) if fit else list(outlines)
+        outlines = (
+            fitted_for_reading(gray, outlines, thr, aspect=self._aspect) if fit else list(outlines)
+        )
         corners: list[tuple[int, npt.NDArray[Any]]] = []
         for n, outline in enumerate(outlines):
             # A window cut through an outline squashed shorter than a card can look is cut too
