@@ -37,11 +37,12 @@ import cv2
 import numpy as np
 
 from drivers.camera.finder import find_candidates, readable_turns
+from drivers.camera.index_corner_training import window_shown
 from drivers.camera.outline import CardOutline
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import random_scene
-from drivers.camera.synthetic.scene import RenderedFrame, Scene, project, render_scene
+from drivers.camera.synthetic.scene import RenderedFrame, Scene, render_scene
 from drivers.camera.synthetic.scoring import card_height_px
 from drivers.camera.synthetic.splits import SPLITS
 
@@ -67,21 +68,8 @@ def visible_turns(k: int, frame: RenderedFrame, scene: Scene) -> list[int]:
     """
     shares = []
     for turn in (0, 2):
-        win = bilinear(np.roll(frame.cards[k].corners, -turn, axis=0), WINDOW)
-        x0, y0 = np.floor(win.min(axis=0)).astype(int) - 2
-        x1, y1 = np.ceil(win.max(axis=0)).astype(int) + 2
-        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(mask, np.round(win - [x0, y0]).astype(np.int32), 1)
-        total = int(mask.sum())
-        for t in frame.cards[k + 1 :]:
-            cv2.fillConvexPoly(mask, np.round(t.corners - [x0, y0]).astype(np.int32), 0)
-        for chip in scene.chips:
-            c = project(
-                scene.table_to_image, np.array([[chip.x, chip.y], [chip.x + chip.radius, chip.y]])
-            )
-            r = round(float(np.hypot(*(c[1] - c[0]))))
-            cv2.circle(mask, (round(c[0, 0]) - x0, round(c[0, 1]) - y0), r, 0, -1)
-        shares.append((float(mask.sum()) / max(1, total), turn))
+        corners = np.roll(frame.cards[k].corners, -turn, axis=0)
+        shares.append((window_shown(corners, k, frame, scene), turn))
     out = [turn for share, turn in shares if share >= 0.97]
     best, turn = max(shares)
     return out or ([turn] if best >= 0.9 else [])

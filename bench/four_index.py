@@ -28,15 +28,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 from camera import design_deck
-from camera_finder import WINDOW, bilinear
 from frame_cache import cached_render
 
 from calibration.profile import CalibrationProfile
+from drivers.camera.index_corner_training import window_shown
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.generator import random_scene
-from drivers.camera.synthetic.scene import RenderedFrame, Scene, project
+from drivers.camera.synthetic.scene import RenderedFrame, Scene
 from drivers.camera.synthetic.scoring import Score
 from drivers.camera.synthetic.splits import SPLITS
 
@@ -65,21 +65,7 @@ class Counts:
 
 def window_share(k: int, frame: RenderedFrame, scene: Scene, order: list[int]) -> float:
     """The share of card k's index window at the corner `order` starts at that stays in view."""
-    win = bilinear(frame.cards[k].corners[order], WINDOW)
-    x0, y0 = np.floor(win.min(axis=0)).astype(int) - 2
-    x1, y1 = np.ceil(win.max(axis=0)).astype(int) + 2
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(mask, np.round(win - [x0, y0]).astype(np.int32), 1)
-    total = int(mask.sum())
-    for t in frame.cards[k + 1 :]:
-        cv2.fillConvexPoly(mask, np.round(t.corners - [x0, y0]).astype(np.int32), 0)
-    for chip in scene.chips:
-        c = project(
-            scene.table_to_image, np.array([[chip.x, chip.y], [chip.x + chip.radius, chip.y]])
-        )
-        r = round(float(np.hypot(*(c[1] - c[0]))))
-        cv2.circle(mask, (round(c[0, 0]) - x0, round(c[0, 1]) - y0), r, 0, -1)
-    return float(mask.sum()) / max(1, total)
+    return window_shown(frame.cards[k].corners[order], k, frame, scene)
 
 
 def main() -> None:

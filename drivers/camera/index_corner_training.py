@@ -62,7 +62,16 @@ def _in_view(k: int, turn: int, frame: RenderedFrame, scene: Scene) -> bool:
 
 def shown_share(k: int, turn: int, frame: RenderedFrame, scene: Scene) -> float:
     """The share of card k's index window at `turn` that later cards and chips leave uncovered."""
-    win = _bilinear(np.roll(frame.cards[k].corners, -turn, axis=0), WINDOW)
+    return window_shown(np.roll(frame.cards[k].corners, -turn, axis=0), k, frame, scene)
+
+
+def window_shown(corners: npt.NDArray[Any], k: int, frame: RenderedFrame, scene: Scene) -> float:
+    """The share of the index window at the first of `corners` left in view.
+
+    `corners` are card k's, in the order that puts the window's corner first; the cards laid
+    after k and the chips cover it.
+    """
+    win = _bilinear(corners, WINDOW)
     x0, y0 = np.floor(win.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(win.max(axis=0)).astype(int) + 2
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
