@@ -22,8 +22,7 @@ import cv2
 import numpy as np
 
 from calibration.glyphs import IndexInk
-from drivers.camera.classify import IndexNetwork, window_tensors
-from drivers.camera.index_model import Image
+from drivers.camera.index_model import Image, IndexModel, window_tensor
 from drivers.camera.tuning import PAST_EDGE_INSET
 
 Window = tuple[float, float, float, float]
@@ -74,14 +73,14 @@ def cut(card: Image, window: Window) -> Image:
     return padded
 
 
-def own_reads(flats: Mapping[str, Image], window: Window, network: IndexNetwork) -> int:
+def own_reads(flats: Mapping[str, Image], window: Window, network: IndexModel) -> int:
     """How many of `flats` (flat upright cards by code) read as their own code through `window`.
 
     `window` is in shares of the card; `network` reads each cut once (its best rank and suit,
     no bar: the count decides, not one read).
     """
     codes = list(flats)
-    tensors = window_tensors([cut(flats[c], window) for c in codes])
+    tensors = [window_tensor(cut(flats[c], window)) for c in codes]
     kept = [(c, t) for c, t in zip(codes, tensors, strict=True) if t is not None]
     if not kept:
         return 0
@@ -94,7 +93,7 @@ def own_reads(flats: Mapping[str, Image], window: Window, network: IndexNetwork)
 
 
 def four_index_window(
-    flats: Mapping[str, Image], window: Window, inks: Iterable[IndexInk], network: IndexNetwork
+    flats: Mapping[str, Image], window: Window, inks: Iterable[IndexInk], network: IndexModel
 ) -> Window | None:
     """The top-right index window of a four-index deck (`upper_right_window`), else None.
 

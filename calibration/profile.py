@@ -20,8 +20,8 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from calibration.card_shape import CARD_ASPECT
 from calibration.errors import ProfileError
-from drivers.camera.corners import CARD_ASPECT
 from drivers.camera.index_model import MODEL_VERSION, IndexModel, weights_digest
 
 PROFILE_VERSION = 1

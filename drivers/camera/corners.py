@@ -16,16 +16,10 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.card_shape import CARD_ASPECT as CARD_ASPECT
 from drivers.camera.tuning import POKER_SNAP
 
 Quad = npt.NDArray[Any]
-
-CARD_ASPECT = 88.0 / 63.0
-"""A playing card's height over its width (poker size, 88 x 63 mm). The one statement of it in the
-package. Bridge cards (88 x 57 mm) pass every range the finder allows around it, but an outline
-sized from a height with it is 10% too wide for them, and their overlapped cards read worse
-(docs/camera.md, "Decks of another shape"): the recognizer sizes them by the deck's own
-aspect (`deck_aspect`), passed down to every function that sizes a card from its height."""
 
 
 def deck_aspect(measured: float) -> float:
