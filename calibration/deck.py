@@ -23,6 +23,7 @@ from calibration.glyphs import IndexInk, aspect, find_index, normalise
 from calibration.profile import DeckCalibration, DeckTemplates, IndexModelInfo
 from calibration.reader_pair import SEEDS, train_reader
 from drivers.camera.index_model import Image, weights_digest, window_tensor
+from drivers.camera.tuning import GROUND_STEP, REFERENCE_CUTOUT, REFERENCE_OPAQUE
 from studio.cards import DECK, RANK_CHARS, SUIT_CHARS
 
 Progress = Callable[[str, int, int], None]
@@ -105,24 +106,81 @@ def _card_outline(image: Image, name: str) -> tuple[npt.NDArray[Any], npt.NDArra
     border = np.concatenate([mask[0], mask[-1], mask[:, 0], mask[:, -1]])
     h, w = gray.shape
     if float((border > 0).mean()) > 0.6:
-        if w > h:
-            raise DeckCalibrationError(f"{name}: the card lies sideways; photograph it upright")
-        return None
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
-        raise DeckCalibrationError(f"{name}: no card found on the background")
-    biggest = max(contours, key=cv2.contourArea)
-    if cv2.contourArea(biggest) < 0.05 * h * w:
-        raise DeckCalibrationError(f"{name}: no card found on the background")
-    hull = cv2.convexHull(biggest)
-    approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
-    if len(approx) != 4:
-        box = cv2.boxPoints(cv2.minAreaRect(biggest))
-        approx = box.reshape(4, 1, 2)
+        found = _ground_outline(image)
+        if found is None:
+            if w > h:
+                raise DeckCalibrationError(f"{name}: the card lies sideways; photograph it upright")
+            return None
+        # A card laid on a light ground is scanned or exported flat, with no perspective: its
+        # least rectangle is its edge, rounded corners included, as a cropped scan's would be.
+        biggest = found
+        approx = cv2.boxPoints(cv2.minAreaRect(biggest)).reshape(4, 1, 2)
+    else:
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not contours:
+            raise DeckCalibrationError(f"{name}: no card found on the background")
+        biggest = max(contours, key=cv2.contourArea)
+        if cv2.contourArea(biggest) < 0.05 * h * w:
+            raise DeckCalibrationError(f"{name}: no card found on the background")
+        hull = cv2.convexHull(biggest)
+        approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
+        if len(approx) != 4:
+            box = cv2.boxPoints(cv2.minAreaRect(biggest))
+            approx = box.reshape(4, 1, 2)
     quad = order_corners(approx.reshape(4, 2).astype(np.float64))
     if np.linalg.norm(quad[1] - quad[0]) > np.linalg.norm(quad[3] - quad[0]):
         raise DeckCalibrationError(f"{name}: the card lies sideways; photograph it upright")
     return quad, biggest
+
+
+def _ground_outline(image: Image) -> npt.NDArray[Any] | None:
+    """The card's outline on a plain light ground; None when `image` is a scan cropped to it.
+
+    A light ground is a white margin round an exported card, a scanner's lid, a light or
+    textured table. Otsu's split of grey levels takes both the ground and the paper for paper,
+    so the card is told from the ground by colour: the ground is the median of the image's
+    outermost pixels, and the card the largest region differing from it by `GROUND_STEP` more
+    than the outermost pixels do (a textured ground varies). It is a card on a ground only when
+    nothing else differs from the ground outside it, and the paper just inside its edge (past
+    any printed line) differs from the ground by `GROUND_STEP` or more. In a scan cropped to the
+    card the outermost pixels are its own paper, so the region found is ink: with more ink
+    outside it (a court's picture), or the same paper just inside it (a printed border line).
+    """
+    h, w = image.shape[:2]
+    soft = cv2.GaussianBlur(image, (0, 0), 1.0).astype(np.float32)
+    ring = np.concatenate([soft[0], soft[-1], soft[:, 0], soft[:, -1]])
+    ground = np.median(ring, axis=0)
+    distance = np.abs(soft - ground).max(axis=2)
+    # A textured ground varies along the ring: the card must differ more than the ground does.
+    level = float(np.percentile(np.abs(ring - ground).max(axis=1), 99))
+    mask = (distance > level + GROUND_STEP).astype(np.uint8)
+    step = max(1, round(0.005 * h))
+    # Closed across a printed border line or an outline, opened to drop the ground's specks.
+    kernel = np.ones((2 * step + 1,) * 2, np.uint8)
+    mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, kernel)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    biggest = max(contours, key=cv2.contourArea)
+    if cv2.contourArea(biggest) < 0.3 * h * w:
+        return None
+    inside = np.zeros((h, w), np.uint8)
+    cv2.drawContours(inside, [biggest], -1, 1, -1)
+    outside = inside == 0
+    if not outside.any() or mask[outside].mean() > 0.002:
+        return None
+    # The paper just inside the edge, 2.5-6% of the height in: past a drawn outline and a
+    # printed border line's pair (2-3% in), short of most of the face's print.
+    rim = cv2.erode(inside, np.ones((10 * step + 1,) * 2, np.uint8))
+    core = cv2.erode(inside, np.ones((24 * step + 1,) * 2, np.uint8))
+    band = (rim > 0) & (core == 0)
+    if not band.any():
+        return None
+    paper = np.median(image[band].astype(np.float32), axis=0)
+    if float(np.abs(paper - ground).max()) < GROUND_STEP:
+        return None
+    out: npt.NDArray[Any] = biggest
+    return out
 
 
 def locate_index(card: Image, name: str = "card") -> IndexInk:
@@ -228,11 +286,54 @@ def reference_images(directory: Path) -> dict[str, Path]:
 
 
 def read_reference(path: Path) -> Image:
-    """Read one reference image; raise `DeckCalibrationError` when it cannot be decoded."""
+    """Read one reference image; raise `DeckCalibrationError` when it cannot be decoded.
+
+    An image with an alpha channel (a PNG or TIFF exported from a card package) has its
+    transparent margin cropped off and its transparent pixels filled (`without_alpha`): reading
+    colour alone would show whatever colour they happen to hold, black or white by exporter.
+    """
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise DeckCalibrationError(f"card image {path} is unreadable")
     out: Image = image.astype(np.uint8)
+    if path.suffix.lower() in (".png", ".tif", ".tiff"):
+        whole = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if whole is not None and whole.ndim == 3 and whole.shape[2] == 4:
+            alpha = whole[..., 3].astype(np.float64)
+            if whole.dtype == np.uint16:
+                alpha = alpha / 257
+            if alpha.shape == out.shape[:2]:
+                out = without_alpha(out, alpha.round().astype(np.uint8), path.name)
+    return out
+
+
+def without_alpha(image: Image, alpha: Image, name: str = "card") -> Image:
+    """`image` with its transparent margin cropped and its transparent pixels filled.
+
+    The crop keeps the pixels at least `REFERENCE_OPAQUE` opaque. A card cropped to its edges
+    with transparent rounded corners (at most `REFERENCE_CUTOUT` of the crop transparent) is
+    blended over its own paper (the median of the opaque pixels along the crop's edges), so it
+    reads as a scan cropped to the card; a cut-out lying askew is blended over black, a
+    photograph's dark ground. Raises when the image is wholly transparent.
+    """
+    opaque = alpha >= REFERENCE_OPAQUE
+    if opaque.all():
+        return image
+    if not opaque.any():
+        raise DeckCalibrationError(f"{name}: the image is wholly transparent; no card in it")
+    ys, xs = np.nonzero(opaque)
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    card = image[y0:y1, x0:x1].astype(np.float32)
+    a = alpha[y0:y1, x0:x1].astype(np.float32)[..., None] / 255.0
+    kept = opaque[y0:y1, x0:x1]
+    if float((~kept).mean()) <= REFERENCE_CUTOUT:
+        band = max(1, round(0.02 * card.shape[0]))
+        edge = np.zeros(kept.shape, bool)
+        edge[:band], edge[-band:], edge[:, :band], edge[:, -band:] = True, True, True, True
+        ground = np.median(card[edge & kept], axis=0)
+    else:
+        ground = np.zeros(3, np.float32)
+    out: Image = np.clip(card * a + ground * (1 - a) + 0.5, 0, 255).astype(np.uint8)
     return out
 
 

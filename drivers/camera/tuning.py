@@ -340,3 +340,23 @@ was passed on (the shared poker caches give the same summary lines). The nearest
 use, 1.47 (drawn sets), is 5% off, and bridge (1.544) 10.5%: both lie well outside it. Within
 it, a guess sized with poker's aspect is at most 1.5% of a width off, the error the reader is
 trained to take (`outline_fit`)."""
+
+REFERENCE_OPAQUE = 128
+"""A deck reference's alpha (0-255) from which a pixel is the card's: `calibration.deck.
+read_reference` crops a PNG's transparent margin to the pixels at least this opaque, so the
+antialiased rim of a rounded corner (any value between) counts as half in, half out, as it
+draws."""
+
+REFERENCE_CUTOUT = 0.02
+"""The share of a reference's opaque bounding box that may be transparent for the card to be
+taken as cropped upright to its edges (its rounded corners are 0.2% of a poker card's box): its
+transparent corners are then filled with the card's own paper, so it flattens as a scan cropped
+to the card does. More transparent than this, the card is a cut-out lying askew, and it is laid
+on black for the outline finder to find, as a photograph on a dark ground."""
+
+GROUND_STEP = 8.0
+"""The least colour step (grey levels, in any channel) between a reference's plain light ground
+(a white canvas, a scanner's lid, a light table) and the card's paper for the card to be found
+on it (`calibration.deck._ground_outline`): the generated decks' papers lie 3-40 levels under
+white in some channel, a white canvas's sensor noise and JPEG shift its median by a level or
+two. A card printed on paper as white as its ground shows no edge and is taken as cropped."""
