@@ -8,6 +8,7 @@ every card's index becomes the profile's `index_window`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -253,10 +254,36 @@ def _as_seen(flat: Image, name: str) -> list[IndexInk]:
     return found[::-1]
 
 
+_NAMED = re.compile(
+    r"(ace|[2-9]|10|jack|queen|king)_of_(clubs|diamonds|hearts|spades)\d*", re.IGNORECASE
+)
+"""A card named in words, as many card packages name their files (`ace_of_spades`,
+`10_of_hearts`); trailing digits name an art variant of the same card (`jack_of_hearts2`)."""
+
+
+def card_code(stem: str) -> str:
+    """The card code a reference file's name (without its suffix) gives.
+
+    `AS`, `TH` and `10H` name cards by code; `ace_of_spades` and `10_of_hearts` (any case, and
+    an art variant's trailing digits) in words. Any other name is returned upper-cased, and is
+    no card.
+    """
+    named = _NAMED.fullmatch(stem)
+    if named is not None:
+        rank, suit = named.group(1).lower(), named.group(2).upper()
+        return ("T" if rank == "10" else rank[0].upper()) + suit[0]
+    code = stem.upper()
+    if len(code) == 3 and code.startswith("10"):
+        code = "T" + code[2]
+    return code
+
+
 def reference_images(directory: Path) -> dict[str, Path]:
     """Map each of the 52 card codes to its image file in `directory`.
 
-    Raises `DeckCalibrationError` naming missing cards or a card given twice.
+    Files are named by code (`AS.png`, `TH.png`, `10H.png`) or in words (`ace_of_spades.png`,
+    `10_of_hearts.png`: `card_code`). Raises `DeckCalibrationError` naming missing cards or a
+    card given twice (two files of one code, or two art variants of one card).
     """
     found: dict[str, Path] = {}
     folder = Path(directory)
@@ -269,9 +296,7 @@ def reference_images(directory: Path) -> dict[str, Path]:
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() not in _EXTENSIONS:
             continue
-        code = path.stem.upper()
-        if len(code) == 3 and code.startswith("10"):
-            code = "T" + code[2]
+        code = card_code(path.stem)
         if code in found:
             raise DeckCalibrationError(
                 f"card {code} is given twice ({found[code].name}, {path.name})"

@@ -15,7 +15,13 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.deck import CANON_SIZE, calibrate_deck, flatten_card, read_reference
+from calibration.deck import (
+    CANON_SIZE,
+    calibrate_deck,
+    flatten_card,
+    read_reference,
+    reference_images,
+)
 from calibration.errors import DeckCalibrationError
 from calibration.profile import CalibrationProfile
 from drivers.camera.recognizer import CardRecognizer
@@ -130,3 +136,32 @@ def test_a_deck_of_padded_small_and_jpeg_references_calibrates_and_reads(tmp_pat
         (source,) = (tmp_path / form).glob(f"{card.code}.*")
         source.rename(tmp_path / source.name)
     assert _reads(design, tmp_path) == [["QD"], ["5S"], ["TH"]]
+
+
+_WORDS = {"A": "ace", "T": "10", "J": "jack", "Q": "queen", "K": "king"}
+_SUITS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+
+def _in_words(code: str) -> str:
+    return f"{_WORDS.get(code[0], code[0])}_of_{_SUITS[code[1]]}"
+
+
+def test_cards_named_in_words_are_found_and_an_art_variant_is_refused(tmp_path: Path) -> None:
+    write_form(tmp_path, deckgen.design(SEED), "scan")
+    for card in DECK:
+        (tmp_path / f"{card.code}.png").rename(tmp_path / f"{_in_words(card.code)}.png")
+    (tmp_path / "black_joker.png").write_bytes(b"")  # a package's jokers are no card
+    found = reference_images(tmp_path)
+    assert found["AS"].name == "ace_of_spades.png" and found["TH"].name == "10_of_hearts.png"
+    assert found["QD"].name == "queen_of_diamonds.png" and found["7C"].name == "7_of_clubs.png"
+    # Packages give some courts twice, in two arts: which one is the deck's is the studio's call.
+    (tmp_path / "jack_of_hearts2.png").write_bytes(b"")
+    with pytest.raises(
+        DeckCalibrationError, match=r"card JH is given twice \(jack_of_hearts\.png, jack_of_hearts2"
+    ):
+        reference_images(tmp_path)
+    # A card named both ways is given twice too.
+    (tmp_path / "jack_of_hearts2.png").unlink()
+    (tmp_path / "AS.png").write_bytes(b"")
+    with pytest.raises(DeckCalibrationError, match="card AS is given twice"):
+        reference_images(tmp_path)
