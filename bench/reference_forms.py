@@ -67,13 +67,13 @@ def check_references(directory: Path, deck: DeckCalibration, templates: DeckTemp
     for code, flat in flats(directory).items():
         read = classifier.read(corner_window(flat, deck.index_window))
         if read is None or read.code != code:
-            wrong.append(f"{code}->{read.code if read is not None else 'none'}")
+            wrong.append(f"{code}->{(read.code if read is not None else None) or 'none'}")
     return wrong
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--designs", type=int, default=2, help="first N tuning designs")
+    parser.add_argument("--designs", type=int, default=1, help="first N tuning designs")
     parser.add_argument("--forms", nargs="+", choices=sorted(FORMS), default=list(FORMS))
     parser.add_argument("--frames-per-design", type=int, default=30)
     parser.add_argument("--seed", type=int, default=20261211)
