@@ -14,7 +14,7 @@ count**; the tuning split is for choosing things.
     python bench/camera.py [--split test|tuning|both] [--envelope studio|harsh|both]
                            [--designs N] [--frames N] [--seed N] [--json]
                            [--dump DIR] [--no-miss-causes] [--frame-cache DIR]
-                           [--aspect H/W]
+                           [--aspect H/W] [--inks NAME]
 
 `--dump DIR` writes every wrong read and phantom out to be looked at (`camera_dump.py`: one
 JSON line each in `DIR/<split>-<envelope>/events.jsonl`, a crop with the outline drawn and the
@@ -25,7 +25,10 @@ ground truth, and reads them back on a later run with the same seed (`frame_cach
 a frame costs more than recognising it, so a long run repeated to compare two recognizers costs
 a fraction of the first. `--aspect 1.544` prints the split's designs on cards of another shape
 (`deckgen.with_aspect`: bridge size is 88 x 57 mm, 1.544; poker size, 1.397, is every design's
-own), so the same designs are compared at two shapes, calibration included.
+own), so the same designs are compared at two shapes, calibration included. `--inks four-colour`
+prints them in another suit ink set (`deckgen.with_inks`, the sets of `deckgen.INKS`: clubs green
+and diamonds blue, a dark blue or brown black, an orange or pink red; two-colour is every design's
+own), calibration included.
 
 `bench_scene` and `bench_recognizers` serve the older benches on the two hand-set designs.
 """
@@ -227,11 +230,13 @@ def run_split(
     causes_wanted: bool = True,
     frame_cache: Path | None = None,
     aspect: float | None = None,
+    inks: str = deckgen.TWO_COLOUR,
 ) -> tuple[list[DesignRun], Score, Reliability, list[float], MissCauses]:
     """Calibrate each design of `seeds` and read `frames` scenes of `style` spread over them;
     also find why each missed card was missed (`miss_causes`, unless `causes_wanted` is
     False), and hand each frame to `dump` (wrong reads and phantoms written out). `aspect`
-    prints every design on cards of that height/width (None: the design's own, poker size)."""
+    prints every design on cards of that height/width (None: the design's own, poker size), and
+    `inks` in that suit ink set of `deckgen.INKS`."""
     runs: list[DesignRun] = []
     total = Score()
     reliability = Reliability()
@@ -242,6 +247,7 @@ def run_split(
         d = deckgen.design(design_seed)
         if aspect is not None:
             d = deckgen.with_aspect(d, aspect)
+        d = deckgen.with_inks(d, inks)
         rng = np.random.default_rng([seed, design_seed])
         score = Score()
         began = time.perf_counter()
@@ -297,6 +303,12 @@ def main() -> None:
         "--aspect", type=float, help="card height/width of every design (1.544: bridge size)"
     )
     parser.add_argument(
+        "--inks",
+        choices=tuple(deckgen.INKS),
+        default=deckgen.TWO_COLOUR,
+        help="suit ink set of every design (two-colour: the design's own red and black)",
+    )
+    parser.add_argument(
         "--no-miss-causes", action="store_true", help="skip finding why missed cards were missed"
     )
     parser.add_argument(
@@ -325,7 +337,7 @@ def main() -> None:
             runs, score, reliability, timing, causes = run_split(
                 seeds, ENVELOPES[env], args.frames, args.seed, envelope=env, dump=dump,
                 causes_wanted=not args.no_miss_causes, frame_cache=args.frame_cache,
-                aspect=args.aspect,
+                aspect=args.aspect, inks=args.inks,
             )  # fmt: skip
             events = dump.summary()
             fps = round(len(timing) / sum(timing), 1) if timing else None

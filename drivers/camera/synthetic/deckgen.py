@@ -4,8 +4,11 @@ A design fixes the index typeface (a real font from a Debian font package, rende
 the index size (regular, or jumbo reaching ~45% down the card), its placement (tight, inset, low),
 two or four indices, the pip outline of each suit, court art (procedural figure, panel or frames,
 in several colours), paper tint, border lines and the back. Every card is drawn here from those
-parameters; no card art is taken from elsewhere. `FONTS` lists the typefaces; a missing font file
-raises `MissingFontError` naming the Debian package to install.
+parameters; no card art is taken from elsewhere. A design prints its suits in its own red and
+near-black; `with_inks` prints it in another of the ink sets of `INKS` (a four-colour deck, a
+dark blue "black", an orange "red"), as `with_aspect` prints it on cards of another shape.
+`FONTS` lists the typefaces; a missing font file raises `MissingFontError` naming the Debian
+package to install.
 """
 
 from __future__ import annotations
@@ -86,6 +89,23 @@ PLACEMENTS = ("tight", "inset", "low")
 COURTS = ("figure", "panel", "frames")
 BACKS = ("lattice", "rings", "stripes", "dots")
 
+TWO_COLOUR = "two-colour"
+INKS: dict[str, dict[Suit, BGR]] = {
+    TWO_COLOUR: {},
+    # The common four-colour deck: clubs green, diamonds blue; hearts and spades keep the
+    # design's red and near-black.
+    "four-colour": {Suit.CLUBS: (50, 125, 0), Suit.DIAMONDS: (180, 80, 0)},
+    # Two-colour decks sold with a dark navy or a dark brown for black, or an orange or a pink
+    # for red (each a plausible printed ink, BGR).
+    "blue-black": {Suit.CLUBS: (95, 45, 25), Suit.SPADES: (95, 45, 25)},
+    "brown-black": {Suit.CLUBS: (20, 45, 80), Suit.SPADES: (20, 45, 80)},
+    "orange-red": {Suit.DIAMONDS: (25, 110, 240), Suit.HEARTS: (25, 110, 240)},
+    "pink-red": {Suit.DIAMONDS: (125, 65, 225), Suit.HEARTS: (125, 65, 225)},
+}
+"""Named suit ink sets (`with_inks`): each suit it names is printed in that ink (BGR), the others
+in the design's own red (diamonds, hearts) or near-black (clubs, spades). `TWO_COLOUR`, every
+design's own, names none."""
+
 
 class MissingFontError(FileNotFoundError):
     """A typeface file is not installed; the message names the Debian package."""
@@ -97,7 +117,9 @@ class GeneratedDesign:
 
     The index is the box (`index_left_w`, `index_top`, `index_box_w`, `index_bottom - index_top`):
     the rank fills `rank_height`, the suit `suit_size` below it after `gap`. `width_mm` is the
-    card's width (poker size, 63 mm, unless `with_aspect` gave it another shape).
+    card's width (poker size, 63 mm, unless `with_aspect` gave it another shape); `inks` names
+    the set of `INKS` its suits are printed in (the design's own red and black unless
+    `with_inks` gave it another).
     """
 
     seed: int
@@ -122,13 +144,20 @@ class GeneratedDesign:
     back_pattern: str
     back_colour: BGR
     width_mm: float = CARD_WIDTH_MM
+    inks: str = TWO_COLOUR
 
     @property
     def name(self) -> str:
-        """A unique name: `gen-<seed>`, and `-a<aspect>` when the card is not poker size."""
-        if self.width_mm == CARD_WIDTH_MM:
-            return f"gen-{self.seed}"
-        return f"gen-{self.seed}-a{self.aspect:.3f}"
+        """A unique name: `gen-<seed>`, then `-a<aspect>`, `-<inks>` where not the design's own."""
+        name = f"gen-{self.seed}"
+        if self.width_mm != CARD_WIDTH_MM:
+            name += f"-a{self.aspect:.3f}"
+        return name if self.inks == TWO_COLOUR else f"{name}-{self.inks}"
+
+    def ink(self, suit: Suit) -> BGR:
+        """The ink `suit` is printed in: the ink set's, else the design's red or near-black."""
+        own = self.red if suit in (Suit.DIAMONDS, Suit.HEARTS) else self.black
+        return INKS[self.inks].get(suit, own)
 
     @property
     def aspect(self) -> float:
@@ -173,6 +202,16 @@ def with_aspect(design: GeneratedDesign, aspect: float) -> GeneratedDesign:
     size), and every drawn part keeps its share of the height or the width.
     """
     return replace(design, width_mm=CARD_HEIGHT_MM / aspect)
+
+
+def with_inks(design: GeneratedDesign, inks: str) -> GeneratedDesign:
+    """`design` with its suits printed in the ink set `inks` of `INKS` (e.g. "four-colour").
+
+    Everything else (paper, court art, borders, back) stays the design's own.
+    """
+    if inks not in INKS:
+        raise ValueError(f"no ink set {inks!r}: one of {', '.join(INKS)}")
+    return replace(design, inks=inks)
 
 
 def design(seed: int) -> GeneratedDesign:
@@ -265,7 +304,7 @@ _SUIT_CHARS = {
 
 def _suit(img: Image, d: GeneratedDesign, suit: Suit, cx: float, cy: float, size: float) -> None:
     """A suit symbol `size` px tall centred on (cx, cy), in the design's pip outline."""
-    colour = d.red if suit in (Suit.DIAMONDS, Suit.HEARTS) else d.black
+    colour = d.ink(suit)
     if d.pips == "drawn":
         draw_suit(img, suit, cx, cy, size, colour)
         return
@@ -288,7 +327,7 @@ def _suit(img: Image, d: GeneratedDesign, suit: Suit, cx: float, cy: float, size
 def _index(img: Image, d: GeneratedDesign, card: Card, x0: int, y0: int) -> None:
     """Rank over suit, the box's top-left at (x0, y0), on an upright card image."""
     height, width = img.shape[:2]
-    colour = d.red if card.suit in (Suit.DIAMONDS, Suit.HEARTS) else d.black
+    colour = d.ink(card.suit)
     text = "10" if card.rank is Rank.TEN else card.rank.char
     ink = _glyph(d.font.path, text)
     box_w = round(d.index_box_w * width)
@@ -304,7 +343,7 @@ def _court(img: Image, d: GeneratedDesign, card: Card, box: tuple[int, int, int,
     """Court art inside box (x0, y0, x1, y1): a figure, a panel, or nested frames."""
     x0, y0, x1, y1 = box
     height = img.shape[0]
-    colour = d.red if card.suit in (Suit.DIAMONDS, Suit.HEARTS) else d.black
+    colour = d.ink(card.suit)
     c0, c1, c2 = d.court_colours
     line = max(1, height // 150)
     rng = np.random.default_rng([d.seed, *card.code.encode()])
