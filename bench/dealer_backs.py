@@ -18,9 +18,11 @@ table would take such a face for a back). One frame each: these are shares of fr
 cards the table never confirms (`bench/felt_camera.py` says that).
 
     python bench/dealer_backs.py [--envelope studio|harsh] [--seeds 14100 14130]
-                                 [--split tuning] [--designs 8] [--list]
+                                 [--split tuning] [--designs 8] [--list] [--inks NAME]
 
 `--list` prints every back not reported face down with its layout (seed, design, height).
+`--inks four-colour` prints the designs' suits in that ink set of `deckgen.INKS` (the backs are
+the designs' own), calibration included.
 """
 
 from __future__ import annotations
@@ -64,12 +66,14 @@ class Back:
     view: str
 
 
-def deal(envelope: str, seed: int, design_seed: int) -> tuple[list[Back], int, int]:
+def deal(
+    envelope: str, seed: int, design_seed: int, inks: str = deckgen.TWO_COLOUR
+) -> tuple[list[Back], int, int]:
     """The dealer backs of one fully dealt round, and the face-up cards (and those called
-    face down) of its frame."""
+    face down) of its frame; the design's suits printed in the ink set `inks`."""
     rules = get_rules(GAME)
     style = ENVELOPES[envelope]
-    design = deckgen.design(design_seed)
+    design = deckgen.with_inks(deckgen.design(design_seed), inks)
     rng = np.random.default_rng([seed, design_seed, GAMES.index(GAME)])
     layout = still_layout(position_rows(rules.positions), design, style, rng)
     learned = calibrated_deck(design)
@@ -125,19 +129,20 @@ def main() -> None:
     parser.add_argument("--split", default="tuning")
     parser.add_argument("--designs", type=int, default=8)
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--inks", choices=tuple(deckgen.INKS), default=deckgen.TWO_COLOUR)
     args = parser.parse_args()
     cv2.setNumThreads(1)
     backs: list[Back] = []
     faces = called = 0
     for design_seed in SPLITS[args.split][: args.designs]:
         for seed in range(*args.seeds):
-            got, up, down = deal(args.envelope, seed, design_seed)
+            got, up, down = deal(args.envelope, seed, design_seed, args.inks)
             backs += got
             faces += up
             called += down
     print(
-        f"{args.envelope}, {args.split} designs {args.designs}, seeds {args.seeds[0]}-"
-        f"{args.seeds[1] - 1}: {len(backs)} dealer backs"
+        f"{args.envelope}, {args.split} designs {args.designs} ({args.inks}), seeds "
+        f"{args.seeds[0]}-{args.seeds[1] - 1}: {len(backs)} dealer backs"
     )
     print(f"{'card height':<18}{'backs':>6}" + "".join(f"{v:>12}" for v in VIEWS))
     for lo, hi, name in (*BANDS, (0, 10_000, "all")):

@@ -184,12 +184,22 @@ def _ground_outline(image: Image) -> npt.NDArray[Any] | None:
     return out
 
 
-def locate_index(card: Image, name: str = "card") -> IndexInk:
-    """Find the index on a flattened card; boxes are in card pixels. Raises if none is found."""
+def locate_index(card: Image, name: str = "card", *, darkest: bool = False) -> IndexInk:
+    """Find the index on a flattened card; boxes are in card pixels. Raises if none is found.
+
+    With `darkest`, ink is looked for in each pixel's darkest channel (`darkest_channel`) rather
+    than its grey; how red the ink is is still measured on the card's colours.
+    """
     cw, ch = CANON_SIZE
     x1, y1 = round(_SEARCH[0] * cw), round(_SEARCH[1] * ch)
-    region = without_lines(card[_INSET:y1, _INSET:x1])
-    ink = find_index(region, tops=SEARCH_TOPS, ink_percentile=SEARCH_INK_PERCENTILE)
+    colour = card[_INSET:y1, _INSET:x1]
+    region = without_lines(darkest_channel(colour) if darkest else colour)
+    ink = find_index(
+        region,
+        tops=SEARCH_TOPS,
+        ink_percentile=SEARCH_INK_PERCENTILE,
+        colour=colour if darkest else None,
+    )
     if ink is None:
         raise DeckCalibrationError(f"{name}: no rank-over-suit index found in the top-left corner")
 
@@ -199,6 +209,18 @@ def locate_index(card: Image, name: str = "card") -> IndexInk:
     return IndexInk(
         ink.rank, ink.suit, shift(ink.rank_box), shift(ink.suit_box), ink.red, ink.sharpness
     )
+
+
+def darkest_channel(image: Image) -> Image:
+    """`image` with each pixel's three channels set to its darkest one (its grey is that).
+
+    A light ink (an orange or pink "red": grey 120-140 where black prints under 60) may sit
+    nearer the paper's grey than a border line or a court frame does, and a search for ink at
+    half the darkest pixels' level then misses it; every printed ink is dark in some channel.
+    """
+    low = image.min(axis=2)
+    out: Image = np.repeat(low[..., None], 3, axis=2)
+    return out
 
 
 def without_lines(region: Image) -> Image:
@@ -229,7 +251,7 @@ def without_lines(region: Image) -> Image:
     return out
 
 
-def _as_seen(flat: Image, name: str) -> list[IndexInk]:
+def _as_seen(flat: Image, name: str, darkest: bool = False) -> list[IndexInk]:
     """The index as the camera sees it on smaller cards: resampled down, back up, and softened.
 
     One template level per height in `_SEEN_HEIGHTS`: a blurred glyph's box widens and its
@@ -243,11 +265,11 @@ def _as_seen(flat: Image, name: str) -> list[IndexInk]:
         # The camera's optics and the warp blur a small index about this much.
         soft = cv2.GaussianBlur(back, (0, 0), 0.8 * CANON_SIZE[1] / height)
         try:
-            out.append(locate_index(soft, name))
+            out.append(locate_index(soft, name, darkest=darkest))
         except DeckCalibrationError:
             out.append(None)
     found: list[IndexInk] = []
-    fallback = locate_index(flat, name)
+    fallback = locate_index(flat, name, darkest=darkest)
     for ink in reversed(out):
         fallback = ink if ink is not None else fallback
         found.append(fallback)
@@ -382,29 +404,18 @@ def learn_deck(
     missing = [c.code for c in DECK if c.code not in cards]
     if missing:
         raise DeckCalibrationError(f"deck lacks {len(missing)} card(s): {' '.join(missing)}")
-    inks: dict[str, IndexInk] = {}
-    seen: dict[str, list[IndexInk]] = {}
-    flats: dict[str, Image] = {}
-    unlocated: dict[str, str] = {}
-    for card in DECK:
-        flat = flatten_card(cards[card.code], card.code)
-        flats[card.code] = flat
+    flats = {card.code: flatten_card(cards[card.code], card.code) for card in DECK}
+    inks, seen, unlocated = _located(flats, darkest=False)
+    try:
+        _check_located(inks, unlocated)
+    except DeckCalibrationError as refused:
+        # A light ink missed in grey: the deck's index looked for in each pixel's darkest
+        # channel. Only a deck refused in grey is located so; every other locates as before.
+        inks, seen, unlocated = _located(flats, darkest=True)
         try:
-            inks[card.code] = locate_index(flat, card.code)
-        except DeckCalibrationError as err:
-            # The learned reader trains on every card through the deck's window; only the
-            # templates need each card's glyphs, and they are averaged over the cards found.
-            unlocated[card.code] = str(err)
-            continue
-        seen[card.code] = [inks[card.code], *_as_seen(flat, card.code)]
-    for code in _misplaced(inks):
-        box = inks.pop(code).rank_box
-        seen.pop(code)
-        unlocated[code] = (
-            f"{code}: the rank-over-suit ink found at x {box[0]}, y {box[1]} ({box[2]}x{box[3]} px)"
-            " is not where the other cards print their index"
-        )
-    _check_located(inks, unlocated)
+            _check_located(inks, unlocated)
+        except DeckCalibrationError:
+            raise refused from None
     window = index_window(inks)
     levels = len(_SEEN_HEIGHTS) + 1
     ranks = {
@@ -550,6 +561,36 @@ def _check_not_blank(
                 f"{code}: no ink in its index window (x {x0}-{x1}, y {y0}-{y1} of the "
                 f"{CANON_SIZE[0]}x{CANON_SIZE[1]} flattened card): {unlocated[code]}"
             )
+
+
+def _located(
+    flats: Mapping[str, Image], *, darkest: bool
+) -> tuple[dict[str, IndexInk], dict[str, list[IndexInk]], dict[str, str]]:
+    """Each flat card's index, its looks on smaller cards, and why the others were not located.
+
+    `locate_index` and `_as_seen` per card (in each pixel's darkest channel with `darkest`);
+    cards found off the other cards' place (`_misplaced`) are left out.
+    """
+    inks: dict[str, IndexInk] = {}
+    seen: dict[str, list[IndexInk]] = {}
+    unlocated: dict[str, str] = {}
+    for code, flat in flats.items():
+        try:
+            inks[code] = locate_index(flat, code, darkest=darkest)
+        except DeckCalibrationError as err:
+            # The learned reader trains on every card through the deck's window; only the
+            # templates need each card's glyphs, and they are averaged over the cards found.
+            unlocated[code] = str(err)
+            continue
+        seen[code] = [inks[code], *_as_seen(flat, code, darkest)]
+    for code in _misplaced(inks):
+        box = inks.pop(code).rank_box
+        seen.pop(code)
+        unlocated[code] = (
+            f"{code}: the rank-over-suit ink found at x {box[0]}, y {box[1]} ({box[2]}x{box[3]} px)"
+            " is not where the other cards print their index"
+        )
+    return inks, seen, unlocated
 
 
 def _check_located(inks: Mapping[str, IndexInk], unlocated: Mapping[str, str]) -> None:

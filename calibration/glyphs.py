@@ -85,7 +85,9 @@ def _union(boxes: list[tuple[int, int, int, int, int, int]]) -> tuple[int, int, 
     return x0, y0, x1 - x0, y1 - y0
 
 
-def find_index(window: Image, *, tops: int = 1, ink_percentile: float = 2) -> IndexInk | None:
+def find_index(
+    window: Image, *, tops: int = 1, ink_percentile: float = 2, colour: Image | None = None
+) -> IndexInk | None:
     """Find the rank (topmost ink, two parts for "10") and the suit just below it in `window`.
 
     `window` is a BGR crop of an upright card's top-left corner. Returns None when the corner is
@@ -95,6 +97,8 @@ def find_index(window: Image, *, tops: int = 1, ink_percentile: float = 2) -> In
     first: on a flat reference a pip or a court's frame may reach higher than the index.
     `ink_percentile` is the share (percent) of darkest pixels whose level is taken as the ink's:
     a search region much larger than its index needs a smaller one than a corner window.
+    `colour`, when `window` is another view of it (its darkest channel), is where how red the
+    ink is gets measured.
     """
     gray = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY)
     paper, ink = percentiles(gray, (90, ink_percentile))
@@ -107,7 +111,9 @@ def find_index(window: Image, *, tops: int = 1, ink_percentile: float = 2) -> In
     parts.sort(key=lambda b: (b[1], -b[4]))
     # Of the highest pieces, the one nearest the corner is the likeliest rank.
     for top in sorted(parts[:tops], key=lambda b: b[0] + b[1]):
-        found = _index_under(top, parts, labels, window, gray, paper, ink)
+        found = _index_under(
+            top, parts, labels, window if colour is None else colour, gray, paper, ink
+        )
         if found is not None:
             return found
     return None
