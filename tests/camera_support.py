@@ -21,7 +21,14 @@ from drivers.camera.synthetic.scene import render_scene
 from drivers.camera.synthetic.scoring import Score
 from studio.cards import DECK
 
-__all__ = ["Score", "deck_profile", "generated_profile", "index_windows", "scored"]
+__all__ = [
+    "Score",
+    "deck_profile",
+    "design_profile",
+    "generated_profile",
+    "index_windows",
+    "scored",
+]
 
 
 @lru_cache(maxsize=4)
@@ -34,6 +41,13 @@ def deck_profile(design: str) -> tuple[CalibrationProfile, DeckTemplates]:
 def generated_profile(seed: int) -> tuple[CalibrationProfile, DeckTemplates]:
     """A profile whose deck was learned from the 52 rendered scans of generated design `seed`."""
     return _learned(deckgen.design(seed))
+
+
+@lru_cache(maxsize=4)
+def design_profile(design: Any) -> tuple[CalibrationProfile, DeckTemplates]:
+    """A profile whose deck was learned from the 52 rendered scans of `design` (any design, e.g.
+    a generated one `deckgen.with_inks` printed in other inks)."""
+    return _learned(design)
 
 
 def _learned(design: Any) -> tuple[CalibrationProfile, DeckTemplates]:

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from camera_support import design_profile
 
-from calibration.deck import learn_deck
-from calibration.profile import CalibrationProfile, DeckCalibration, DeckTemplates
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.deckgen import FONTS, INKS, TWO_COLOUR
 from drivers.camera.synthetic.faces import render_face
-from drivers.camera.synthetic.reference import render_reference
 from drivers.camera.synthetic.scene import PlacedCard, Scene, render_scene
-from studio.cards import DECK, Card, Suit
+from studio.cards import Card, Suit
 
 pytestmark = pytest.mark.skipif(
     not all(f.path.is_file() for f in FONTS), reason="Debian font packages not installed"
@@ -59,23 +57,14 @@ def test_a_design_keeps_its_own_inks_unless_given_another_set() -> None:
     assert set(INKS[FOUR]) == {Suit.CLUBS, Suit.DIAMONDS}
 
 
-@pytest.fixture(scope="module")
-def four_colour_deck() -> tuple[DeckCalibration, DeckTemplates]:
-    """The four-colour design's deck, learned from its 52 scans (once: it trains a reader)."""
+def test_a_four_colour_deck_calibrates_and_reads_each_suit() -> None:
     four = deckgen.with_inks(deckgen.design(SEED), FOUR)
-    refs = {c.code: render_reference(c, four, "scan", i) for i, c in enumerate(DECK)}
-    return learn_deck(refs)
-
-
-def test_a_four_colour_deck_calibrates_and_reads_each_suit(
-    four_colour_deck: tuple[DeckCalibration, DeckTemplates],
-) -> None:
-    four = deckgen.with_inks(deckgen.design(SEED), FOUR)
-    deck, templates = four_colour_deck
-    assert deck.cards_used == 52
+    profile, templates = design_profile(four)
+    deck = profile.deck
+    assert deck is not None and deck.cards_used == 52
     # Only the hearts are printed red: the profile says so.
     assert deck.red_suits == ["H"]
-    recognizer = CardRecognizer(CalibrationProfile(deck=deck), templates)
+    recognizer = CardRecognizer(profile, templates)
     view = np.array([[2.2, 0, 960], [0, 2.2, 540], [0, 0, 1.0]])
     row = (("QC", -20.0), ("5D", 160.0), ("TH", 95.0), ("8S", 10.0))
     placed = tuple(
@@ -93,7 +82,6 @@ def test_a_deck_in_a_light_orange_red_calibrates() -> None:
     # lies nearer the paper than the line does, and every diamond and heart went unfound, so
     # the deck was refused. Its index is then looked for in each pixel's darkest channel.
     orange = deckgen.with_inks(deckgen.design(SEED), "orange-red")
-    refs = {c.code: render_reference(c, orange, "scan", i) for i, c in enumerate(DECK)}
-    deck, _ = learn_deck(refs)
-    assert deck.cards_used == 52
+    deck = design_profile(orange)[0].deck
+    assert deck is not None and deck.cards_used == 52
     assert sorted(deck.red_suits) == ["D", "H"]
