@@ -26,6 +26,27 @@ _CHIP_COLOURS = ((30, 30, 190), (160, 60, 20), (30, 30, 30), (40, 140, 40), (120
 _FELTS = ((40, 105, 30), (30, 80, 25), (90, 60, 20), (35, 35, 120))
 
 
+INDEX_CHIP_AT = 0.17
+"""Where `index_chips` centres a chip: this share of the card's width across and of its height
+down from the index corner, so that a chip of 17 mm or more covers the index window
+(`scene._INDEX_WINDOW`: to 27% across, 33% down)."""
+
+
+def index_chips(placed: PlacedCard, width_mm: float, rng: np.random.Generator) -> list[Chip]:
+    """A chip (the scenes' sizes and colours) over each of `placed`'s two index corners.
+
+    The top-left and bottom-right corners of the upright card: a face under them shows no
+    index there (a four-index deck's other two stay in view).
+    """
+    tl, tr, br, bl = card_corners_mm(placed, width_mm)
+    across, down = (tr - tl) * INDEX_CHIP_AT, (bl - tl) * INDEX_CHIP_AT
+    chips = []
+    for centre in (tl + across + down, br - across - down):
+        colour = _CHIP_COLOURS[int(rng.integers(len(_CHIP_COLOURS)))]
+        chips.append(Chip(float(centre[0]), float(centre[1]), float(rng.uniform(17, 21)), colour))
+    return chips
+
+
 @dataclass(frozen=True, slots=True)
 class SceneStyle:
     """Ranges a random scene is drawn from (each a (low, high) pair unless said otherwise).

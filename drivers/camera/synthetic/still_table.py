@@ -30,7 +30,7 @@ from drivers.camera.synthetic.designs import Design
 from drivers.camera.synthetic.faces import Image
 from drivers.camera.synthetic.felt import FeltCard, FeltLayout
 from drivers.camera.synthetic.generator import SceneStyle
-from drivers.camera.synthetic.scene import Glare, render_scene
+from drivers.camera.synthetic.scene import Chip, Glare, render_scene
 from studio.cards import Card
 from studio.controller.state import Seat, described, sighting_verdict
 from studio.games.model import Face
@@ -83,12 +83,15 @@ class StillCamera:
         self._glares: tuple[Glare, ...] = ()
         self.relight()
 
-    def relight(self) -> None:
-        """Draw the lighting anew: colour gain, brightness gradient and glare spots."""
+    def relight(self, gain: tuple[float, float, float] | None = None) -> None:
+        """Draw the lighting anew: colour gain, brightness gradient and glare spots.
+
+        With `gain` (blue, green, red) that colour gain is taken instead of a drawn one.
+        """
         style, rng = self._style, self._rng
         card_px = self._layout.card_height_px()
-        gain = rng.uniform(*style.gain, 3)
-        self._gain = (float(gain[0]), float(gain[1]), float(gain[2]))
+        drawn = rng.uniform(*style.gain, 3)
+        self._gain = gain or (float(drawn[0]), float(drawn[1]), float(drawn[2]))
         self._gradient = float(rng.uniform(*style.gradient))
         self._glares = tuple(
             Glare(
@@ -100,13 +103,17 @@ class StillCamera:
             for _ in range(int(rng.integers(style.glares[0], style.glares[1] + 1)))
         )
 
-    def frame(self, cards: Mapping[str, FeltCard]) -> Image:
-        """One frame of `cards` lying in their zones, with this frame's own camera effects."""
+    def frame(self, cards: Mapping[str, FeltCard], chips: Sequence[Chip] = ()) -> Image:
+        """One frame of `cards` lying in their zones, with this frame's own camera effects.
+
+        `chips` lie over the cards (table mm, as the scene draws them).
+        """
         if self._glare_per_frame:
             self.relight()
         style, rng = self._style, self._rng
         scene = replace(
             self._layout.scene(cards, seed=0),
+            chips=tuple(chips),
             gain=self._gain,
             gradient=self._gradient,
             glares=self._glares,
