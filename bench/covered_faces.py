@@ -31,7 +31,7 @@ from collections import Counter
 
 import cv2
 import numpy as np
-from felt_camera import calibrated_deck
+from dealer_backs import deck_of
 
 from calibration.profile import CalibrationProfile
 from drivers.camera.recognizer import CardRecognizer
@@ -56,7 +56,7 @@ def deal(envelope: str, seed: int, design_seed: int) -> list[tuple[str, str, flo
     design = deckgen.design(design_seed)
     rng = np.random.default_rng([seed, design_seed, 7])
     layout = still_layout(position_rows(rules.positions), design, style, rng)
-    learned = calibrated_deck(design)
+    learned = deck_of(design_seed)
     if isinstance(learned, str):
         raise SystemExit(f"{design.name}: {learned}")
     deck, templates = learned

@@ -31,12 +31,13 @@ import argparse
 import random
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
 from felt_camera import GAMES, calibrated_deck
 
-from calibration.profile import CalibrationProfile
+from calibration.profile import CalibrationProfile, DeckCalibration, DeckTemplates
 from calibration.zones import zone_centre
 from drivers.camera.detect import detect_cards
 from drivers.camera.recognizer import CardRecognizer
@@ -66,6 +67,16 @@ class Back:
     view: str
 
 
+@lru_cache(maxsize=1)
+def deck_of(
+    design_seed: int, inks: str = deckgen.TWO_COLOUR
+) -> tuple[DeckCalibration, DeckTemplates] | str:
+    """`felt_camera.calibrated_deck` of a design printed in `inks`, kept while its seeds are
+    dealt (the designs are dealt one after the other): calibrating again from the cached model
+    took seconds."""
+    return calibrated_deck(deckgen.with_inks(deckgen.design(design_seed), inks))
+
+
 def deal(
     envelope: str, seed: int, design_seed: int, inks: str = deckgen.TWO_COLOUR
 ) -> tuple[list[Back], int, int]:
@@ -76,7 +87,7 @@ def deal(
     design = deckgen.with_inks(deckgen.design(design_seed), inks)
     rng = np.random.default_rng([seed, design_seed, GAMES.index(GAME)])
     layout = still_layout(position_rows(rules.positions), design, style, rng)
-    learned = calibrated_deck(design)
+    learned = deck_of(design_seed, inks)
     if isinstance(learned, str):
         raise SystemExit(f"{design.name}: {learned}")
     deck, templates = learned
