@@ -162,18 +162,27 @@ def _balanced_chroma(
 
 
 def own_paper(
-    frame: Image, gray: Image, thr: float, contour: npt.NDArray[Any], level: float, tint: int
+    frame: Image,
+    gray: Image,
+    thr: float,
+    contour: npt.NDArray[Any],
+    level: float,
+    tint: int,
+    white: tuple[float, float, float] | None = None,
 ) -> OwnPaper:
     """The shares of the card's inside that are its border's paper (the measured cue).
 
     A pixel is the border's paper when nearly grey, at least `level` times the median grey of
     the border ring's paper (as `paper_shares` counts it, over `thr`) and, for `tint`, within
     `tint` (of 255) of its median blue and red against green. A card with no paper on its ring
-    gets its inside's share over `thr` for both.
+    gets its inside's share over `thr` for both. With `white` (`FramePaper.white`), nearly grey
+    is judged once the channels are scaled to bring that colour to grey, as `paper_shares` does.
     """
     card = _card(contour, gray.shape)
     x, y, w, h = card.box
     b, g, r, chroma = _channels(frame, card.box)
+    if white is not None:
+        chroma = _balanced_chroma(frame, card.box, white)
     grey = gray[y : y + h, x : x + w]
     pale = chroma < PAPER_CHROMA
     on_ring = (grey > thr) & pale & card.ring
@@ -189,11 +198,21 @@ def own_paper(
     return OwnPaper(np.count_nonzero(mine) / n_inside, np.count_nonzero(tinted) / n_inside)
 
 
-def light_back(frame: Image, gray: Image, thr: float, contour: npt.NDArray[Any]) -> bool:
+def light_back(
+    frame: Image,
+    gray: Image,
+    thr: float,
+    contour: npt.NDArray[Any],
+    white: tuple[float, float, float] | None = None,
+) -> bool:
     """Whether the card outlined by `contour` shows a light back's print, not its border's paper.
 
     Under `LIGHT_BACK_TINT` of its inside is the border's paper at `OWN_PAPER_LEVEL` of its grey
     and within `OWN_PAPER_TINT` of its tint, and under `LIGHT_BACK_GREY` at its grey alone.
+    A card whose margin passed as paper only against the frame's paper (`white`) is judged so
+    here too: under that light a face's paper is not nearly grey on its own, and none of its
+    inside would count as its border's paper (cam-backs5: a face with both indices under chips
+    was called a light back).
     """
-    own = own_paper(frame, gray, thr, contour, OWN_PAPER_LEVEL, OWN_PAPER_TINT)
+    own = own_paper(frame, gray, thr, contour, OWN_PAPER_LEVEL, OWN_PAPER_TINT, white)
     return own.tint < LIGHT_BACK_TINT and own.own < LIGHT_BACK_GREY

@@ -562,7 +562,7 @@ class CardRecognizer:
         a light back's print counts as paper against the felt) is added to `backs` when given.
         """
         if outline.back_only:
-            return self._back(frame, gray, thr, outline, reads)
+            return self._back(frame, gray, thr, outline, reads, backs)
         # A four-index deck's other corners (`_other_corners`) only add a card its index
         # corners did not read: they are decided apart, after them.
         other = [(r, q) for r, q in reads if self._mirrored(q)]
@@ -596,8 +596,9 @@ class CardRecognizer:
         # the frame's own paper (`paper.FramePaper`); so judged, the card stands only as a
         # back: a face, a panel or a chip it let through would be a new unknown card.
         tinted = paper.border < PAPER_SHARE_BORDER and light is not None and not outline.partial
-        if tinted and light is not None:
-            paper = paper_shares(frame, gray, thr, outline.contour, light.white())
+        white = light.white() if tinted and light is not None else None
+        if white is not None:
+            paper = paper_shares(frame, gray, thr, outline.contour, white)
         inner, border = paper.inner, paper.border
         if border < PAPER_SHARE_BORDER:
             return None
@@ -612,7 +613,14 @@ class CardRecognizer:
         # Called face down now, the guesses that would have replaced a face the cue took for a
         # back were no longer made or merged (two and one cards on the large tuning caches).
         unread_face = not face_down and not index_like
-        if backs is not None and unread_face and light_back(frame, gray, thr, outline.contour):
+        # A margin judged against the frame's paper has its inside judged against it too: by
+        # its own grey a tinted face's paper is none of its border's paper (a face with both
+        # indices under chips passed for a light back, cam-backs5).
+        if (
+            backs is not None
+            and unread_face
+            and light_back(frame, gray, thr, outline.contour, white)
+        ):
             backs.append(reading)
         elif tinted and not face_down:
             return None
@@ -625,20 +633,30 @@ class CardRecognizer:
         thr: float,
         outline: CardOutline,
         reads: list[tuple[IndexRead, npt.NDArray[Any]]],
+        backs: list[CardReading] | None = None,
     ) -> CardReading | None:
         """A small back found as its bright region (`CardOutline.back_only`), or None.
 
         It is a card only as a back: no corner read or taken for an index, a paper margin and
         no paper inside, as `_decide`'s face-down test has it. A face there has its own
-        outlines and guesses; the region adds nothing to them.
+        outlines and guesses; the region adds nothing to them. A light back whose print the
+        blur brightened to paper (`paper.light_back`) is an unknown face added to `backs`, as
+        `_decide` has a firm one: `_backs_down` reports it face down unless a guess on its
+        spot reads a code.
         """
         if any(r.code is not None or _index_like(r, self._tuning) for r, _ in reads):
             return None
         paper = paper_shares(frame, gray, thr, outline.contour)
-        if paper.border < PAPER_SHARE_BORDER or paper.inner >= PAPER_SHARE_FACE_UP:
+        if paper.border < PAPER_SHARE_BORDER:
             return None
         zone = self._zone(outline.corners)
-        return _reading(None, True, outline.corners, 0.0, zone, ReadingSource.FIRM, 0)
+        if paper.inner < PAPER_SHARE_FACE_UP:
+            return _reading(None, True, outline.corners, 0.0, zone, ReadingSource.FIRM, 0)
+        if backs is None or not light_back(frame, gray, thr, outline.contour):
+            return None
+        reading = _reading(None, False, outline.corners, 0.0, zone, ReadingSource.FIRM, 0)
+        backs.append(reading)
+        return reading
 
     def _corner(self, frame: Image, quad: npt.NDArray[Any]) -> Image:
         """The index window at `quad`'s first corner, upright.
