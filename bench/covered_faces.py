@@ -10,12 +10,12 @@ would take that face for a back.
 For each of the split's first `--designs` designs and each bench seed in `--seeds A B`, this
 bench lays a face-up card in every zone of Caribbean stud's felt, drawn as
 `bench/dealer_backs.py` draws the layout (`still_table.still_layout`, the envelope's card
-heights), puts a chip (`generator.index_chips`: the scenes' sizes and colours) over each card's
-top-left and bottom-right index corners, lights the round warm (red gain 1.0-1.1, green
-0.85-0.92, blue anywhere in the envelope's range: the warm end of `StillCamera.relight`'s
-range) and reads one frame with the design's own calibrated deck. Each face is then `code`
-(its own code read), `wrong` (another code), `unknown` (an unknown face), `down` (reported
-face down: what must never happen) or `none` (nothing at its zone).
+heights), puts a chip (the scenes' sizes and colours) over each card's top-left and
+bottom-right index corners, lights the round warm (red gain 1.0-1.1, green 0.85-0.92, blue
+anywhere in the envelope's range; `StillCamera.covered_faces` draws it) and reads one frame
+with the design's own calibrated deck. Each face is then `code` (its own code read), `wrong`
+(another code), `unknown` (an unknown face), `down` (reported face down: what must never
+happen) or `none` (nothing at its zone).
 
     python bench/covered_faces.py [--envelope studio|harsh] [--seeds 14100 14106]
                                   [--split tuning] [--designs 8] [--list]
@@ -37,8 +37,6 @@ from calibration.profile import CalibrationProfile
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
-from drivers.camera.synthetic.felt import Felt
-from drivers.camera.synthetic.generator import index_chips
 from drivers.camera.synthetic.splits import SPLITS
 from drivers.camera.synthetic.still_table import StillCamera, still_layout
 from studio.cards import DECK
@@ -63,22 +61,11 @@ def deal(envelope: str, seed: int, design_seed: int) -> list[tuple[str, str, flo
     profile = CalibrationProfile(table=layout.calibration(), zones=list(layout.zones), deck=deck)
     recognizer = CardRecognizer(profile, templates)
     camera = StillCamera(layout, style, rng)
-    low, high = style.gain
-    warm = (
-        float(rng.uniform(low, high)),
-        float(rng.uniform(0.85, 0.92)),
-        float(rng.uniform(1.0, 1.1)),
-    )
-    camera.relight(warm)
-    felt = Felt(f"{seed}-{design_seed}-covered")
     cards = list(DECK)
     random.Random(seed).shuffle(cards)
-    for zone in rules.positions:
-        felt.place(zone, cards.pop(), True)
-    lying = felt.view()[1]
-    scene = layout.scene(lying, seed=0)
-    chips = [c for p in scene.cards for c in index_chips(p, design.width_mm, rng)]
-    readings = recognizer.recognize(camera.frame(lying, chips))
+    faces = {zone: cards.pop() for zone in rules.positions}
+    image, lying = camera.covered_faces(faces, f"{seed}-{design_seed}-covered")
+    readings = recognizer.recognize(image)
     out = []
     for zone, card in lying.items():
         at = [r for r in readings if r.zone == zone]

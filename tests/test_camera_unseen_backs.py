@@ -23,7 +23,6 @@ from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.envelopes import ENVELOPES
 from drivers.camera.synthetic.felt import Felt
-from drivers.camera.synthetic.generator import index_chips
 from drivers.camera.synthetic.still_table import StillCamera, still_layout
 from drivers.camera.tuning import PAPER_SHARE_BORDER
 from studio.cards import DECK
@@ -162,26 +161,11 @@ def test_faces_with_both_index_corners_under_chips_under_a_warm_light_are_not_fa
     profile = CalibrationProfile(
         table=layout.calibration(), zones=list(layout.zones), deck=deck_profile.deck
     )
-    camera = StillCamera(layout, style, rng)
-    low, high = style.gain
-    warm = (
-        float(rng.uniform(low, high)),
-        float(rng.uniform(0.85, 0.92)),
-        float(rng.uniform(1.0, 1.1)),
-    )
-    camera.relight(warm)
-    felt = Felt(f"{seed}-{design}-covered")
     cards = list(DECK)
     random.Random(seed).shuffle(cards)
-    for zone in rules.positions:
-        felt.place(zone, cards.pop(), True)
-    lying = felt.view()[1]
-    chips = [
-        c
-        for p in layout.scene(lying, seed=0).cards
-        for c in index_chips(p, deckgen.design(design).width_mm, rng)
-    ]
-    readings = CardRecognizer(profile, templates).recognize(camera.frame(lying, chips))
+    faces = {zone: cards.pop() for zone in rules.positions}
+    image, lying = StillCamera(layout, style, rng).covered_faces(faces, f"{seed}-{design}-covered")
+    readings = CardRecognizer(profile, templates).recognize(image)
     assert layout.card_height_px() > 300
     assert not [r for r in readings if r.face_down], readings
     # Nothing is read as another card.

@@ -28,8 +28,8 @@ from drivers.camera.reading import CardReading
 from drivers.camera.stability import FRAMES_REQUIRED, UNCLEAR, ZoneStabilizer, observe
 from drivers.camera.synthetic.designs import Design
 from drivers.camera.synthetic.faces import Image
-from drivers.camera.synthetic.felt import FeltCard, FeltLayout
-from drivers.camera.synthetic.generator import SceneStyle
+from drivers.camera.synthetic.felt import Felt, FeltCard, FeltLayout
+from drivers.camera.synthetic.generator import SceneStyle, index_chips
 from drivers.camera.synthetic.scene import Chip, Glare, render_scene
 from studio.cards import Card
 from studio.controller.state import Seat, described, sighting_verdict
@@ -42,6 +42,11 @@ ConfirmationKind = Literal["laid", "revealed"]
 
 LateCause = Literal["slow", "late_first", "unstable", "wrong", "elsewhere", "unknown", "unseen"]
 """Why a card was not confirmed in time, from its zone's view in each frame (`late_cause`)."""
+
+WARM_GREEN = (0.85, 0.92)
+WARM_RED = (1.0, 1.1)
+"""A warm light's green and red gains (`StillCamera.covered_faces`): the studio envelope's
+gains run 0.85-1.1; a warm light lies at their ends (cam-backs4's seed 14127: 1.01, 0.86, 1.10)."""
 
 DOWN, NONE, UNKNOWN, UNCLEAR_VIEW = "down", "-", "?", "*"
 """A zone's view in one frame when it is not a code: a back, nothing, a face up not read, two
@@ -125,6 +130,29 @@ class StillCamera:
             seed=int(rng.integers(1 << 31)),
         )
         return render_scene(scene, truth=False).image
+
+    def covered_faces(
+        self, faces: Mapping[str, Card], felt_seed: str
+    ) -> tuple[Image, Mapping[str, FeltCard]]:
+        """One frame of `faces` face up, their index corners under chips, lit warm.
+
+        A chip lies over each card's two index corners (`generator.index_chips`), the light is
+        drawn anew with `WARM_GREEN` and `WARM_RED` (blue anywhere in the envelope's range),
+        and the frame is returned with the cards as they lie (`bench/covered_faces.py`).
+        `felt_seed` seeds where they land in their zones.
+        """
+        rng = self._rng
+        low, high = self._style.gain
+        blue, green, red = rng.uniform(low, high), rng.uniform(*WARM_GREEN), rng.uniform(*WARM_RED)
+        self.relight((float(blue), float(green), float(red)))
+        felt = Felt(felt_seed)
+        for zone, card in faces.items():
+            felt.place(zone, card, True)
+        lying = felt.view()[1]
+        width = self._layout.design.width_mm
+        placed = self._layout.scene(lying, seed=0).cards
+        chips = [c for p in placed for c in index_chips(p, width, rng)]
+        return self.frame(lying, chips), lying
 
 
 @dataclass(frozen=True, slots=True)
