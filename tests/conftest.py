@@ -5,8 +5,9 @@ call that warms a lookup table can take longer than 200 ms. Tests never assert w
 so every property test runs without one (speed is measured in `bench/`).
 
 Every test session gets its own user cache directory (`XDG_CACHE_HOME`, inherited by the
-`studio` processes tests start): a learned deck cached there serves the whole session and never
-touches the user's own cache.
+`studio` processes tests start), one for all of a run's pytest-xdist workers: a deck learned
+once, in a test or in a `studio calibrate` it starts, is cached there and serves the whole run,
+and the user's own cache is never touched.
 
 Decks that tests calibrate train their learned index reader with the quick setting
 (`STUDIO_QUICK_TRAINING=1`, inherited by `studio` processes too); the built-in designs load
@@ -45,8 +46,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    # Under pytest-xdist every worker has a base directory of its own inside the run's one:
+    # the cache lives in the run's, so a deck one worker trained serves the other worker too.
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    home = base / "cache-home"
+    home.mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache-home")))
+        patch.setenv("XDG_CACHE_HOME", str(home))
         yield
 
 
