@@ -76,13 +76,14 @@ def follow(
                     _run(conn, sub, stop, batch, flush_interval, gapless, done, keys or {}, recheck)
         except psycopg.errors.DiskFull as exc:
             # The batch was rolled back and the positions did not move: the replay brings it again.
-            done.reconnects += 1
-            done.disk_full += 1
+            # Logged before it is counted: whoever sees the count can rely on the log saying it.
             log.error(
                 "archive: the database's disk is full (%s); nothing of this batch was stored,"
                 " retrying until there is space",
                 str(exc).strip(),
             )
+            done.reconnects += 1
+            done.disk_full += 1
             stop.wait(retry)
         except psycopg.OperationalError as exc:
             done.reconnects += 1
