@@ -4,7 +4,6 @@ rendered frames, scoring against truth."""
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import cv2
@@ -30,15 +29,7 @@ __all__ = [
     "generated_profile",
     "index_windows",
     "scored",
-    "session_models",
 ]
-
-
-def session_models() -> Path:
-    """The test run's model cache (`studio.paths.cache_dir()` under the run's own
-    `XDG_CACHE_HOME`, see `conftest.py`): a deck trained once in a run, by any test, worker or
-    `studio` process, is loaded from there by every other (a quick training costs 15-40 s)."""
-    return cache_dir()
 
 
 @lru_cache(maxsize=4)
@@ -62,7 +53,9 @@ def design_profile(design: Any) -> tuple[CalibrationProfile, DeckTemplates]:
 
 def _learned(design: Any) -> tuple[CalibrationProfile, DeckTemplates]:
     refs = {c.code: render_reference(c, design, "scan", i) for i, c in enumerate(DECK)}
-    deck, templates = learn_deck(refs, model_cache=session_models())
+    # The run's own cache (`conftest.py` points `XDG_CACHE_HOME` at it): a deck trained once in
+    # a run, by any test, xdist worker or `studio` process, is loaded there by every other.
+    deck, templates = learn_deck(refs, model_cache=cache_dir())
     return CalibrationProfile(deck=deck), templates
 
 
