@@ -39,6 +39,23 @@ def test_the_universal_readers_weights_written_again_read_alike() -> None:
     assert np.allclose(after[0].sum(axis=1), 1.0, atol=1e-5)
 
 
+@pytest.mark.parametrize("seed", [4, 5])
+def test_the_graph_a_reader_is_exported_as_computes_what_it_was_trained_as(seed: int) -> None:
+    # Training runs the network channels-last with its pooling written as a reshape; the
+    # exported graph is channels-first with MaxPool. A difference in layout or order would
+    # give a deck a reader that reads other windows than the ones its weights were fitted to.
+    # Fresh weights: every window gets its own answer (a trained reader calls noise "none").
+    weights = corner_net._init(np.random.default_rng(seed), 14, 5)
+    w, h = INPUT_SIZE
+    x = np.random.default_rng(seed).normal(0, 1, size=(8, CHANNELS, h, w)).astype(np.float32)
+    trained = corner_net.probabilities(weights, x)
+    exported = _outputs(corner_net.to_onnx(weights), "window", x)
+    for jax_probs, onnx_probs in zip(trained, exported, strict=True):
+        np.testing.assert_allclose(jax_probs, onnx_probs, atol=1e-5)
+        # Not a trivially equal pair: the windows get different answers.
+        assert np.ptp(onnx_probs, axis=0).max() > 1e-3
+
+
 def test_the_index_corner_detectors_weights_written_again_score_alike() -> None:
     shipped = resources.files("drivers.camera").joinpath("models", MODEL_FILE).read_bytes()
     assert hashlib.sha256(shipped).hexdigest() == MODEL_SHA256
