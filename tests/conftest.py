@@ -7,7 +7,8 @@ so every property test runs without one (speed is measured in `bench/`).
 Every test session gets its own user cache directory (`XDG_CACHE_HOME`, inherited by the
 `studio` processes tests start), one for all of a run's pytest-xdist workers: a deck learned
 once, in a test or in a `studio calibrate` it starts, is cached there and serves the whole run,
-and the user's own cache is never touched.
+and the user's own cache is never touched. JAX keeps its compiled programs there too, so the
+training step every learned deck compiles is compiled once per run.
 
 Decks that tests calibrate train their learned index reader with the quick setting
 (`STUDIO_QUICK_TRAINING=1`, inherited by `studio` processes too); the built-in designs load
@@ -55,6 +56,11 @@ def _session_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
     home.mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(home))
+        # JAX's own cache of compiled programs, for every compile however short: each deck a
+        # test trains compiles the same training step, which costs seconds, once per run.
+        patch.setenv("JAX_COMPILATION_CACHE_DIR", str(home / "jax"))
+        patch.setenv("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+        patch.setenv("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
         yield
 
 
