@@ -1,6 +1,7 @@
 """Rebuilds the shipped universal index reader (`calibration.universal_reader`) from many designs.
 
     python -m drivers.camera.index_reader_training [--designs N] [--epochs N] [--out FILE]
+        [--other-inks]
 
 Each design of `synthetic.splits.TRAINING_SEEDS` (tuning side; the test designs are never drawn
 here) is calibrated as `studio calibrate deck` would (its 52 scans flattened, its indices
@@ -8,6 +9,10 @@ located, its index window taken from them), and its windows are rendered through
 model of the deck reader's own training (`calibration.corner_training.training_windows`: scale,
 rotation, perspective, defocus, motion, noise, JPEG, glare, casts, a cut through a slightly
 wrong outline), with windows that are no index (other parts of faces, backs, chips) as "none".
+With `--other-inks` every other design is printed in one of the other suit ink sets of
+`deckgen.INKS` (in turn: four-colour, navy or brown "black", orange or pink "red";
+`design_inks`), so the start sees inks weak in the blue channel (a four-colour deck's blue
+diamonds); measured, not kept: docs/camera.md, "The universal reader taught other inks".
 The last `HOLD_OUT` designs are held out and only report the trained network's accuracy on
 designs it never saw. The network (`calibration.corner_net`, the deck reader's shape) is
 trained with JAX and optax (seeded: same data, same weights), written as ONNX, and its SHA-256
@@ -44,13 +49,29 @@ LOOK = CameraLook(shift=0.009, turn_deg=1.5, scale=0.025)
 """The camera and outline error of the universal reader's windows: the deck reader's camera
 with a wider outline error (a found outline, a proposal or a detected corner is placed less
 exactly than a well-lit lone card's), so the start reads indices a little off in the window."""
+OTHER_INKS = tuple(name for name in deckgen.INKS if name != deckgen.TWO_COLOUR)
+"""The ink sets other than the designs' own red and black that half the designs are printed in."""
 RANKS = (*RANK_CHARS, NONE)
 SUITS = (*SUIT_CHARS, NONE)
 
 
-def design_windows(seed: int, rng: np.random.Generator) -> tuple[Array, Array, Array] | None:
-    """The training windows of design `seed` cut by its own calibrated window; None if refused."""
-    d = deckgen.design(seed)
+def design_inks(k: int) -> str:
+    """The ink set the `k`-th design is printed in: its own for even `k`, else `OTHER_INKS` in turn.
+
+    Half the designs keep their own red and black (the common deck); the other half cycle
+    through every other set, so each is seen on as many designs and typefaces.
+    """
+    return deckgen.TWO_COLOUR if k % 2 == 0 else OTHER_INKS[(k // 2) % len(OTHER_INKS)]
+
+
+def design_windows(
+    seed: int, rng: np.random.Generator, ink_set: str = deckgen.TWO_COLOUR
+) -> tuple[Array, Array, Array] | None:
+    """The training windows of design `seed` printed in `ink_set`; None if refused.
+
+    The windows are cut by the design's own calibrated index window.
+    """
+    d = deckgen.with_inks(deckgen.design(seed), ink_set)
     flats = {
         c.code: flatten_card(render_reference(c, d, "scan", i), c.code) for i, c in enumerate(DECK)
     }
@@ -69,14 +90,20 @@ def design_windows(seed: int, rng: np.random.Generator) -> tuple[Array, Array, A
     return x, ry.astype(np.float32), sy.astype(np.float32)
 
 
-def dataset(seeds: tuple[int, ...], seed: int) -> tuple[Array, np.ndarray, np.ndarray]:
-    """Windows and rank and suit labels of every design of `seeds` that calibrates."""
+def dataset(
+    seeds: tuple[int, ...], seed: int, other_inks: bool = False
+) -> tuple[Array, np.ndarray, np.ndarray]:
+    """Windows and rank and suit labels of every design of `seeds` that calibrates.
+
+    With `other_inks`, every other design is printed in another ink set (`design_inks`).
+    """
     rng = np.random.default_rng(seed)
     xs, rs, ss = [], [], []
     for k, s in enumerate(seeds):
-        got = design_windows(s, rng)
+        ink_set = design_inks(k) if other_inks else deckgen.TWO_COLOUR
+        got = design_windows(s, rng, ink_set)
         if got is None:
-            print(f"  design {s}: not calibrated, skipped", flush=True)
+            print(f"  design {s} ({ink_set}): not calibrated, skipped", flush=True)
             continue
         xs.append(got[0])
         rs.append(got[1])
@@ -97,12 +124,17 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--seed", type=int, default=20261205)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser.add_argument(
+        "--other-inks",
+        action="store_true",
+        help="print every other design in another ink set of deckgen.INKS (not kept)",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     seeds = TRAINING_SEEDS[: args.designs]
     start = time.perf_counter()
-    x, ry, sy = dataset(seeds[:-HOLD_OUT], args.seed)
-    xv, ryv, syv = dataset(seeds[-HOLD_OUT:], args.seed + 1)
+    x, ry, sy = dataset(seeds[:-HOLD_OUT], args.seed, args.other_inks)
+    xv, ryv, syv = dataset(seeds[-HOLD_OUT:], args.seed + 1, args.other_inks)
     print(f"{len(x)} training windows, {len(xv)} held out ({time.perf_counter() - start:.0f} s)")
     weights = corner_net.train(
         x,
