@@ -28,7 +28,7 @@ from test_e2e_support import TableRig, table_rig
 from drivers.shoe.sim_line import PtyLine
 from studio.bus.commands import CommandClient
 from studio.bus.replay import ReplayClient
-from studio.config import DealerConfig
+from studio.config import DealerConfig, ShoeConfig
 
 
 @contextmanager
@@ -63,7 +63,10 @@ def _beside(other: TableRig, rig: TableRig) -> None:
         root=other.root,
         camera_confirm_seconds=5.0,
         auto_start=False,
-        shoe="simulated",
+        # A simulated barcode shoe: no heartbeat, so no silence fault. The suite's CI once saw
+        # a framed one's heartbeats starved past the silence limit (0.6 s) on a loaded machine,
+        # and T01, only scenery here, paused and kept the alarm up after T02's void.
+        shoe=ShoeConfig(protocol="barcode"),
         dealer=DealerConfig(draw_seconds=0.05),
         keys_dir=rig.keys_dir,
     ).write(other.config)
