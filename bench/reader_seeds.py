@@ -12,7 +12,7 @@ design and frame, the training seconds of each seed not cached yet, and the read
 milliseconds per frame (single and ensemble; the rest of the frame is the same for all).
 
     python bench/reader_seeds.py --envelope studio|harsh --designs N --frames N --seed N
-                                 --frame-cache DIR [--readers K]
+                                 --frame-cache DIR [--readers K] [--inks NAME]
 """
 
 from __future__ import annotations
@@ -111,6 +111,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261211, help="scene seed")
     parser.add_argument("--frame-cache", type=Path, help="the cached frames (bench/camera.py's)")
     parser.add_argument("--readers", type=int, default=3, help="seeds 0..K-1")
+    parser.add_argument(
+        "--inks",
+        choices=tuple(deckgen.INKS),
+        default=deckgen.TWO_COLOUR,
+        help="suit ink set of every design, as bench/camera.py's --inks",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     seeds = SPLITS["tuning"][: args.designs]
@@ -119,7 +125,7 @@ def main() -> None:
     columns = {name: Column(name) for name in names}
     per_design = max(1, args.frames // len(seeds))
     for design_seed in seeds:
-        design = deckgen.design(design_seed)
+        design = deckgen.with_inks(deckgen.design(design_seed), args.inks)
         deck, templates, models, took = seeded_decks(design, args.readers)
         print(f"  {design.name}: readers of seeds 0..{args.readers - 1} in "
               + " ".join(f"{t:.0f}" for t in took) + " s", flush=True)  # fmt: skip
