@@ -3,15 +3,16 @@
 A small convolutional network reads one index window (`drivers.camera.index_model.window_tensor`)
 into a rank (13 ranks or "none") and a suit (4 suits or "none"). Three 3x3 convolutions with
 max pooling see the strokes of the index wherever the outline put it in the window; one dense
-layer feeds both heads. Training uses JAX for gradients and optax's AdamW with a cosine
-schedule; the trained weights are written as an ONNX graph (`drivers.camera.onnx_graph`), which
-`drivers.camera.index_model.IndexModel` runs with onnxruntime. JAX is imported only here, so a
-table that only reads (the recognizer) never loads it.
+layer feeds both heads (the widths and the dense layer's units: `NetShape`). Training uses
+JAX for gradients and optax's AdamW with a cosine schedule; the trained weights are written
+as an ONNX graph (`drivers.camera.onnx_graph`), which `drivers.camera.index_model.IndexModel`
+runs with onnxruntime. JAX is imported only here, so a table that only reads (the recognizer)
+never loads it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,10 +24,38 @@ from drivers.camera.onnx_graph import Head, conv_net_onnx
 
 Array = npt.NDArray[np.float32]
 
-WIDTHS = (12, 24, 48)
-"""Output channels of the three convolutions."""
-HIDDEN = 96
-"""Units of the dense layer both heads read."""
+
+@dataclass(frozen=True, slots=True)
+class NetShape:
+    """The network's size: output channels of each 3x3 convolution, units of the dense layer.
+
+    The default is the shipped readers' shape (docs/camera.md, "Is the reader's size what
+    limits it?" measures wider ones). A network started from trained weights takes their
+    shape (`of`), so a deck's reader is always the shape of the universal reader it starts from.
+    """
+
+    widths: tuple[int, ...] = (12, 24, 48)
+    hidden: int = 96
+
+    def __post_init__(self) -> None:
+        w, h = INPUT_SIZE
+        if not self.widths or min(*self.widths, self.hidden) < 1:
+            raise ValueError(f"not a network shape: {self}")
+        if min(w, h) >> len(self.widths) < 1:
+            raise ValueError(f"{len(self.widths)} poolings leave nothing of a {w}x{h} window")
+
+    @classmethod
+    def of(cls, params: Mapping[str, Array]) -> NetShape:
+        """The shape of trained weights (`c0w`, `c1w`, ... and `dw`, as `_init` names them)."""
+        widths: list[int] = []
+        while f"c{len(widths)}w" in params:
+            widths.append(int(params[f"c{len(widths)}w"].shape[0]))
+        return cls(tuple(widths), int(params["dw"].shape[1]))
+
+    def flat(self) -> int:
+        """Inputs of the dense layer: the last convolution's channels times its pooled cells."""
+        w, h = INPUT_SIZE
+        return self.widths[-1] * (h >> len(self.widths)) * (w >> len(self.widths))
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,21 +68,22 @@ class Recipe:
     weight_decay: float = 1e-4
 
 
-def _init(rng: np.random.Generator, ranks: int, suits: int) -> dict[str, Array]:
+def _init(
+    rng: np.random.Generator, ranks: int, suits: int, shape: NetShape = NetShape()
+) -> dict[str, Array]:
     """He-initialised weights, in ONNX's layouts (OIHW kernels, (in, out) dense matrices)."""
     params: dict[str, Array] = {}
     cin = CHANNELS
-    for k, cout in enumerate(WIDTHS):
+    for k, cout in enumerate(shape.widths):
         fan = cin * 9
         params[f"c{k}w"] = rng.normal(0, np.sqrt(2 / fan), (cout, cin, 3, 3)).astype(np.float32)
         params[f"c{k}b"] = np.zeros(cout, np.float32)
         cin = cout
-    w, h = INPUT_SIZE
-    flat = cin * (h // 8) * (w // 8)
-    params["dw"] = rng.normal(0, np.sqrt(2 / flat), (flat, HIDDEN)).astype(np.float32)
-    params["db"] = np.zeros(HIDDEN, np.float32)
+    flat, hidden = shape.flat(), shape.hidden
+    params["dw"] = rng.normal(0, np.sqrt(2 / flat), (flat, hidden)).astype(np.float32)
+    params["db"] = np.zeros(hidden, np.float32)
     for name, n in (("r", ranks), ("s", suits)):
-        params[f"{name}w"] = rng.normal(0, np.sqrt(1 / HIDDEN), (HIDDEN, n)).astype(np.float32)
+        params[f"{name}w"] = rng.normal(0, np.sqrt(1 / hidden), (hidden, n)).astype(np.float32)
         params[f"{name}b"] = np.zeros(n, np.float32)
     return params
 
@@ -65,8 +95,8 @@ convolutions run faster on 64 windows than on 128 (`bench/training_step.py` time
 parts side by side)."""
 
 
-def _forward(jnp: Any, lax: Any) -> Callable[[dict[str, Any], Any], tuple[Any, Any]]:
-    """The network as a JAX function of (params, NCHW batch) -> (rank logits, suit logits).
+def _forward(jnp: Any, lax: Any, depth: int) -> Callable[[dict[str, Any], Any], tuple[Any, Any]]:
+    """The network of `depth` convolutions: (params, NCHW batch) -> (rank, suit logits).
 
     It computes what the ONNX graph computes (`to_onnx`: NCHW, OIHW kernels), but inside it
     runs channels-last: XLA's CPU convolutions and their gradients are faster in NHWC (a step
@@ -78,7 +108,7 @@ def _forward(jnp: Any, lax: Any) -> Callable[[dict[str, Any], Any], tuple[Any, A
 
     def forward(params: dict[str, Any], x: Any) -> tuple[Any, Any]:
         x = jnp.transpose(x, (0, 2, 3, 1))
-        for k in range(len(WIDTHS)):
+        for k in range(depth):
             x = lax.conv_general_dilated(
                 x,
                 params[f"c{k}w"],
@@ -104,7 +134,8 @@ def probabilities(params: dict[str, Array], x: Array) -> tuple[Array, Array]:
     import jax
     import jax.numpy as jnp
 
-    rank, suit = _forward(jnp, jax.lax)({k: jnp.asarray(v) for k, v in params.items()}, x)
+    forward = _forward(jnp, jax.lax, len(NetShape.of(params).widths))
+    rank, suit = forward({k: jnp.asarray(v) for k, v in params.items()}, x)
     return (
         np.asarray(jax.nn.softmax(rank, axis=-1), np.float32),
         np.asarray(jax.nn.softmax(suit, axis=-1), np.float32),
@@ -122,20 +153,28 @@ def train(
     recipe: Recipe = Recipe(),
     progress: Callable[[int, int], None] | None = None,
     init: dict[str, Array] | None = None,
+    shape: NetShape | None = None,
 ) -> dict[str, Array]:
     """Fit the network on windows `x` (N, CHANNELS, H, W) and their class indices.
 
     `init` starts from trained weights (the shipped universal reader, which a deck's own
-    references then fine-tune) instead of random ones; its arrays must have this network's
-    shapes. Seeded: the same data and seed give the same weights. `progress(done, total)` is called
-    after each epoch. Returns the weights as float32 arrays named as `to_onnx` expects.
+    references then fine-tune) instead of random ones, and the network takes their shape
+    (`NetShape.of`); without `init` it is `shape` (default `NetShape()`), randomly initialised.
+    A `shape` that is not `init`'s is a `ValueError`. Seeded: the same data and seed give the
+    same weights. `progress(done, total)` is called after each epoch. Returns the weights as
+    float32 arrays named as `to_onnx` expects.
     """
     import jax
     import jax.numpy as jnp
     import optax
 
+    if init is not None:
+        if shape is not None and NetShape.of(init) != shape:
+            raise ValueError(f"the starting weights are {NetShape.of(init)}, not {shape}")
+        shape = NetShape.of(init)
+    shape = shape or NetShape()
     rng = np.random.default_rng(seed)
-    first = _init(rng, ranks, suits)
+    first = _init(rng, ranks, suits, shape)
     if init is not None:
         wrong = {k for k, v in first.items() if k not in init or init[k].shape != v.shape}
         if wrong:
@@ -148,7 +187,7 @@ def train(
     )
     optimiser = optax.adamw(schedule, weight_decay=recipe.weight_decay)
     state = optimiser.init(params)
-    forward = _forward(jnp, jax.lax)
+    forward = _forward(jnp, jax.lax, len(shape.widths))
 
     def loss(p: dict[str, Any], xb: Any, ry: Any, sy: Any) -> Any:
         lr, ls = forward(p, xb)

@@ -56,6 +56,30 @@ def test_the_graph_a_reader_is_exported_as_computes_what_it_was_trained_as(seed:
         assert np.ptp(onnx_probs, axis=0).max() > 1e-3
 
 
+def test_a_reader_of_another_size_trains_exports_and_is_fine_tuned_at_its_size() -> None:
+    # The network's size is a value (`NetShape`): a wider or deeper universal reader must train,
+    # export a graph that computes what JAX trained, and hand its size to every deck's reader
+    # fine-tuned from it, or a size experiment would measure a network other than the one run.
+    shape = corner_net.NetShape(widths=(8, 16, 24, 32), hidden=40)
+    w, h = INPUT_SIZE
+    rng = np.random.default_rng(6)
+    x = rng.normal(0, 1, size=(64, CHANNELS, h, w)).astype(np.float32)
+    ry, sy = rng.integers(0, 14, 64), rng.integers(0, 5, 64)
+    recipe = corner_net.Recipe(epochs=1, batch=32)
+    weights = corner_net.train(x, ry, sy, 14, 5, seed=6, recipe=recipe, shape=shape)
+    assert corner_net.NetShape.of(weights) == shape
+    assert weights["c3w"].shape == (32, 24, 3, 3)
+    trained = corner_net.probabilities(weights, x[:8])
+    exported = _outputs(corner_net.to_onnx(weights), "window", x[:8])
+    for jax_probs, onnx_probs in zip(trained, exported, strict=True):
+        np.testing.assert_allclose(jax_probs, onnx_probs, atol=1e-5)
+        assert np.ptp(onnx_probs, axis=0).max() > 1e-3
+    tuned = corner_net.train(x, ry, sy, 14, 5, seed=7, recipe=recipe, init=weights)
+    assert corner_net.NetShape.of(tuned) == shape
+    with pytest.raises(ValueError, match="starting weights"):
+        corner_net.train(x, ry, sy, 14, 5, seed=7, init=weights, shape=corner_net.NetShape())
+
+
 def test_the_index_corner_detectors_weights_written_again_score_alike() -> None:
     shipped = resources.files("drivers.camera").joinpath("models", MODEL_FILE).read_bytes()
     assert hashlib.sha256(shipped).hexdigest() == MODEL_SHA256

@@ -1,7 +1,7 @@
 """Rebuilds the shipped universal index reader (`calibration.universal_reader`) from many designs.
 
     python -m drivers.camera.index_reader_training [--designs N] [--epochs N] [--out FILE]
-        [--other-inks]
+        [--other-inks] [--widths 12,24,48] [--hidden 96] [--windows FILE.npz]
 
 Each design of `synthetic.splits.TRAINING_SEEDS` (tuning side; the test designs are never drawn
 here) is calibrated as `studio calibrate deck` would (its 52 scans flattened, its indices
@@ -13,6 +13,11 @@ With `--other-inks` every other design is printed in one of the other suit ink s
 `deckgen.INKS` (in turn: four-colour, navy or brown "black", orange or pink "red";
 `design_inks`), so the start sees inks weak in the blue channel (a four-colour deck's blue
 diamonds); measured, not kept: docs/camera.md, "The universal reader taught other inks".
+`--widths` and `--hidden` set the network's size (`corner_net.NetShape`; default the shipped
+one), and every deck's reader started from the result takes its size. `--windows FILE.npz`
+keeps the drawn windows: a later build with the same designs, seed and inks reads them instead
+of drawing them again (builds of several sizes on the same windows; measured in docs/camera.md,
+"Is the reader's size what limits it?").
 The last `HOLD_OUT` designs are held out and only report the trained network's accuracy on
 designs it never saw. The network (`calibration.corner_net`, the deck reader's shape) is
 trained with JAX and optax (seeded: same data, same weights), written as ONNX, and its SHA-256
@@ -117,6 +122,35 @@ def dataset(
     )
 
 
+def _shape(widths: str, hidden: int) -> corner_net.NetShape:
+    try:
+        return corner_net.NetShape(tuple(int(w) for w in widths.split(",")), hidden)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"--widths {widths} --hidden {hidden}: {e}") from e
+
+
+def windows(
+    seeds: tuple[int, ...], seed: int, other_inks: bool, keep: Path | None
+) -> tuple[Array, np.ndarray, np.ndarray, Array, np.ndarray, np.ndarray]:
+    """The training windows of `seeds` but the last `HOLD_OUT`, then the held-out ones.
+
+    With `keep`, read from that .npz when it was written for the same designs, seed and inks,
+    else drawn and written there.
+    """
+    key = np.asarray([*seeds, seed, int(other_inks)], np.int64)
+    if keep is not None and keep.exists():
+        with np.load(keep) as f:
+            if np.array_equal(f["key"], key):
+                print(f"windows read from {keep}", flush=True)
+                return f["x"], f["ry"], f["sy"], f["xv"], f["ryv"], f["syv"]
+    x, ry, sy = dataset(seeds[:-HOLD_OUT], seed, other_inks)
+    xv, ryv, syv = dataset(seeds[-HOLD_OUT:], seed + 1, other_inks)
+    if keep is not None:
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(keep, key=key, x=x, ry=ry, sy=sy, xv=xv, ryv=ryv, syv=syv)
+    return x, ry, sy, xv, ryv, syv
+
+
 def main() -> None:
     """Build the universal reader, report it on held-out designs, write it, print its digest."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -129,13 +163,25 @@ def main() -> None:
         action="store_true",
         help="print every other design in another ink set of deckgen.INKS (not kept)",
     )
+    default = corner_net.NetShape()
+    parser.add_argument(
+        "--widths",
+        default=",".join(map(str, default.widths)),
+        help="output channels of each convolution, comma-separated",
+    )
+    parser.add_argument("--hidden", type=int, default=default.hidden, help="dense layer units")
+    parser.add_argument("--windows", type=Path, help="keep the drawn windows in this .npz")
     args = parser.parse_args()
+    try:
+        shape = _shape(args.widths, args.hidden)
+    except argparse.ArgumentTypeError as e:
+        parser.error(str(e))
     cv2.setNumThreads(1)
     seeds = TRAINING_SEEDS[: args.designs]
     start = time.perf_counter()
-    x, ry, sy = dataset(seeds[:-HOLD_OUT], args.seed, args.other_inks)
-    xv, ryv, syv = dataset(seeds[-HOLD_OUT:], args.seed + 1, args.other_inks)
+    x, ry, sy, xv, ryv, syv = windows(seeds, args.seed, args.other_inks, args.windows)
     print(f"{len(x)} training windows, {len(xv)} held out ({time.perf_counter() - start:.0f} s)")
+    fit = time.perf_counter()
     weights = corner_net.train(
         x,
         ry,
@@ -145,7 +191,9 @@ def main() -> None:
         seed=args.seed,
         recipe=corner_net.Recipe(epochs=args.epochs),
         progress=lambda done, total: print(f"  epoch {done}/{total}", flush=True),
+        shape=shape,
     )
+    fit = time.perf_counter() - fit
     data = corner_net.to_onnx(weights, doc="universal index reader")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(data)
@@ -158,6 +206,7 @@ def main() -> None:
         f"held-out designs: {int(index.sum())} index windows, {right[index].mean():.1%} read right;"
         f" at >= 0.99: {(sure & index).mean() / max(1e-9, index.mean()):.1%} read, "
         f"{int((sure & ~right).sum())} wrong; training {time.perf_counter() - start:.0f} s"
+        f" ({shape}: {fit / max(1, args.epochs):.0f} s an epoch)"
     )
     print(f"sha256 {hashlib.sha256(data).hexdigest()}")
 
