@@ -27,11 +27,12 @@ SHORT, LONG = 1, 4
 
 def train_seconds(x: np.ndarray, parts: int, epochs: int) -> float:
     """Wall seconds of one `corner_net.train` of `epochs` epochs with the batch in `parts`."""
-    corner_net.MICRO_BATCHES = parts
     rank_y = np.arange(len(x)) % 14
     suit_y = np.arange(len(x)) % 5
     start = time.perf_counter()
-    corner_net.train(x, rank_y, suit_y, 14, 5, seed=0, recipe=corner_net.Recipe(epochs=epochs))
+    corner_net.train(
+        x, rank_y, suit_y, 14, 5, seed=0, recipe=corner_net.Recipe(epochs=epochs), parts=parts
+    )
     return time.perf_counter() - start
 
 
@@ -54,7 +55,6 @@ def main() -> None:
     x = np.random.default_rng(0).uniform(0, 1, (args.windows, CHANNELS, h, w)).astype(np.float32)
     train_seconds(x, 1, SHORT)  # warm: JAX's start-up is not the first setting's cost
     figures = {parts: epoch_ms_per_window(x, parts, args.repeats) for parts in (1, 2, 4)}
-    corner_net.MICRO_BATCHES = shipped
     whole = figures[1]
     for parts, ms in figures.items():
         mark = "  <- the setting in use" if parts == shipped else ""

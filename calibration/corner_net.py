@@ -154,6 +154,7 @@ def train(
     progress: Callable[[int, int], None] | None = None,
     init: dict[str, Array] | None = None,
     shape: NetShape | None = None,
+    parts: int = MICRO_BATCHES,
 ) -> dict[str, Array]:
     """Fit the network on windows `x` (N, CHANNELS, H, W) and their class indices.
 
@@ -161,8 +162,10 @@ def train(
     references then fine-tune) instead of random ones, and the network takes their shape
     (`NetShape.of`); without `init` it is `shape` (default `NetShape()`), randomly initialised.
     A `shape` that is not `init`'s is a `ValueError`. Seeded: the same data and seed give the
-    same weights. `progress(done, total)` is called after each epoch. Returns the weights as
-    float32 arrays named as `to_onnx` expects.
+    same weights. `progress(done, total)` is called after each epoch. `parts` is how many
+    pieces each batch is differentiated in (`MICRO_BATCHES`; `bench/training_step.py` times
+    others); a batch it does not divide is taken whole. Returns the weights as float32 arrays
+    named as `to_onnx` expects.
     """
     import jax
     import jax.numpy as jnp
@@ -196,7 +199,7 @@ def train(
             + optax.softmax_cross_entropy_with_integer_labels(ls, sy).mean()
         )
 
-    parts = MICRO_BATCHES if recipe.batch % MICRO_BATCHES == 0 else 1
+    parts = parts if parts > 0 and recipe.batch % parts == 0 else 1
 
     @jax.jit
     def step(p: dict[str, Any], s: Any, xb: Any, ry: Any, sy: Any) -> tuple[Any, Any]:
