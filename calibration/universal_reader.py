@@ -21,7 +21,7 @@ from calibration.errors import CalibrationError
 from drivers.camera.index_model import Array
 
 MODEL_PATH = Path(__file__).parent / "models" / "index_reader.onnx"
-MODEL_SHA256 = "dd782fe6b508549c92b8bd215eb45b4050d97ec7fb8f709bb37281f6402636f9"
+MODEL_SHA256 = "756211e32602ed5c3d1d390e300a81dc37056cf389f1df2fea978abb344086de"
 """The digest of the shipped model (`python -m drivers.camera.index_reader_training` prints it)."""
 
 

@@ -202,14 +202,14 @@ def test_a_card_whose_two_index_corners_lean_to_its_code_under_the_bar_reads() -
     # A small classic 3C blurred until each of its index corners leans to 3C under the
     # reader's bar (0.9) on every cut: it was unknown. Its two windows, at opposite ends of the
     # card, are evidence a lone window is not (`ReaderTuning.both_ends`).
-    # The angle was found by drawing angles until both corners leaned under the bar, read 0.82-0.88
-    # (the reader of two seeds' mean, twelfth session; seed 0's alone was at 138.01 degrees, the
-    # first reader's at 20.46).
-    angle = 355.4336196804871
+    # The angle and blur were found by drawing both until the card read from its two corners
+    # between the bars (0.85 on the universal reader trained on 256 designs); each new reader
+    # reads some drawn scenes sooner, so the scene is drawn again when the reader changes.
+    angle = 134.31502082979992
     scene = Scene(
         width=1920, height=1080, table_to_image=_view(1.5), design=CLASSIC,
         cards=(PlacedCard(Card.parse("3C"), 0.0, 0.0, angle),), noise=3.0, jpeg_quality=85,
-        blur_sigma=1.6,
+        blur_sigma=1.7,
     )  # fmt: skip
     (reading,) = CardRecognizer(*deck_profile("classic")).recognize(render_scene(scene).image)
     tuning = ReaderTuning()
@@ -219,11 +219,13 @@ def test_a_card_whose_two_index_corners_lean_to_its_code_under_the_bar_reads() -
 
 def _leaning_4s() -> Any:
     """A small classic 4S blurred until its two index corners lean to 4S at about 0.7 on every
-    cut (the angle was found by drawing angles until both leaned between 0.5 and 0.8)."""
+    cut (the angle and blur were found by drawing both until the card, unknown at the reader's
+    own bars, read from its two ends between 0.5 and 0.8 with `both_ends` at 0.5; the reader
+    trained on 256 designs reads 4S at 0.67 here, and needed more blur than its forerunner)."""
     scene = Scene(
         width=1920, height=1080, table_to_image=_view(1.5), design=CLASSIC,
-        cards=(PlacedCard(Card.parse("4S"), 0.0, 0.0, 193.89400323615325),), noise=3.0,
-        jpeg_quality=85, blur_sigma=1.8,
+        cards=(PlacedCard(Card.parse("4S"), 0.0, 0.0, 288.16122187546785),), noise=3.0,
+        jpeg_quality=85, blur_sigma=2.4,
     )  # fmt: skip
     return render_scene(scene).image
 
@@ -370,10 +372,12 @@ def test_a_listener_is_told_every_decision_and_changes_no_reading() -> None:
 
 
 def test_a_guessed_corner_a_little_off_its_index_is_read_where_the_detector_places_it() -> None:
-    # A jumbo 9C under a KD: a guessed outline 2% of the card's height off across and 3% along
+    # A jumbo 9C under a KD: a guessed outline 2% of the card's height off across and 3.8% along
     # (a proposal sized by the frame's other cards) leans to 9C under the guessed bar and was
     # left unread. Placed again by the index-corner detector, it reads 9C; a guess on the felt
-    # leans to nothing and is not read again.
+    # leans to nothing and is not read again. (The offset is one the reader in use only leans
+    # at: the reader trained on 256 designs reads a guess 3% along as it stands, one 4.5% along
+    # not at all.)
     cards = (PlacedCard(Card.parse("9C"), 0, 0, 3), PlacedCard(Card.parse("KD"), 30, 12, -4))
     scene = Scene(
         width=1920, height=1080, table_to_image=_view(3.2), design=JUMBO, cards=cards,
@@ -388,7 +392,7 @@ def test_a_guessed_corner_a_little_off_its_index_is_read_where_the_detector_plac
     down = (truth[3] - truth[0]) / np.linalg.norm(truth[3] - truth[0])
     rec = CardRecognizer(*deck_profile("jumbo"))
     leaning: list[CardOutline] = []
-    for quad in (truth + height * (-0.02 * across - 0.03 * down), truth - 0.7 * height * across):
+    for quad in (truth + height * (-0.02 * across - 0.038 * down), truth - 0.7 * height * across):
         guess = CardOutline(
             quad, np.round(quad).astype(np.int32).reshape(-1, 1, 2), True, True,
             (1.0, 0.0, 0.0, 0.0),
