@@ -376,7 +376,7 @@ def test_a_guessed_corner_a_little_off_its_index_is_read_where_the_detector_plac
     # (a proposal sized by the frame's other cards) leans to 9C under the guessed bar and was
     # left unread. Placed again by the index-corner detector, it reads 9C; a guess on the felt
     # leans to nothing and is not read again. (The offset is one the reader in use only leans
-    # at: the reader trained on 256 designs reads a guess 3% along as it stands, one 4.5% along
+    # at: the reader trained on 256 designs reads a guess 3% along as it stands, one 4.3% along
     # not at all.)
     cards = (PlacedCard(Card.parse("9C"), 0, 0, 3), PlacedCard(Card.parse("KD"), 30, 12, -4))
     scene = Scene(
