@@ -25,9 +25,10 @@ game are dealt onto the felt (round r of a game uses design r mod N), filmed by 
 frame of them gets its own defocus, motion, noise and JPEG; the lighting and glare stay for the
 round (`--glare-per-frame` redraws them every frame). After each card is laid, and after the
 reveal turns the face-down cards, frames are read as `studio run` reads them, through
-`StillRecognizer` (`--fresh`: every frame read afresh), fed to the table's own `ZoneStabilizer`
-and judged with the controller's `sighting_verdict` until the card is confirmed (at most
-`--window` frames: after that it counts as never confirmed).
+`StillRecognizer` (`--fresh`: every frame read afresh; `--whole`: a changed picture read whole,
+never only in its changed part), fed to the table's own `ZoneStabilizer` and judged with the
+controller's `sighting_verdict` until the card is confirmed (at most `--window` frames: after
+that it counts as never confirmed).
 
 The time to confirm a card is the sum of the periods of the frames it took, the first showing it
 to the one that confirmed it; a frame's period is `1 / --fps` (the camera's rate, 30 by default:
@@ -46,7 +47,8 @@ minutes; the target's 1,000 rounds: `--split test --designs 40 --rounds 500` (ho
 
     python bench/felt_camera.py --split test|tuning [--designs 3] [--rounds 3] [--fps 30]
                                 [--window 12] [--game G] [--envelope studio|harsh]
-                                [--glare-per-frame] [--seed N] [--fresh] [--dump DIR] [--json]
+                                [--glare-per-frame] [--seed N] [--fresh] [--whole]
+                                [--dump DIR] [--json]
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -205,16 +208,24 @@ class TableSettings:
     seed: int = 7
     glare_per_frame: bool = False
     fresh: bool = False
+    whole: bool = False
     dump: Path | None = None
+
+
+Answer = Literal["whole", "part", "reused"]
+"""How `StillRecognizer` answered a frame: read whole, read in its changed part only, or from an
+earlier read of the same picture."""
 
 
 @dataclass(frozen=True)
 class Shot:
-    """One frame read for a card: the picture (kept only for `--dump`), and whether
-    `StillRecognizer` answered it from an earlier read."""
+    """One frame read for a card: the picture (kept only for `--dump`), and how
+    `StillRecognizer` answered it."""
 
     image: np.ndarray | None
-    reused: bool
+    answer: Answer
+    cost: float
+    """The read's CPU time on one core, seconds."""
 
 
 @dataclass(frozen=True)
@@ -235,6 +246,8 @@ class Table:
     camera: StillCamera | None
     shots: list[Shot] = field(default_factory=list)
     """The frames `read` took since the table last began waiting for a card."""
+    reveal_costs: list[float] = field(default_factory=list)
+    """The CPU time of every frame read while the table waited for revealed cards."""
 
 
 def deal_round(game: str, table: Table, watch: RoundWatch, rng: random.Random) -> list[Waited]:
@@ -250,6 +263,8 @@ def deal_round(game: str, table: Table, watch: RoundWatch, rng: random.Random) -
         table.shots.clear()
         cards = watch.confirm(zones, kind, table.read)
         out.extend(Waited(c, tuple(table.shots)) for c in cards)
+        if kind == "revealed":
+            table.reveal_costs.extend(s.cost for s in table.shots)
 
     down = []
     for deal in rules.deals:
@@ -268,11 +283,11 @@ def deal_round(game: str, table: Table, watch: RoundWatch, rng: random.Random) -
 
 
 def _table(
-    settings: TableSettings, seed: int, game: str, costs: list[float], reused: list[bool]
+    settings: TableSettings, seed: int, game: str, costs: list[float], answers: list[Answer]
 ) -> tuple[Table, str | None]:
     """The felt of `game` for `design`, filmed in the envelope, read by the design's own deck
     (through `StillRecognizer` unless `settings.fresh`); each read's CPU time is appended to
-    `costs`, and whether it was answered from an earlier read to `reused`."""
+    `costs`, and how `StillRecognizer` answered it to `answers`."""
     design = deckgen.design(seed)
     rng = np.random.default_rng([settings.seed, seed, GAMES.index(game)])
     style = ENVELOPES[settings.envelope]
@@ -287,20 +302,24 @@ def _table(
     profile = CalibrationProfile(table=layout.calibration(), zones=list(layout.zones), deck=deck)
     recognizer = CardRecognizer(profile, templates)
     # The table's reader: `studio run`'s CameraReader reads through StillRecognizer.
-    still = None if settings.fresh else StillRecognizer(recognizer)
+    still = None if settings.fresh else StillRecognizer(recognizer, parts=not settings.whole)
     camera = StillCamera(layout, style, rng, glare_per_frame=settings.glare_per_frame)
     shots: list[Shot] = []
 
     def read() -> tuple[list[CardReading], float]:
         image = camera.frame(felt.view()[1])
         started = time.thread_time()
-        before = still.reuses if still is not None else 0
+        before = (still.reuses, still.part_reads) if still is not None else (0, 0)
         readings = (still or recognizer).recognize(image)
         cost = time.thread_time() - started
         costs.append(cost)
         kept = image if settings.dump is not None else None
-        shots.append(Shot(kept, still is not None and still.reuses > before))
-        reused.append(shots[-1].reused)
+        after = (still.reuses, still.part_reads) if still is not None else (0, 0)
+        answer: Answer = (
+            "reused" if after[0] > before[0] else "part" if after[1] > before[1] else "whole"
+        )
+        shots.append(Shot(kept, answer, cost))
+        answers.append(answer)
         return readings, cost
 
     return Table(game, felt, read, camera, shots), None
@@ -317,7 +336,7 @@ def run_timed(settings: TableSettings) -> dict[str, object]:
     costs: list[float] = []
     late: list[str] = []
     causes: dict[LateCause, int] = {}
-    reused: list[bool] = []
+    answers: list[Answer] = []
     rng = random.Random(settings.seed)
     for r in range(settings.rounds):
         seed = seeds[r % len(seeds)]
@@ -326,7 +345,7 @@ def run_timed(settings: TableSettings) -> dict[str, object]:
             key = (tally.name, game)
             if key not in tables:
                 started = time.monotonic()
-                tables[key], failure = _table(settings, seed, game, costs, reused)
+                tables[key], failure = _table(settings, seed, game, costs, answers)
                 tally.failure = tally.failure or failure
                 # Progress on stderr: a design's first calibration may train for minutes.
                 print(
@@ -349,6 +368,7 @@ def run_timed(settings: TableSettings) -> dict[str, object]:
                         _dump(settings.dump, f"{tally.name}-{game}-r{r}", waited)
             tally.wrongs += [f"{tally.name} {game} round {r}: {w}" for w in watch.wrongs]
     everything = [c for t in tallies.values() for c in t.cards]
+    reveal = [cost for t in tables.values() for cost in t.reveal_costs]
     wrongs = [w for t in tallies.values() for w in t.wrongs]
     return {
         **{k: v for k, v in asdict(settings).items() if k != "dump"},
@@ -357,8 +377,10 @@ def run_timed(settings: TableSettings) -> dict[str, object]:
         "frames_required": FRAMES_REQUIRED,
         "read_ms_p50": round(1000 * float(np.median(costs)), 1) if costs else None,
         "frames_read": len(costs),
-        "frames_reused": sum(reused),
-        "reader": "fresh" if settings.fresh else "still",
+        "reveal_read_ms_p50": round(1000 * float(np.median(reveal)), 1) if reveal else None,
+        "frames_reused": answers.count("reused"),
+        "frames_part": answers.count("part"),
+        "reader": "fresh" if settings.fresh else "whole" if settings.whole else "still",
         "target": {"within_seconds": TARGET_SECONDS, "within_target": 1.0, "wrong": 0},
         **asdict(ConfirmationFigures.of(everything, len(wrongs), TARGET_SECONDS)),
         "calibration_failures": {n: t.failure for n, t in tallies.items() if t.failure},
@@ -374,11 +396,12 @@ def run_timed(settings: TableSettings) -> dict[str, object]:
 
 def _late_line(where: str, waited: Waited, cause: LateCause) -> str:
     """One card not confirmed in time: where, why, and its zone's view frame by frame (a view
-    answered from an earlier read of the same picture is marked with a trailing "=")."""
+    answered from an earlier read of the same picture is marked with a trailing "=", one read
+    in its changed part only with "~")."""
     c = waited.card
     when = f"{c.frames} frames, {c.seconds:.3f} s" if c.seconds is not None else "never"
     # A card confirmed early in a reveal stops its views while the others are still waited on.
-    marks = ("=" if s.reused else "" for s in waited.shots)
+    marks = ({"reused": "=", "part": "~", "whole": ""}[s.answer] for s in waited.shots)
     views = " ".join(v + m for v, m in zip(c.views, marks, strict=False))
     return f"{where} {c.zone} {c.code} {c.kind} ({c.expected}): {when}; {cause}: {views}"
 
@@ -415,8 +438,10 @@ def print_timed(result: dict[str, object]) -> None:
     )
     print(
         f"camera {result['fps']:g} fps, {result['frames_required']} agreeing frames; a frame read"
-        f" in {result['read_ms_p50']} ms (median, one core); reader {result['reader']}:"
-        f" {result['frames_reused']} of {result['frames_read']} frames answered from earlier reads"
+        f" in {result['read_ms_p50']} ms (median, one core; {result['reveal_read_ms_p50']} ms"
+        f" while a reveal is waited on); reader {result['reader']}:"
+        f" {result['frames_reused']} of {result['frames_read']} frames answered from earlier reads,"
+        f" {result['frames_part']} read in their changed part only"
     )
     print(f"not confirmed within {TARGET_SECONDS} s, by cause: {result['late_causes']}")
     per_design = result["per_design"]
@@ -448,6 +473,11 @@ def main() -> None:
     parser.add_argument(
         "--fresh", action="store_true", help="--split: read every frame afresh (no StillRecognizer)"
     )
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="--split: read a changed picture whole, never only its changed part",
+    )
     parser.add_argument("--dump", type=Path, help="--split: write the late cards' frames here")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -458,7 +488,7 @@ def main() -> None:
             args.split, min(args.designs, len(SPLITS[args.split])),
             3 if args.rounds is None else args.rounds,
             GAMES if args.game is None else (args.game,), args.fps, args.window, args.envelope,
-            args.seed, args.glare_per_frame, args.fresh, args.dump,
+            args.seed, args.glare_per_frame, args.fresh, args.whole, args.dump,
         )  # fmt: skip
         timed = run_timed(settings)
         print_timed(timed)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 import pytest
 
 from calibration.profile import CalibrationProfile, DeckTemplates
@@ -51,14 +52,20 @@ def test_the_zones_are_the_games_positions_in_dealer_board_player_rows() -> None
     assert 150 < layout.card_height_px() < 190
 
 
-def test_the_felt_is_drawn_only_when_it_changed_and_read_in_its_zones() -> None:
+def _felt(seed: int, *placed: tuple[str, str, bool]) -> tuple[Felt, FeltSource]:
+    """A felt holding `placed` (zone, code, face up) and the source that films it."""
     layout, _, _ = _setup()
-    felt = Felt(seed=3)
-    source = FeltSource(felt, layout)
+    felt = Felt(seed=seed)
+    for zone, code, face_up in placed:
+        felt.place(zone, Card.parse(code), face_up=face_up)
+    return felt, FeltSource(felt, layout)
+
+
+def test_the_felt_is_drawn_only_when_it_changed_and_read_in_its_zones() -> None:
+    felt, source = _felt(
+        3, ("player-1", "QS", True), ("dealer-2", "7C", False), ("turn", "TD", True)
+    )
     recognizer = _recognizer()
-    felt.place("player-1", Card.parse("QS"), face_up=True)
-    felt.place("dealer-2", Card.parse("7C"), face_up=False)
-    felt.place("turn", Card.parse("TD"), face_up=True)
     first = source.read()
     assert source.read().image is first.image and source.renders == 1
 
@@ -176,3 +183,36 @@ def test_a_stalled_source_is_one_fault_until_frames_come_back() -> None:
         ("ok", ""),
     ]
     assert all(i.ts <= datetime.now(UTC) for i in got)
+
+
+def test_a_part_of_the_frame_reads_its_card_in_the_whole_frames_points_and_zone() -> None:
+    # `StillRecognizer` reads only the changed part of a settled picture: what it reads there
+    # must place the card where the whole frame's read does, in the same zone.
+    _, source = _felt(5, ("player-1", "QS", True), ("turn", "TD", True))
+    recognizer = _recognizer()
+    frame = source.read().image
+    whole = {r.code: r for r in recognizer.recognize(frame)}
+    assert set(whole) == {"QS", "TD"}
+    quad = whole["TD"].corners
+    xs, ys = [x for x, _ in quad], [y for _, y in quad]
+    part = (int(min(xs)) - 60, int(min(ys)) - 60, int(max(xs)) + 60, int(max(ys)) + 60)
+    (read,) = recognizer.recognize(frame, part)
+    assert (read.code, read.zone, read.face_down) == ("TD", "turn", False)
+    assert (
+        max(
+            abs(a - b)
+            for p, q in zip(read.corners, quad, strict=True)
+            for a, b in zip(p, q, strict=True)
+        )
+        < 1.5
+    )
+    source.close()
+
+
+@pytest.mark.parametrize(
+    "part", [(0, 0, 0, 10), (10, 10, 5, 20), (-1, 0, 50, 50), (0, 0, 5000, 50)]
+)
+def test_a_part_outside_the_frame_is_refused(part: tuple[int, int, int, int]) -> None:
+    frame = np.zeros((1080, 1920, 3), np.uint8)
+    with pytest.raises(ValueError, match="is not a part of a 1920x1080 frame"):
+        _recognizer().recognize(frame, part)

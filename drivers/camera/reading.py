@@ -17,6 +17,10 @@ READING_VERSION = 1
 """The schema version of camera readings."""
 
 
+Box = tuple[int, int, int, int]
+"""A part of a frame: x0, y0, x1, y1 in pixels, the end exclusive (`frame[y0:y1, x0:x1]`)."""
+
+
 class ReadingSource(StrEnum):
     """Which kind of outline a reading was made on: what the recognizer knew when it decided.
 

@@ -8,7 +8,7 @@ there), and place the card in a zone through the table calibration.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -42,7 +42,7 @@ from drivers.camera.outline import CardOutline, Quad, long_side, side_pairs
 from drivers.camera.outline_fit import fitted_for_reading
 from drivers.camera.paper import FramePaper, light_back, paper_shares
 from drivers.camera.proposals import propose, snap_outline
-from drivers.camera.reading import CardReading, ReadingSource
+from drivers.camera.reading import Box, CardReading, ReadingSource
 from drivers.camera.tuning import (
     INDEX_CENTRE,
     LEARNED_TUNING,
@@ -139,10 +139,49 @@ class CardRecognizer:
         )
         self._inset = round(PAST_EDGE_INSET * cw)
 
-    def recognize(self, frame: Image) -> list[CardReading]:
-        """Return a reading for every card outline in `frame` (BGR, any size)."""
+    @property
+    def reads_parts(self) -> bool:
+        """Whether a part of a frame reads as it would in the whole frame (`recognize`'s `region`).
+
+        Only with a table calibration, which gives the card's size at every point. Without
+        one, guesses are sized by the frame's own firm cards, which a part may not hold.
+        """
+        return self._geometry is not None
+
+    def recognize(self, frame: Image, region: Box | None = None) -> list[CardReading]:
+        """Return a reading for every card outline in `frame` (BGR, any size).
+
+        `region` (x0, y0, x1, y1 pixels, end exclusive) reads only that part of the frame, as a
+        frame of its own that knows where it lies: the readings' corners and zones are the
+        whole frame's. A card the region's edge cuts is read as the part in view, so a caller
+        keeps only the readings of cards it knows lie inside (`still.StillRecognizer` reads
+        the parts round what changed, with a margin). Raises `ValueError` for a region that is
+        not a non-empty part of the frame.
+        """
+        if region is None:
+            return self._recognize(frame, (0, 0))
+        x0, y0, x1, y1 = region
+        h, w = frame.shape[:2]
+        if not (0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h):
+            raise ValueError(f"region {region} is not a part of a {w}x{h} frame")
+        part = self._recognize(frame[y0:y1, x0:x1], (x0, y0))
+        return [self._moved(r, x0, y0) for r in part]
+
+    def _moved(self, reading: CardReading, dx: int, dy: int) -> CardReading:
+        """`reading`, made in a part of the frame at (dx, dy), with the whole frame's corners."""
+        quad = np.asarray(reading.corners, np.float64) + np.array([dx, dy], np.float64)
+        pts = [(round(float(x), 1), round(float(y), 1)) for x, y in quad]
+        corners = (pts[0], pts[1], pts[2], pts[3])
+        return reading.model_copy(update={"corners": corners, "zone": self._zone(quad)})
+
+    def _recognize(self, frame: Image, at: tuple[int, int]) -> list[CardReading]:
+        """`recognize` on `frame`, a part of the camera's frame whose top-left lies at `at`.
+
+        Only the table geometry's card size needs the whole frame's points here: the zones
+        of the readings (made in the part's own points) are set again by the caller.
+        """
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        expected = self._geometry.card_height_px if self._geometry is not None else None
+        expected = self._expected(at)
         found = detect_cards(
             gray, min_long_px=self._min_card_px, expected=expected, frame=frame, aspect=self._aspect
         )
@@ -703,6 +742,16 @@ class CardRecognizer:
             cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -WINDOW_IN_VIEW_PX
             for x, y in img
         )
+
+    def _expected(self, at: tuple[int, int]) -> Callable[[float, float], float | None] | None:
+        """The card height at a point of a part of the frame lying at `at`, or None."""
+        geometry = self._geometry
+        if geometry is None:
+            return None
+        if at == (0, 0):
+            return geometry.card_height_px
+        dx, dy = at
+        return lambda x, y: geometry.card_height_px(x + dx, y + dy)
 
     def _zone(self, corners: npt.NDArray[Any]) -> str | None:
         if self._geometry is None:

@@ -311,6 +311,17 @@ JPEG moved a block by at most 5 levels (studio) and 11 (harsh: noise sigma up to
 replacing one card by another at the same place moved some block by 66-180 levels, and taking
 a card away or laying one down changes paper to felt. Twice the harsh noise, a third of the
 smallest replacement seen."""
+STILL_MARGIN = 0.25
+"""How far round the changed blocks of a settled picture, and the settled cards touching them,
+the part read again reaches, in the settled cards' longest side (`still.StillRecognizer`). A
+changed card's blocks that did not move lie at its edge: a back's white border turned into a
+face's paper (about 5% of the card), an outline a few percent off, a blurred edge a block or
+two. A card laid on felt moves every block it covers, and one laid on a settled card lies within
+that card and its own moved blocks; a quarter of a card holds what is left with room."""
+STILL_PART_SHARE = 0.6
+"""A changed part grown by its margin that covers more than this share of the frame is not read
+alone: the whole frame is read, as a picture that changed everywhere (a hand over the layout)
+costs little more than most of it, and the finder then sees every region whole."""
 
 PRINTED_LINE = 0.025
 """The widest dark run (a share of a card's long side, at least 3 px) a printed border line with

@@ -63,7 +63,8 @@ class CameraReader(Closing):
 
     Per frame: the recognizer's readings (reused while the source hands back the same image
     object, and through `StillRecognizer` while the picture has not changed since it was last
-    read: cards at rest), `ZoneStabilizer` for `zones`, and the
+    read: cards at rest; a picture changed in part is read in that part), `ZoneStabilizer` for
+    `zones`, and the
     `card_seen` inputs that are due. The first frame, and the first after a fault, post the
     camera ok; a `CameraError` from the source (stalled, lost) posts a fault once. With
     `heartbeat` seconds, an ok is posted that often for the table's silence watch. `new_round()`
@@ -94,6 +95,7 @@ class CameraReader(Closing):
         self._latest: Frame | None = None
         self.frames = 0
         self.recognitions = 0
+        self.part_reads = 0
         self.reused = 0
         self.cpu_seconds = 0.0
 
@@ -153,6 +155,7 @@ class CameraReader(Closing):
                 readings = self._recognizer.recognize(frame.image)
                 image = frame.image
                 self.recognitions = self._recognizer.reads
+                self.part_reads = self._recognizer.part_reads
                 self.reused = self._recognizer.reuses
             for seen in stabilizer.update(readings, frame.ts):
                 inputs.append(seen.model_copy(update={"raw": f"camera frame {frame.number}"}))
@@ -269,9 +272,11 @@ class CameraDevice(Closing):
         """Stop the reader and close the source; idempotent."""
         self.reader.close()
         log.info(
-            "camera: %d frames, %d recognised, %d unchanged (last read reused), %.2f s CPU",
+            "camera: %d frames, %d recognised (%d of them in their changed part only), %d"
+            " unchanged (last read reused), %.2f s CPU",
             self.reader.frames,
             self.reader.recognitions,
+            self.reader.part_reads,
             self.reader.reused,
             self.reader.cpu_seconds,
         )
