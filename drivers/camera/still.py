@@ -85,7 +85,7 @@ def _same_picture(reference: Image | None, blocks: Image) -> bool:
     return (
         reference is not None
         and reference.shape == blocks.shape
-        and int(np.max(cv2.absdiff(reference, blocks))) <= STILL_TOLERANCE
+        and not _moved_blocks(reference, blocks).any()
     )
 
 
