@@ -4,8 +4,8 @@ A face dealt face up whose top-left and bottom-right indices lie under chips rea
 those corners; its paper is then all the recognizer has to tell it from a back. Under a warm
 light the paper's channels spread (`paper.FramePaper`), and a tuning cache once showed such a
 face (a gen-1003 6H, 358 px, a four-index deck's top-right index in view) reported face down
-by the light-back cue (`docs/camera.md`, "Dealt backs the finder did not see, found"). The table
-would take that face for a back.
+by the light-back cue (`docs/camera-history.md`, "Dealt backs the finder did not see,
+found"). The table would take that face for a back.
 
 For each of the split's first `--designs` designs and each bench seed in `--seeds A B`, this
 bench lays a face-up card in every zone of Caribbean stud's felt, drawn as

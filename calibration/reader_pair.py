@@ -1,16 +1,16 @@
 """A deck's reader: the mean of readers trained from several seeds, as one ONNX model.
 
-One training of the deck's reader is one draw: retrained from another seed it reads the same
-frames up to a point of recall apart and makes sure wrong reads of its own, and the mean of two
-seeds' class probabilities reads as well as either and makes none that only one of them makes
-(docs/camera.md, "Reader seeds measured" and "The reader as the mean of two seeds"). So every
-deck's reader is trained once per seed of `SEEDS` (`corner_training.train_index_model`, each
+One training of the deck's reader is one draw: retrained from another seed it reads the same frames
+up to a point of recall apart and makes sure wrong reads of its own, and the mean of two seeds'
+class probabilities reads as well as either and makes none that only one of them makes
+(docs/camera-history.md, "Reader seeds measured" and "The reader as the mean of two seeds"). So
+every deck's reader is trained once per seed of `SEEDS` (`corner_training.train_index_model`, each
 cached and shipped under its own key as before) and the members are merged into ONE model
 (`mean_model`): the same input `window`, the same outputs `rank` and `suit`, each the mean of the
-members' probabilities. The profile, `IndexModel` and the classifier see one reader and
-onnxruntime runs one call per batch. The merged reader is cached (in the process, on disk and
-shipped in the package) under a key of its own, so a table whose deck was learned before loads
-one file and never imports `onnx`.
+members' probabilities. The profile, `IndexModel` and the classifier see one reader and onnxruntime
+runs one call per batch. The merged reader is cached (in the process, on disk and shipped in the
+package) under a key of its own, so a table whose deck was learned before loads one file and never
+imports `onnx`.
 
 This pairing lives apart from `corner_training` on purpose: that module's source keys every
 trained model, so editing it would retrain every deck and stale every shipped model.
@@ -29,7 +29,7 @@ from drivers.camera.index_model import Image, IndexModel
 SEEDS: tuple[int, ...] = (0, 1)
 """The seeds every deck's reader is drawn from: their mean read as seed 0's reader or better on
 five of the six tuning caches and made none of one draw's wrong reads, as three seeds' mean did
-on the caches where it mattered (docs/camera.md, "Reader seeds measured"), for two thirds of
+on the caches where it mattered (docs/camera-history.md, "Reader seeds measured"), for two thirds of
 the training and the network."""
 
 _CACHE: dict[str, tuple[IndexModel, int]] = {}

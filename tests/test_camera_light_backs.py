@@ -3,7 +3,7 @@
 gen-1001's back is light rings on a pale green-grey ground: nearly all of it is brighter than the
 felt and grey enough to count as paper, so the face-down test (paper brighter than the felt
 inside the border) calls it an unreadable face and the table waits on every dealer's back. Its
-own border's paper tells it from a face (`docs/camera.md`, "Light backs read as backs"), and
+own border's paper tells it from a face (`docs/camera-history.md`, "Light backs read as backs"), and
 the recognizer reports such a card face down unless a guess on its spot reads a code.
 """
 

@@ -233,8 +233,8 @@ def _leaning_4s() -> Any:
 def test_a_card_whose_two_ends_lean_to_its_code_only_at_about_0_7_stays_unknown() -> None:
     # Two ends leaning to one code read it from `ReaderTuning.both_ends` (0.8). Lowered to 0.5
     # on the tuning designs, the rule read a 7D as 6D at 0.65 on held-out designs and was
-    # withdrawn (docs/camera.md, "Two ends leaning to one code"): this 4S, leaning at about 0.7,
-    # is unknown rather than read.
+    # withdrawn (docs/camera-history.md, "Two ends leaning to one code"): this 4S, leaning at
+    # about 0.7, is unknown rather than read.
     (reading,) = CardRecognizer(*deck_profile("classic")).recognize(_leaning_4s())
     assert reading.code is None
     low = replace(ReaderTuning(), both_ends=0.5)

@@ -1,4 +1,4 @@
-"""Dealt face-down cards the finder did not see (`docs/camera.md`, cam-backs4).
+"""Dealt face-down cards the finder did not see (`docs/camera-history.md`, cam-backs4).
 
 Two causes, each drawn here as `bench/dealer_backs.py` (and `bench/felt_camera.py --seed S`)
 draws a fully dealt Caribbean stud round on a tuning design: small backs whose paper margin the

@@ -12,8 +12,8 @@ neighbours) on crops of the downscaled frames, with JAX and optax (AdamW, warm-u
 schedule, seeded: same data, same weights); `onnx_dense_graph.fully_conv_onnx` writes it to
 `--out` (the package's model by default) and its SHA-256 is printed, which
 `dense_corners.MODEL_SHA256` must match. The recognizer feeds its corners to the finder
-(`docs/camera.md`, "The dense index-corner detector fed to the finder"). The drawn frames are
-cached under `--cache`. JAX is imported only to train.
+(`docs/camera-history.md`, "The dense index-corner detector fed to the finder"). The
+drawn frames are cached under `--cache`. JAX is imported only to train.
 """
 
 from __future__ import annotations

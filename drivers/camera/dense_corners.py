@@ -11,7 +11,7 @@ Deck-agnostic; trained offline on tuning designs only (`dense_corner_training`, 
 with onnxruntime on one thread. The recognizer runs it round the bright regions no read card
 explains and feeds its corners to the finder (`finder.dense_found_corners`). The model ships
 as package data; its SHA-256 is checked at load and a mismatch is a
-`RecognizerConfigurationError`, never a silent model (`docs/camera.md`, "The dense
+`RecognizerConfigurationError`, never a silent model (`docs/camera-history.md`, "The dense
 index-corner detector fed to the finder"); `bench/dense_corners.py` measures a trained model.
 """
 

@@ -4,7 +4,7 @@
         [--other-inks] [--widths 12,24,48] [--hidden 96] [--windows FILE.npz]
 
 The defaults build the shipped start: 256 designs, 8 epochs, seed 20261205 (about 36 minutes
-on one core; 100, 164 and 400 designs measured against it in docs/camera.md, "The universal
+on one core; 100, 164 and 400 designs measured against it in docs/camera-history.md, "The universal
 reader trained on 256 designs").
 
 Each design of `synthetic.splits.TRAINING_SEEDS` (tuning side; the test designs are never drawn
@@ -16,12 +16,12 @@ wrong outline), with windows that are no index (other parts of faces, backs, chi
 With `--other-inks` every other design is printed in one of the other suit ink sets of
 `deckgen.INKS` (in turn: four-colour, navy or brown "black", orange or pink "red";
 `design_inks`), so the start sees inks weak in the blue channel (a four-colour deck's blue
-diamonds); measured, not kept: docs/camera.md, "The universal reader taught other inks".
+diamonds); measured, not kept: docs/camera-history.md, "The universal reader taught other inks".
 `--widths` and `--hidden` set the network's size (`corner_net.NetShape`; default the shipped
 one), and every deck's reader started from the result takes its size. `--windows FILE.npz`
 keeps the drawn windows: a later build with the same designs, seed and inks reads them instead
-of drawing them again (builds of several sizes on the same windows; measured in docs/camera.md,
-"Is the reader's size what limits it?").
+of drawing them again (builds of several sizes on the same windows; measured in
+docs/camera-history.md, "Is the reader's size what limits it?").
 The last `HOLD_OUT` designs are held out and only report the trained network's accuracy on
 designs it never saw. The network (`calibration.corner_net`, the deck reader's shape) is
 trained with JAX and optax (seeded: same data, same weights), written as ONNX, and its SHA-256

@@ -4,7 +4,8 @@ A face shows paper inside its border, a back print (`tuning.PAPER_SHARE_FACE_UP`
 has a paper margin (`tuning.PAPER_SHARE_BORDER`). A light back's print is brighter than the felt
 and nearly grey, so it counts as paper there; `own_paper` tells it from a face (a face's inside is
 the same paper as its own border, a back's print is darker or tinted against it), and
-`light_back` is the one rule that calls it a back (`docs/camera.md`, "Light backs read as backs").
+`light_back` is the one rule that calls it a back (`docs/camera-history.md`, "Light backs read
+as backs").
 """
 
 from __future__ import annotations

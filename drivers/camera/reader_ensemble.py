@@ -4,7 +4,7 @@
 `classify.IndexNetwork`, what the classifier needs of a reader.
 
 A deck's reader is one training run; retrained from another seed it reads the same frames a
-point of recall apart and makes other sure wrong reads (docs/camera.md, "Reader seeds
+point of recall apart and makes other sure wrong reads (docs/camera-history.md, "Reader seeds
 measured"). `ReaderEnsemble` runs every member on the same batch and combines their class
 probabilities, so the classifier (`drivers.camera.classify`) reads it as it reads one
 `IndexModel`:

@@ -69,8 +69,9 @@ class ReaderTuning:
     contradict because the reader does not call a window moved past the card's edge "none"
     reliably: one cut 2% out contradicted 36 of 829 right reads on their true outlines (5% out:
     108), two cuts 2% and 4% out none sharp and one blurred, and took every wrong read away; 2%
-    and 5% let 4 through at 3%, 3% and 4% cost 34 right reads (docs/camera.md, "Firm corners cut
-    again moved out"). Guessed outlines are not cut so: they have the scaled cut (`scaled`)."""
+    and 5% let 4 through at 3%, 3% and 4% cost 34 right reads (docs/camera-history.md, "Firm
+    corners cut again moved out"). Guessed outlines are not cut so: they have the scaled cut
+    (`scaled`)."""
     scaled: tuple[float, ...] = (1.06,)
     """A guessed outline's coded corner is also cut through that outline scaled about the
     corner by this share, down and up, and reads only when both cuts name the same code (the
@@ -98,7 +99,7 @@ class ReaderTuning:
     that count, it failed its check on held-out designs: on 2,402 test-split studio cards a
     firm 7D leaning 6D at both ends read 6D at 0.65 (the only read under 0.8 that was wrong, the
     first wrong read the change added), so the bar is back at 0.8, its value before, until a
-    larger tuning count shows where two ends stop being evidence (docs/camera.md, "Two ends
+    larger tuning count shows where two ends stop being evidence (docs/camera-history.md, "Two ends
     leaning to one code")."""
     hint: float = 0.5
     """A corner under the abstain bar whose best code is this sure still contradicts another
@@ -202,7 +203,7 @@ studio --designs 4 --frames 920 --seed 20261211 --frame-cache DIR`, gen-1000, an
 more (wrong guesses that no longer contest right ones); 1.23 kept one of those cards, 1.25
 read as main or a card fewer, 1.3 3-14 cards fewer (firm outlines read right lie down to 1.15
 under the studio camera's perspective). On the whole 1,200-frame run (4,704 cards) recall
-96.92% -> 97.02%, the same 5 wrong reads and 2 phantoms (other causes: docs/camera.md, "The
+96.92% -> 97.02%, the same 5 wrong reads and 2 phantoms (other causes: docs/camera-history.md, "The
 tuning split at scale")."""
 OTHER_CORNERS_ASPECT = 1.3
 """A four-index deck's top-right and bottom-left corners are read only on firm outlines whose
