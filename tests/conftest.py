@@ -13,12 +13,19 @@ training step every learned deck compiles is compiled once per run.
 Decks that tests calibrate train their learned index reader with the quick setting
 (`STUDIO_QUICK_TRAINING=1`, inherited by `studio` processes too); the built-in designs load
 the full models shipped in the package, and the bench trains with the full setting.
+
+Tests stop the `studio` processes they start as a person would, with SIGINT (Ctrl-C). A suite
+started as a background job of a non-interactive shell (`(.ci/run &)` in a script) inherits
+SIGINT ignored, and so would every process it starts: an interrupted `studio watch` would
+never stop, and its test would fail after waiting a minute. So each test process handles SIGINT
+again, and the processes it starts get the default disposition back at exec.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -27,6 +34,8 @@ from postgres_support import Cluster, remove_cluster, start_cluster
 from shoe_readers import Reader, reader_maker, running_loop
 
 os.environ.setdefault("STUDIO_QUICK_TRAINING", "1")
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 settings.register_profile("studio", deadline=None)
 settings.load_profile("studio")
 

@@ -129,8 +129,8 @@ def _watch(rig: TableRig, *args: str) -> subprocess.Popen[str]:
 def _finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[str, str]:
     """`proc`'s output once it exits; killed if it has not within `timeout` seconds.
 
-    The bound catches a watcher that never stops, not a slow one: on a loaded machine (a CI run
-    beside two benches) an interrupted `studio watch` once took over 10 s to exit.
+    The bound catches a watcher that never stops, not a slow one (interrupted, one exits in well
+    under a second); a bound tight enough to fail on a busy machine would assert its speed.
     """
     try:
         return proc.communicate(timeout=timeout)
