@@ -39,7 +39,9 @@ frame only when it has read the last). Assumed: the card lands just before a fra
 is not counted. Prints rounds, cards, the share confirmed within 0.5 s beside the target (100%),
 p50/p99/max time to confirm, cards never confirmed, wrong confirmations (target 0), per design,
 the CPU time of a frame's read (median, mean, p99) and how many frames took longer to read than
-the camera's period (where the reader falls behind the camera);
+the camera's period (where the reader falls behind the camera); on stderr, every late card as
+it happens and the figures so far every 10 rounds of each game, so a run stopped early
+(the target's scale takes hours) still reports;
 `--json` prints one JSON object last. Each card not confirmed within 0.5 s is printed with its
 cause (`still_table.late_cause`: slow frames, a late first read, reads that came and went, a
 wrong view, its code read at another zone, only unknown views, nothing seen) and its zone's view
@@ -61,6 +63,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -366,9 +369,12 @@ def run_timed(settings: TableSettings) -> dict[str, object]:
                 if cause is not None:
                     late.append(_late_line(f"{tally.name} {game} round {r}", waited, cause))
                     causes[cause] = causes.get(cause, 0) + 1
+                    print(f"  late: {late[-1]}", file=sys.stderr, flush=True)
                     if settings.dump is not None:
                         _dump(settings.dump, f"{tally.name}-{game}-r{r}", waited)
             tally.wrongs += [f"{tally.name} {game} round {r}: {w}" for w in watch.wrongs]
+        if (r + 1) % PROGRESS_EVERY == 0 and r + 1 < settings.rounds:
+            _progress(r + 1, settings.rounds, tallies.values(), costs)
     everything = [c for t in tallies.values() for c in t.cards]
     reveal = [cost for t in tables.values() for cost in t.reveal_costs]
     wrongs = [w for t in tallies.values() for w in t.wrongs]
@@ -398,6 +404,24 @@ def run_timed(settings: TableSettings) -> dict[str, object]:
         "late": late[:40],
         "wrongs": wrongs[:20],
     }
+
+
+PROGRESS_EVERY = 10
+"""Rounds of each game between two progress lines: a long run stopped early keeps its tally."""
+
+
+def _progress(done: int, rounds: int, tallies: Iterable[DesignTally], costs: list[float]) -> None:
+    """The figures so far on stderr, so a run cut short (hours at the target's scale) reports."""
+    cards = [c for t in tallies for c in t.cards]
+    got = ConfirmationFigures.of(cards, 0, TARGET_SECONDS)
+    share = "-" if got.within_target is None else f"{got.within_target:.2%}"
+    mean = f"{1000 * float(np.mean(costs)):.1f} ms" if costs else "-"
+    print(
+        f"  after {done} of {rounds} rounds of each game: {len(cards)} cards, {share} within"
+        f" {TARGET_SECONDS} s, {got.never_confirmed} never; a frame's read {mean} (mean)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _late_line(where: str, waited: Waited, cause: LateCause) -> str:
