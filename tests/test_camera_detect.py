@@ -8,7 +8,7 @@ from camera_support import Score, deck_profile, scored
 
 from drivers.camera.detect import detect_cards
 from drivers.camera.edges import corner_supports, edge_map, refine
-from drivers.camera.outline import portrait
+from drivers.camera.outline import long_side, portrait
 from drivers.camera.reading import CardReading
 from drivers.camera.recognizer import CardRecognizer, merge_guesses
 from drivers.camera.synthetic import deckgen
@@ -406,3 +406,29 @@ def test_a_strip_is_not_extended_across_the_felt_onto_a_back() -> None:
     assert score.phantom == 0, [(r.code, r.source, r.corners) for r in readings]
     # The fan's two cards are still read.
     assert {"JD", "7S"} <= {r.code for r in readings}, [(r.code, r.source) for r in readings]
+
+
+def test_a_chips_light_marks_beside_a_back_are_not_grown_into_a_small_card() -> None:
+    # A studio frame's back and a chip on its corner (the scene of a bench frame, drawn in
+    # tuning design 1003). With no whole card in the frame to size them, two of the chip's
+    # light edge marks, touching the back's light border, were each grown by their own length
+    # to a 45 px "card" (the smallest looked for is 80 px): unknown face-up cards where none lay.
+    view = np.array([
+        [4.08647839e00, -4.11828715e-02, 9.6e02],
+        [1.29149631e-01, 4.07858211e00, 5.4e02],
+        [4.54026392e-05, 6.60930565e-05, 1.0],
+    ])  # fmt: skip
+    back = PlacedCard(Card.parse("9C"), 28.93680532154835, -76.61668513688741, 306.20746509858157,
+                      face_up=False)  # fmt: skip
+    scene = Scene(
+        width=1920, height=1080, table_to_image=view, design=deckgen.design(1003), cards=(back,),
+        chips=(Chip(67.29940695874339, -75.5323112922456, 20.93926804776959, (120, 30, 120)),),
+        felt=(90, 60, 20), gain=(0.9905354389715451, 0.9138272356139503, 1.0044223176936788),
+        gradient=0.030168240406804075, blur_sigma=0.29926022769544636, motion=0.8810081021584992,
+        motion_angle=177.6395604950807, noise=0.09265294962176673, jpeg_quality=87, seed=46256753,
+    )  # fmt: skip
+    frame, readings, score = _read_scored(scene)
+    assert score.phantom == 0, [(r.code, r.face_down, r.source, r.corners) for r in readings]
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    outlines = detect_cards(gray, min_long_px=80.0, frame=frame.image).outlines
+    assert all(long_side(o.corners) >= 80.0 for o in outlines), [o.corners for o in outlines]

@@ -21,6 +21,7 @@ import numpy.typing as npt
 from drivers.camera.bright_parts import SolidRegion, bright_parts
 from drivers.camera.corners import CARD_ASPECT
 from drivers.camera.outline import OUTLINE_ASPECT, CardOutline, portrait
+from drivers.camera.outline import long_side as card_height
 from drivers.camera.paper_edge import out_to_paper_edges
 from drivers.camera.tuning import FELT_IN_REST, PAPER_SHARE_FACE_UP, RING_SIZE
 
@@ -467,7 +468,10 @@ def detect_cards(
             grown = _extend(box, strip_view(contour), want)
         else:
             grown = None
-        if grown is not None:
+        # A strip grown to a card smaller than the smallest card looked for is no card: with
+        # no size from the table or the frame's whole cards, a chip's light mark was grown to
+        # a 45 px "card" by its own length.
+        if grown is not None and card_height(grown) >= min_long_px:
             out.append(CardOutline(portrait(grown), contour, True))
     if whole:
         moved = out_to_paper_edges(np.array([out[n].corners for n in whole]), raw)
