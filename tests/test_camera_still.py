@@ -15,6 +15,7 @@ from drivers.camera.reading import Box, CardReading
 from drivers.camera.recognizer import CardRecognizer
 from drivers.camera.stability import FRAMES_REQUIRED, ZoneStabilizer
 from drivers.camera.still import StillRecognizer, changed_parts, parts_to_read
+from drivers.camera.synthetic import deckgen
 from drivers.camera.synthetic.designs import JUMBO
 from drivers.camera.synthetic.scene import PlacedCard, Scene, render_scene
 from drivers.camera.tuning import STILL_BLOCK, STILL_PART_SHARE
@@ -323,3 +324,28 @@ def test_changes_far_apart_are_read_as_two_parts() -> None:
     changed[10:20, 5:15] = changed[100:110, 220:230] = True
     parts = parts_to_read(changed, 40.0, (1080, 1920, 3))
     assert parts == [(0, 40, 160, 200), (1720, 760, 1880, 920)]
+
+
+def test_a_back_laid_alone_reads_face_down_in_its_part_as_in_the_whole_frame() -> None:
+    # A tinted light (green up, blue down) on a tuning design's back with a light green print:
+    # measured on the part round the back alone, the paper's colour was the print's, the back's
+    # margin no paper, and the part read nothing where the whole frame read a back (a dealer's
+    # card laid face down went unseen until the table's timeout). The part is judged by the
+    # whole frame's paper level and colour.
+    cards = (
+        PlacedCard(Card.parse("KH"), -60, 120, 0.0),
+        PlacedCard(Card.parse("5C"), 60, 120, 0.0),
+        PlacedCard(Card.parse("JS"), -40, -130, 0.0, face_up=False),
+    )
+    scene = Scene(
+        width=1920, height=1080, table_to_image=VIEW, design=deckgen.design(1013), cards=cards,
+        noise=3.0, jpeg_quality=85, seed=5, felt=(30, 110, 40), gain=(0.8, 1.1, 1.0),
+    )  # fmt: skip
+    frame = render_scene(scene)
+    recognizer = _recognizer()
+    whole = recognizer.recognize(frame.image)
+    back = frame.cards[2].corners
+    (x0, y0), (x1, y1) = back.min(axis=0) - 60, back.max(axis=0) + 60
+    part = recognizer.recognize(frame.image, region=(int(x0), int(y0), int(x1), int(y1)))
+    assert [r.face_down for r in whole if r.face_down] == [True], whole
+    assert [(r.code, r.face_down) for r in part] == [(None, True)], part

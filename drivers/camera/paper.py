@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.detect import SAMPLE_STEP
 from drivers.camera.tuning import (
     LIGHT_BACK_GREY,
     LIGHT_BACK_TINT,
@@ -100,8 +101,12 @@ class FramePaper:
     counts as paper. Judged against the frame's own paper instead, it is paper again.
     """
 
-    def __init__(self, frame: Image, gray: Image, thr: float) -> None:
-        self._frame, self._gray, self._thr = frame, gray, thr
+    def __init__(self, frame: Image, gray: Image, thr: float, step: int = SAMPLE_STEP) -> None:
+        """Measure `frame` (BGR) of grey `gray` and paper level `thr` at every `step`-th pixel.
+
+        A `step` of 1 takes the frame given for that subsample already.
+        """
+        self._frame, self._gray, self._thr = frame[::step, ::step], gray[::step, ::step], thr
         self._white: tuple[float, float, float] | None = None
 
     def white(self) -> tuple[float, float, float]:
@@ -111,8 +116,8 @@ class FramePaper:
         fourth row and column is enough for a median.
         """
         if self._white is None:
-            bright = self._gray[::4, ::4] > self._thr
-            pixels = self._frame[::4, ::4][bright]
+            bright = self._gray > self._thr
+            pixels = self._frame[bright]
             if not len(pixels):
                 self._white = (255.0, 255.0, 255.0)
             else:

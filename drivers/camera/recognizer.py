@@ -22,7 +22,15 @@ from calibration.table import TableGeometry
 from drivers.camera.classify import IndexClassifier, IndexNetwork, IndexRead
 from drivers.camera.corners import deck_aspect
 from drivers.camera.dense_corners import shipped_dense
-from drivers.camera.detect import Detection, Image, card_threshold, detect_cards, inside
+from drivers.camera.detect import (
+    SAMPLE_STEP,
+    Detection,
+    Image,
+    card_threshold,
+    detect_cards,
+    inside,
+    sampled_threshold,
+)
 from drivers.camera.edges import local_edges
 from drivers.camera.errors import RecognizerConfigurationError
 from drivers.camera.finder import (
@@ -164,7 +172,16 @@ class CardRecognizer:
         h, w = frame.shape[:2]
         if not (0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h):
             raise ValueError(f"region {region} is not a part of a {w}x{h} frame")
-        part = self._recognize(frame[y0:y1, x0:x1], (x0, y0))
+        # The part is judged by the whole frame's paper, level and colour, as the whole frame
+        # would be: measured on the part alone they are its content's (a back's light print
+        # taken for the paper, its margin then none: a back laid alone went unseen until the
+        # table's timeout where the whole frame read it face down). A subsample measures both
+        # (`detect.SAMPLE_STEP`), taken once: the colour only when a card asks for it.
+        sample = np.ascontiguousarray(frame[::SAMPLE_STEP, ::SAMPLE_STEP])
+        sample_gray = cv2.cvtColor(sample, cv2.COLOR_BGR2GRAY)
+        thr = sampled_threshold(sample_gray)
+        paper = (thr, FramePaper(sample, sample_gray, thr, step=1))
+        part = self._recognize(frame[y0:y1, x0:x1], (x0, y0), paper)
         return [self._moved(r, x0, y0) for r in part]
 
     def _moved(self, reading: CardReading, dx: int, dy: int) -> CardReading:
@@ -174,16 +191,24 @@ class CardRecognizer:
         corners = (pts[0], pts[1], pts[2], pts[3])
         return reading.model_copy(update={"corners": corners, "zone": self._zone(quad)})
 
-    def _recognize(self, frame: Image, at: tuple[int, int]) -> list[CardReading]:
+    def _recognize(
+        self, frame: Image, at: tuple[int, int], paper: tuple[float, FramePaper] | None = None
+    ) -> list[CardReading]:
         """`recognize` on `frame`, a part of the camera's frame whose top-left lies at `at`.
 
         Only the table geometry's card size needs the whole frame's points here: the zones
-        of the readings (made in the part's own points) are set again by the caller.
+        of the readings (made in the part's own points) are set again by the caller. `paper`
+        is the whole frame's paper level and colour (None: `frame` is the whole frame).
         """
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         expected = self._expected(at)
         found = detect_cards(
-            gray, min_long_px=self._min_card_px, expected=expected, frame=frame, aspect=self._aspect
+            gray,
+            min_long_px=self._min_card_px,
+            expected=expected,
+            frame=frame,
+            aspect=self._aspect,
+            paper=None if paper is None else paper[0],
         )
         if not found.outlines and not found.regions:
             return []
@@ -203,7 +228,7 @@ class CardRecognizer:
                         found.outlines,
                         ReadingSource.FIRM,
                         backs=backs,
-                        light=FramePaper(frame, gray, thr),
+                        light=FramePaper(frame, gray, thr) if paper is None else paper[1],
                     ),
                     strict=True,
                 )
