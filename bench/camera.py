@@ -47,7 +47,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from camera_dump import EventDump, FrameOrigin
-from frame_cache import cached_render
+from frame_cache import cached_render, frame_key
 from miss_causes import CAUSES, MissCauses, MissDiagnosis
 
 from calibration.deck import calibrate_deck, learn_deck
@@ -261,7 +261,7 @@ def run_split(
         )
         for index in range(per_design):
             scene = random_scene(rng, style, d)
-            frame = cached_render(scene, frame_cache, f"{d.name}-{seed}-{index}")
+            frame = cached_render(scene, frame_cache, frame_key(d.name, envelope, seed, index))
             if recognizer is None:
                 readings: list[CardReading] = []
             else:

@@ -39,7 +39,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from camera import calibrated_designs, tags_for
-from frame_cache import cached_render
+from frame_cache import cached_render, frame_key
 from miss_causes import MissDiagnosis
 
 from calibration.profile import CalibrationProfile
@@ -140,7 +140,7 @@ def main() -> None:
             rng = np.random.default_rng([args.seed, design_seed])
             for index in range(max(1, args.frames // len(seeds))):
                 scene = random_scene(rng, style, design)
-                key = f"{design.name}-{args.seed}-{index}"
+                key = frame_key(design.name, env, args.seed, index)
                 frame = cached_render(scene, args.frame_cache, key)
                 log.clear()
                 readings = recognizer.recognize(frame.image)

@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 from camera import calibrated_designs
-from frame_cache import cached_render
+from frame_cache import cached_render, frame_key
 
 from calibration.profile import CalibrationProfile
 from drivers.camera import outline_fit
@@ -231,7 +231,7 @@ def main() -> None:
         mine: list[FirmInset] = []
         for index in range(per_design):
             scene = random_scene(rng, ENVELOPES[args.envelope], design)
-            key = f"{design.name}-{args.seed}-{index}"
+            key = frame_key(design.name, args.envelope, args.seed, index)
             frame = cached_render(scene, args.frame_cache, key)
             readings = recognizer.recognize(frame.image)
             score.add(frame, readings)

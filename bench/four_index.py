@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from camera import design_deck
-from frame_cache import cached_render
+from frame_cache import cached_render, frame_key
 
 from calibration.profile import CalibrationProfile
 from drivers.camera.index_corner_training import window_shown
@@ -97,7 +97,9 @@ def main() -> None:
         design_score = Score()
         for index in range(per_design):
             scene = random_scene(rng, style, d)
-            frame = cached_render(scene, args.frame_cache, f"{d.name}-{args.seed}-{index}")
+            frame = cached_render(
+                scene, args.frame_cache, frame_key(d.name, args.envelope, args.seed, index)
+            )
             readings = recognizer.recognize(frame.image)
             design_score.add(frame, readings)
             score.add(frame, readings)

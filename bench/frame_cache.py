@@ -37,6 +37,15 @@ class CachedFrame(BaseModel):
     cards: list[CachedTruth]
 
 
+def frame_key(design: str, envelope: str, seed: int, index: int) -> str:
+    """The name frame `index` of `design`'s scenes in `envelope` drawn from `seed` is kept under.
+
+    The envelope is part of it: the same design, seed and frame number in another envelope is
+    another picture (without it, a run of both envelopes read its studio frames twice).
+    """
+    return f"{design}-{envelope}-{seed}-{index}"
+
+
 def cached_render(scene: Scene, cache: Path | None, key: str) -> RenderedFrame:
     """`render_scene(scene)`, read from `cache` under `key` when stored there, else drawn and
     stored (nothing stored when `cache` is None)."""

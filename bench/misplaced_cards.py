@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 from camera import calibrated_designs
 from camera_finder import bilinear, visible_turns
-from frame_cache import cached_render
+from frame_cache import cached_render, frame_key
 from miss_causes import WINDOW_TOL, MissDiagnosis, read_candidates
 
 from calibration.profile import CalibrationProfile
@@ -105,7 +105,7 @@ def main() -> None:
         rng = np.random.default_rng([args.seed, design_seed])
         for index in range(max(1, args.frames // len(seeds))):
             scene = random_scene(rng, ENVELOPES[args.envelope], design)
-            key = f"{design.name}-{args.seed}-{index}"
+            key = frame_key(design.name, args.envelope, args.seed, index)
             frame = cached_render(scene, args.frame_cache, key)
             causes = diagnosis.causes(scene, frame, recognizer.recognize(frame.image))
             missed = [k for k, cause, _ in causes if cause == "misplaced"]

@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from camera import design_deck, tags_for
-from frame_cache import cached_render
+from frame_cache import cached_render, frame_key
 
 from calibration.errors import DeckCalibrationError
 from calibration.profile import CalibrationProfile, DeckCalibration, DeckTemplates
@@ -137,7 +137,9 @@ def main() -> None:
         rng = np.random.default_rng([args.seed, design_seed])
         for index in range(per_design):
             scene = random_scene(rng, style, design)
-            frame = cached_render(scene, args.frame_cache, f"{design.name}-{args.seed}-{index}")
+            frame = cached_render(
+                scene, args.frame_cache, frame_key(design.name, args.envelope, args.seed, index)
+            )
             tags = tags_for(scene, frame, style.height)
             for name, recognizer in recognizers.items():
                 column = columns[name]

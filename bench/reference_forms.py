@@ -35,7 +35,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from camera import tags_for
-from frame_cache import cached_render
+from frame_cache import cached_render, frame_key
 
 from calibration.deck import calibrate_deck, flatten_card, read_reference, reference_images
 from calibration.errors import CalibrationError
@@ -99,7 +99,7 @@ def main() -> None:
                 for index in range(args.frames_per_design):
                     scene = random_scene(rng, style, design)
                     frame = cached_render(
-                        scene, args.frame_cache, f"{design.name}-{args.seed}-{index}"
+                        scene, args.frame_cache, frame_key(design.name, "studio", args.seed, index)
                     )
                     frames.append((scene, frame))
             for form in forms:

@@ -37,7 +37,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 from camera import calibrated_designs
-from frame_cache import cached_render
+from frame_cache import cached_render, frame_key
 
 from calibration.profile import CalibrationProfile
 from drivers.camera.classify import IndexRead
@@ -125,7 +125,9 @@ def main() -> None:
         rng = np.random.default_rng([args.seed, design_seed])
         for index in range(max(1, args.frames // len(seeds))):
             scene = random_scene(rng, style, design)
-            frame = cached_render(scene, args.frame_cache, f"{design.name}-{args.seed}-{index}")
+            frame = cached_render(
+                scene, args.frame_cache, frame_key(design.name, args.envelope, args.seed, index)
+            )
             leanings.clear()
             read = {r.code for r in recognizer.recognize(frame.image) if r.code is not None}
             drawn = {t.code: t for t in frame.cards if t.face_up}
