@@ -915,15 +915,37 @@ def _without_repeats(
 
     A large card falls apart into strips (the edge cut along its index ink and border line),
     each extended to the whole card: once one outline of the card reads its code, the others
-    (`visible.same_card`) are that card again, not an unreadable card beside it.
+    (`visible.same_card`) are that card again, not an unreadable card beside it. So is a strip
+    lying within a whole card's outline read with a code, whichever way it was grown: the margin
+    between a card's printed border line and its edge, grown across its own card to a card
+    lying sideways, was an unknown card on the read one (a lone card read as its code and four
+    unknown cards; on a table, a zone showing two cards, so the card never confirmed). Another
+    card's visible strip cannot lie there: a card over a whole card breaks its outline.
     """
-    coded = [o.corners for o, r in firm if r is not None and r.code is not None]
+    # Outlines, and where their reads lie once fitted onto the paper's edge: a whole outline
+    # found skewed is fitted onto its card, where its strips were grown.
+    coded = [
+        (o.corners, np.asarray(r.corners, np.float64), o.partial)
+        for o, r in firm
+        if r is not None and r.code is not None
+    ]
+
+    def repeat(o: CardOutline, r: CardReading) -> bool:
+        quad = np.asarray(r.corners, np.float64)
+        if any(same_card(o.corners, c) or same_card(quad, q) for c, q, _ in coded):
+            return True
+        if not o.partial:
+            return False
+        centre = tuple(float(v) for v in o.contour.reshape(-1, 2).mean(axis=0))
+        return any(
+            cv2.pointPolygonTest(q.astype(np.float32), centre, False) >= 0
+            for _, q, partial in coded
+            if not partial
+        )
+
     return [
         (o, None)
-        if r is not None
-        and r.code is None
-        and not r.face_down
-        and any(same_card(o.corners, c) for c in coded)
+        if r is not None and r.code is None and not r.face_down and repeat(o, r)
         else (o, r)
         for o, r in firm
     ]
