@@ -106,7 +106,9 @@ class FramePaper:
 
         A `step` of 1 takes the frame given for that subsample already.
         """
-        self._frame, self._gray, self._thr = frame[::step, ::step], gray[::step, ::step], thr
+        self._frame, self._gray = frame[::step, ::step], gray[::step, ::step]
+        self.level = thr
+        """The frame's grey level between felt and paper (`detect.card_threshold`)."""
         self._white: tuple[float, float, float] | None = None
 
     def white(self) -> tuple[float, float, float]:
@@ -116,7 +118,7 @@ class FramePaper:
         fourth row and column is enough for a median.
         """
         if self._white is None:
-            bright = self._gray > self._thr
+            bright = self._gray > self.level
             pixels = self._frame[bright]
             if not len(pixels):
                 self._white = (255.0, 255.0, 255.0)

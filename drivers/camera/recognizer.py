@@ -179,8 +179,7 @@ class CardRecognizer:
         # (`detect.SAMPLE_STEP`), taken once: the colour only when a card asks for it.
         sample = np.ascontiguousarray(frame[::SAMPLE_STEP, ::SAMPLE_STEP])
         sample_gray = cv2.cvtColor(sample, cv2.COLOR_BGR2GRAY)
-        thr = sampled_threshold(sample_gray)
-        paper = (thr, FramePaper(sample, sample_gray, thr, step=1))
+        paper = FramePaper(sample, sample_gray, sampled_threshold(sample_gray), step=1)
         part = self._recognize(frame[y0:y1, x0:x1], (x0, y0), paper)
         return [self._moved(r, x0, y0) for r in part]
 
@@ -192,13 +191,13 @@ class CardRecognizer:
         return reading.model_copy(update={"corners": corners, "zone": self._zone(quad)})
 
     def _recognize(
-        self, frame: Image, at: tuple[int, int], paper: tuple[float, FramePaper] | None = None
+        self, frame: Image, at: tuple[int, int], paper: FramePaper | None = None
     ) -> list[CardReading]:
         """`recognize` on `frame`, a part of the camera's frame whose top-left lies at `at`.
 
         Only the table geometry's card size needs the whole frame's points here: the zones
         of the readings (made in the part's own points) are set again by the caller. `paper`
-        is the whole frame's paper level and colour (None: `frame` is the whole frame).
+        is the whole frame's paper, level and colour (None: `frame` is the whole frame).
         """
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         expected = self._expected(at)
@@ -208,7 +207,7 @@ class CardRecognizer:
             expected=expected,
             frame=frame,
             aspect=self._aspect,
-            paper=None if paper is None else paper[0],
+            paper=None if paper is None else paper.level,
         )
         if not found.outlines and not found.regions:
             return []
@@ -228,7 +227,7 @@ class CardRecognizer:
                         found.outlines,
                         ReadingSource.FIRM,
                         backs=backs,
-                        light=FramePaper(frame, gray, thr) if paper is None else paper[1],
+                        light=FramePaper(frame, gray, thr) if paper is None else paper,
                     ),
                     strict=True,
                 )
@@ -934,14 +933,8 @@ def _without_repeats(
         quad = np.asarray(r.corners, np.float64)
         if any(same_card(o.corners, c) or same_card(quad, q) for c, q, _ in coded):
             return True
-        if not o.partial:
-            return False
-        centre = tuple(float(v) for v in o.contour.reshape(-1, 2).mean(axis=0))
-        return any(
-            cv2.pointPolygonTest(q.astype(np.float32), centre, False) >= 0
-            for _, q, partial in coded
-            if not partial
-        )
+        whole = (q.astype(np.float32) for _, q, partial in coded if not partial)
+        return o.partial and any(inside(q, o.contour) for q in whole)
 
     return [
         (o, None)
