@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from camera_support import Score, deck_profile, scored
+from camera_support import Score, deck_profile, generated_profile, scored
 
 from drivers.camera.detect import detect_cards
 from drivers.camera.edges import corner_supports, edge_map, refine
@@ -450,3 +450,39 @@ def test_a_cards_margin_strips_are_not_unknown_cards_beside_its_read() -> None:
         )  # fmt: skip
         readings = _read_scored(scene)[1]
         assert [(r.code, r.face_down) for r in readings] == [("4S", False)], (x, readings)
+
+
+def test_a_card_whose_indices_cut_two_corners_of_its_paper_is_read() -> None:
+    # A studio tuning frame (design 1001, seed 20261250, frame 63): a lone 7C over the table's
+    # printed boxes. Its indices, printed tight against the border line near the edge, cut the
+    # bright piece's top-left and bottom-right corners off; the piece's four simplified points
+    # were a parallelogram across the card, its top-left corner 36 px inside, beyond the fit's
+    # reach, and the card was read in no frame.
+    view = np.array([
+        [2.940284328868141, -0.1428369872939375, 960.0],
+        [-0.07456890066365203, 2.886533535445399, 540.0],
+        [-5.423542516589728e-05, -0.00019595703996667187, 1.0],
+    ])  # fmt: skip
+    boxes = (
+        (122.90716469149959, -10.000272997189853, 64.54362057279293, 92.59228172401245),
+        (-247.39868200250754, -132.5571806167024, 81.41228814450264, 90.75555851232897),
+        (-262.84075296545643, 89.04372645784738, 96.53172259212201, 74.97330570273093),
+        (-135.71709762076483, 16.764171341715468, 79.76257480771682, 107.36635926291808),
+        (-297.3359929175079, 46.463529746819546, 75.41502698226574, 93.0134732524231),
+    )
+    card = PlacedCard(Card.parse("7C"), -141.48157200745135, -15.884906985917553,
+                      178.83880327082846)  # fmt: skip
+    scene = Scene(
+        width=1920, height=1080, table_to_image=view, design=deckgen.design(1001), cards=(card,),
+        boxes=boxes, felt=(35, 35, 120),
+        gain=(0.948905335121288, 0.9372026375425089, 1.0715372468247943),
+        gradient=0.17731473950547635, blur_sigma=0.22123464389456482, motion=1.0253720196126135,
+        motion_angle=98.28292969930554, noise=3.0674450218787355, jpeg_quality=93,
+        seed=1869533383,
+    )  # fmt: skip
+    frame = render_scene(scene)
+    readings = CardRecognizer(*generated_profile(1001)).recognize(frame.image)
+    assert [(r.code, r.face_down) for r in readings] == [("7C", False)], readings
+    truth = frame.cards[0].corners
+    found = np.array(readings[0].corners)
+    assert np.linalg.norm(truth[:, None] - found[None], axis=2).min(axis=1).max() < 3.0

@@ -192,9 +192,13 @@ def test_a_row_card_over_its_neighbour_gets_its_index_corner_placed(
     middle = frame.cards[1]
     assert middle.readable
     cands = find_candidates(frame.image)
-    assert _placed(cands, middle.corners, 0.04 * 88 * 3.9)
-    # Placed by a corner the detector vouched for, read at that corner only.
-    assert _placed([c for c in cands if c.corner], middle.corners, 0.04 * 88 * 3.9)
+    # Placed by a guess: a corner the detector vouched for (read at that corner only), or a
+    # proposal sized from the row's top card. Which one depends on the top card's outline:
+    # since `quad.card_quad` the second design's top card is outlined whole (its indices had
+    # cut two corners of its piece, and its outline was skewed and small), and the proposals
+    # sized from it place the middle card themselves.
+    guesses = [c for c in cands if c.corner or c.speculative]
+    assert _placed(guesses, middle.corners, 0.04 * 88 * 3.9)
 
 
 @settings(max_examples=60, deadline=None)

@@ -23,6 +23,7 @@ from drivers.camera.corners import CARD_ASPECT
 from drivers.camera.outline import OUTLINE_ASPECT, CardOutline, portrait
 from drivers.camera.outline import long_side as card_height
 from drivers.camera.paper_edge import out_to_paper_edges
+from drivers.camera.quad import card_quad
 from drivers.camera.tuning import FELT_IN_REST, PAPER_SHARE_FACE_UP, RING_SIZE
 
 Image = npt.NDArray[Any]
@@ -461,9 +462,7 @@ def detect_cards(
                 want is not None and not 0.8 <= long_side / want <= 1.25
             ):
                 continue
-            hull = cv2.convexHull(contour)
-            approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
-            quad = approx.reshape(-1, 2).astype(np.float64) if len(approx) == 4 else box
+            quad = card_quad(cv2.convexHull(contour), box, raw)
             # Moved onto the paper below, all of them at once.
             whole.append(len(out))
             out.append(CardOutline(quad, contour, False, back_only=back_only))
