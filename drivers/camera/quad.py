@@ -41,13 +41,13 @@ _TRIED = 6
 def card_quad(hull: npt.NDArray[Any], box: Quad, paper: Image) -> Quad:
     """The corners of a whole card's outline from its piece's convex `hull`.
 
-    The hull simplified to four of its own points, unless one of them lies further from the
-    least quadrilateral round the hull (`enclosing_quad`) than the fit onto the paper's edge
-    reaches (`outline_fit.REACH` of the card's long side) and each such corner of that
-    quadrilateral lies on paper (`paper`: the frame's thresholded mask, paper 1): then that
-    quadrilateral. A card's corner is paper; a piece holding a strip of the card under it has a
-    long side along that card's edge, and the quadrilateral through it has a corner on the felt.
-    `box`, the piece's least rectangle, when the hull does not simplify to four points.
+    The hull simplified to four of its own points, unless a corner of the least quadrilateral
+    round the hull (`enclosing_quad`) lies farther from all four than the fit onto the paper's
+    edge reaches (`outline_fit.REACH` of the card's long side) and each such corner lies on
+    paper (`paper`: the frame's thresholded mask, paper 1): then that quadrilateral. A card's
+    corner is paper; a piece holding a strip of the card under it has a long side along that
+    card's edge, and the quadrilateral through it has a corner on the felt. `box`, the piece's
+    least rectangle, when the hull does not simplify to four points. About 0.2 ms a card.
     """
     simplified = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
     if len(simplified) != 4:
