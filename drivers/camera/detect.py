@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from drivers.camera.bright_parts import SolidRegion, bright_parts
 from drivers.camera.corners import CARD_ASPECT
-from drivers.camera.outline import OUTLINE_ASPECT, CardOutline, portrait
+from drivers.camera.outline import OUTLINE_ASPECT, CardOutline, grid_points, paper_share, portrait
 from drivers.camera.outline import long_side as card_height
 from drivers.camera.paper_edge import out_to_paper_edges
 from drivers.camera.quad import card_quad
@@ -130,7 +130,7 @@ class FeltAround:
         A point shows it outside the region, where it has the felt's colour (`_FELT_MATCH`: a
         chip or a back differs); points outside the frame are not counted (0.0 if none is in).
         """
-        pts = _grid(quad)
+        pts = grid_points(quad)
         h, w = frame.shape[:2]
         pts = pts[(pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)]
         if not len(pts):
@@ -291,8 +291,8 @@ def _extend(
     # Nor does the felt show there: a strip at a fan's edge grown across the felt onto a back
     # beyond it found paper enough over the rest's area (the fan's next card, the back's border
     # and its pale print), and was an unknown card where none lay (`FELT_IN_REST`).
-    right = _band_brightness(mask, q[1], q[2], unit), _paper_share(mask, right_rest)
-    left = _band_brightness(mask, q[0], q[3], -unit), _paper_share(mask, left_rest)
+    right = _band_brightness(mask, q[1], q[2], unit), paper_share(mask, right_rest)
+    left = _band_brightness(mask, q[0], q[3], -unit), paper_share(mask, left_rest)
     sides = [
         (band, grown)
         for (band, paper), rest, grown in (
@@ -308,28 +308,6 @@ def _extend(
     # strips of the studio tuning frames the wrong way (five cards of gen-1000 unread).
     best: Quad = max(sides, key=lambda side: side[0])[1]
     return best
-
-
-def _paper_share(mask: Image, quad: Quad) -> float:
-    """Share of bright pixels of `mask` at a 9 x 9 grid over `quad`.
-
-    Points outside the frame are not counted; 0.0 when none is inside.
-    """
-    pts = _grid(quad)
-    h, w = mask.shape
-    held = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
-    if not held.any():
-        return 0.0
-    return float((mask[pts[held, 1], pts[held, 0]] > 0).mean())
-
-
-def _grid(quad: Quad) -> npt.NDArray[Any]:
-    """A 9 x 9 grid of whole pixel points over `quad`, 5% in from its sides."""
-    t = np.linspace(0.05, 0.95, 9)
-    u, v = np.meshgrid(t, t)
-    top = quad[0][None, None] + u[..., None] * (quad[1] - quad[0])[None, None]
-    bottom = quad[3][None, None] + u[..., None] * (quad[2] - quad[3])[None, None]
-    return np.asarray(np.round(top + v[..., None] * (bottom - top)).astype(int).reshape(-1, 2))
 
 
 def _whole_side(mask: Image, q: Quad) -> bool:

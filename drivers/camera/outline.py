@@ -2,7 +2,8 @@
 
 `CardOutline` carries a card's four image corners and the region it was seen in; `portrait`
 puts four corners in the one order every step reads them in (clockwise, first side short), and
-`long_side` gives an outline's height, the scale every tolerance of the finder is a share of.
+`long_side` gives an outline's height, the scale every tolerance of the finder is a share of;
+`paper_share` says how much of a quad the frame's thresholded mask shows as paper.
 """
 
 from __future__ import annotations
@@ -106,3 +107,25 @@ def side_pairs(quad: npt.NDArray[Any]) -> tuple[float, float]:
 def long_side(quad: npt.NDArray[Any]) -> float:
     """The mean length of a quad's two longer opposite sides: a card outline's height."""
     return max(side_pairs(quad)) / 2
+
+
+def paper_share(mask: npt.NDArray[Any], quad: Quad) -> float:
+    """Share of bright pixels of `mask` at a 9 x 9 grid over `quad`.
+
+    Points outside the frame are not counted; 0.0 when none is inside.
+    """
+    pts = grid_points(quad)
+    h, w = mask.shape
+    held = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
+    if not held.any():
+        return 0.0
+    return float((mask[pts[held, 1], pts[held, 0]] > 0).mean())
+
+
+def grid_points(quad: Quad) -> npt.NDArray[Any]:
+    """A 9 x 9 grid of whole pixel points over `quad`, 5% in from its sides."""
+    t = np.linspace(0.05, 0.95, 9)
+    u, v = np.meshgrid(t, t)
+    top = quad[0][None, None] + u[..., None] * (quad[1] - quad[0])[None, None]
+    bottom = quad[3][None, None] + u[..., None] * (quad[2] - quad[3])[None, None]
+    return np.asarray(np.round(top + v[..., None] * (bottom - top)).astype(int).reshape(-1, 2))

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.outline import long_side
+from drivers.camera.outline import long_side, paper_share
 from drivers.camera.outline_fit import REACH
 from drivers.camera.tuning import PAPER_SHARE_FACE_UP
 
@@ -69,27 +69,16 @@ def card_quad(hull: npt.NDArray[Any], box: Quad, paper: Image) -> Quad:
 def _on_paper(paper: Image, quad: Quad, k: int, size: float) -> bool:
     """Whether corner `k` of `quad` lies on paper.
 
-    The disc `_CORNER` of the card's `size` across, as far in from the corner towards the
-    middle, shows more paper than a face's least share (`PAPER_SHARE_FACE_UP`).
+    The square `_CORNER` of the card's `size` across, as far in from the corner towards the
+    middle and along the card's sides, shows more paper than a face's least share
+    (`PAPER_SHARE_FACE_UP`).
     """
-    middle = quad.mean(axis=0)
-    inward = middle - quad[k]
+    inward = quad.mean(axis=0) - quad[k]
     centre = quad[k] + inward / max(float(np.linalg.norm(inward)), 1e-9) * _CORNER * size
-    radius = max(1, round(_CORNER * size / 2))
-    x, y = (round(float(v)) for v in centre)
-    h, w = paper.shape[:2]
-    x0, y0, x1, y1 = (
-        max(0, x - radius),
-        max(0, y - radius),
-        min(w, x + radius + 1),
-        min(h, y + radius + 1),
-    )
-    if x0 >= x1 or y0 >= y1:
-        return False
-    disc = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.circle(disc, (x - x0, y - y0), radius, 1, -1)
-    shown = paper[y0:y1, x0:x1][disc > 0]
-    return bool(shown.size) and float(shown.mean()) > PAPER_SHARE_FACE_UP
+    along = [quad[(k + 1) % 4] - quad[k], quad[k - 1] - quad[k]]
+    a, b = (v / max(float(np.linalg.norm(v)), 1e-9) * _CORNER * size / 2 for v in along)
+    square = np.array([centre - a - b, centre + a - b, centre + a + b, centre - a + b])
+    return paper_share(paper, square) > PAPER_SHARE_FACE_UP
 
 
 def enclosing_quad(hull: npt.NDArray[Any]) -> Quad | None:
@@ -116,7 +105,7 @@ def enclosing_quad(hull: npt.NDArray[Any]) -> Quad | None:
         if any(c is None for c in corners):
             continue
         quad = np.array(corners)
-        area = _area(quad)
+        area = cv2.contourArea(quad.astype(np.float32))
         # The side from corner k to corner k + 1 lies on the hull's side chosen[k + 1].
         on = np.roll(lengths[list(chosen)], -1)
         if area < least and _holds(quad, points, within) and _borne(quad, on):
@@ -125,7 +114,7 @@ def enclosing_quad(hull: npt.NDArray[Any]) -> Quad | None:
 
 
 def _borne(quad: Quad, sides: Any) -> bool:
-    """Whether each side of `quad` is at least half the hull's own side lying on it.
+    """Whether the hull's own side lying on each side of `quad` is at least half of it.
 
     `sides` are those sides' lengths, in order. A card's sides are mostly its piece's, whichever
     corners it lost; a side through a short piece of the hull (a neighbour's corner showing past
@@ -143,11 +132,6 @@ def _meet(p: Any, u: Any, q: Any, v: Any) -> Any | None:
         return None
     t = ((q[0] - p[0]) * v[1] - (q[1] - p[1]) * v[0]) / cross
     return p + t * u
-
-
-def _area(quad: Quad) -> float:
-    x, y = quad[:, 0], quad[:, 1]
-    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2.0)
 
 
 def _holds(quad: Quad, points: Any, within: float) -> bool:
