@@ -83,7 +83,8 @@ def main() -> None:
     cv2.setNumThreads(1)
     forms = ["scan", *[f for f in args.forms if f != "scan"]]
     seeds = SPLITS["tuning"][: args.designs]
-    style = ENVELOPES["studio"]
+    envelope = "studio"
+    style = ENVELOPES[envelope]
     totals = {form: Score() for form in forms}
     refused: dict[str, list[str]] = {form: [] for form in forms}
     with tempfile.TemporaryDirectory(prefix="reference-forms-") as tmp:
@@ -99,7 +100,7 @@ def main() -> None:
                 for index in range(args.frames_per_design):
                     scene = random_scene(rng, style, design)
                     frame = cached_render(
-                        scene, args.frame_cache, frame_key(design.name, "studio", args.seed, index)
+                        scene, args.frame_cache, frame_key(design.name, envelope, args.seed, index)
                     )
                     frames.append((scene, frame))
             for form in forms:
